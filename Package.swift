@@ -1,0 +1,42 @@
+// swift-tools-version: 6.1
+//
+// RealmActors: a pure-Swift embedded object database for async Swift services.
+//
+// The library is four targets, one per layer of the architecture (SPEC §1). Each layer imports
+// only the one directly below it, so the build itself rejects an upward dependency:
+//
+//     RealmActors (API) → RealmRuntime (actors) → RealmObjectStore → RealmStorage
+//
+// Layers share their internals with `package` access; only `RealmActors` has public API.
+// The package depends on nothing but the Swift toolchain (Foundation, Dispatch, Glibc/Darwin).
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "RealmActors",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "RealmActors", targets: ["RealmActors"]),
+        .executable(name: "realm-demo", targets: ["realm-demo"]),
+    ],
+    targets: [
+        // Layer 1: pages, copy-on-write B+trees, MVCC versions, durable commit.
+        .target(name: "RealmStorage", swiftSettings: strictSettings),
+        // Layer 2: schema, tables, typed values, queries, change log.
+        .target(name: "RealmObjectStore", dependencies: ["RealmStorage"], swiftSettings: strictSettings),
+        // Layer 3: writer actor, notifier actor, frozen snapshots.
+        .target(name: "RealmRuntime", dependencies: ["RealmObjectStore"], swiftSettings: strictSettings),
+        // Layer 4: the public Realm API.
+        .target(name: "RealmActors", dependencies: ["RealmRuntime"], swiftSettings: strictSettings),
+
+        .executableTarget(name: "realm-demo", dependencies: ["RealmActors"], swiftSettings: strictSettings),
+
+        .testTarget(name: "RealmStorageTests", dependencies: ["RealmStorage"], swiftSettings: strictSettings),
+        .testTarget(name: "RealmActorsTests", dependencies: ["RealmActors"], swiftSettings: strictSettings),
+    ]
+)

@@ -1,0 +1,100 @@
+public import Foundation
+
+extension Realm {
+    /// Where a realm lives and how it is opened, as in Realm Swift's `Realm.Configuration`.
+    ///
+    /// A configuration is a plain `Sendable` value: build one, pass it to any actor, open a realm
+    /// with it there. The static ``defaultConfiguration`` is what `Realm()` uses.
+    ///
+    /// On Linux the default file is `$XDG_DATA_HOME/<executable>/default.realm`, or
+    /// `~/.local/share/<executable>/default.realm` when `XDG_DATA_HOME` is unset. On Apple
+    /// platforms it is `default.realm` in the user's Documents directory, as in Realm Swift.
+    public struct Configuration: Sendable, Equatable {
+        /// The realm file's location. Setting it clears ``inMemoryIdentifier``.
+        public var fileURL: URL? {
+            get { storage.fileURL }
+            set { storage = newValue.map(Location.file) ?? .file(Self.defaultFileURL) }
+        }
+
+        /// The name of an in-memory realm. Realms with the same identifier share their data
+        /// within the process; the data is dropped when the last handle closes.
+        /// Setting it clears ``fileURL``.
+        public var inMemoryIdentifier: String? {
+            get { storage.inMemoryIdentifier }
+            set { storage = newValue.map(Location.inMemory) ?? .file(Self.defaultFileURL) }
+        }
+
+        /// Opens the file without ever writing to it; write transactions fail.
+        public var readOnly: Bool = false
+
+        /// The current version of the schema (default 0). It must not decrease between opens.
+        public var schemaVersion: UInt64 = 0
+
+        /// The most versions that may be pinned at once (by frozen snapshots and open handles);
+        /// pinning one more throws. `0` means no limit.
+        public var maximumNumberOfActiveVersions: UInt = 0
+
+        private var storage: Location
+
+        /// Where the data lives: one of a file or a named in-memory realm, never both.
+        enum Location: Sendable, Equatable {
+            case file(URL)
+            case inMemory(String)
+
+            var fileURL: URL? { if case .file(let url) = self { url } else { nil } }
+            var inMemoryIdentifier: String? { if case .inMemory(let id) = self { id } else { nil } }
+        }
+
+        /// Creates a configuration for a file (default: ``defaultFileURL``) or an in-memory realm.
+        public init(
+            fileURL: URL? = nil,
+            inMemoryIdentifier: String? = nil,
+            readOnly: Bool = false,
+            schemaVersion: UInt64 = 0,
+            maximumNumberOfActiveVersions: UInt = 0
+        ) {
+            if let inMemoryIdentifier {
+                storage = .inMemory(inMemoryIdentifier)
+            } else {
+                storage = .file(fileURL ?? Self.defaultFileURL)
+            }
+            self.readOnly = readOnly
+            self.schemaVersion = schemaVersion
+            self.maximumNumberOfActiveVersions = maximumNumberOfActiveVersions
+        }
+
+        var location: Location { storage }
+
+        /// The configuration `Realm()` uses. Change it once at startup, before opening realms.
+        public static var defaultConfiguration: Configuration {
+            get { defaultConfigurationBox.withLock { $0 } }
+            set { defaultConfigurationBox.withLock { $0 = newValue } }
+        }
+
+        private static let defaultConfigurationBox = LockedValue(Configuration())
+
+        /// The default realm file: `$XDG_DATA_HOME/<executable>/default.realm` on Linux
+        /// (falling back to `~/.local/share`), `Documents/default.realm` on Apple platforms.
+        public static var defaultFileURL: URL {
+            let environment = ProcessInfo.processInfo.environment
+            #if os(Linux) || os(Android) || os(FreeBSD)
+            let base: URL
+            if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+                base = URL(fileURLWithPath: xdg, isDirectory: true)
+            } else {
+                let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+                base = URL(fileURLWithPath: home, isDirectory: true)
+                    .appendingPathComponent(".local/share", isDirectory: true)
+            }
+            let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "realm")
+                .lastPathComponent
+            return base.appendingPathComponent(executable.isEmpty ? "realm" : executable, isDirectory: true)
+                .appendingPathComponent("default.realm")
+            #else
+            let documents = FileManager.default.urls(for: .documentDirectory, in: .userDomainMask).first
+                ?? URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)
+            return documents.appendingPathComponent("default.realm")
+            #endif
+        }
+    }
+}

@@ -1,0 +1,142 @@
+public import Foundation
+internal import RealmRuntime
+
+extension Realm {
+    /// The error thrown by every RealmActors operation that a caller can recover from.
+    ///
+    /// It mirrors Realm Swift's `Realm.Error`: a value with a ``Code``, a human-readable message
+    /// and the URL of the file concerned. Both styles of `catch` work:
+    ///
+    /// ```swift
+    /// do {
+    ///     let realm = try Realm(configuration: config)
+    /// } catch Realm.Error.schemaMismatch {
+    ///     // the model classes differ from the file at the same schema version
+    /// } catch let error as Realm.Error where error.code == .fileAccess {
+    ///     print(error.localizedDescription)
+    /// }
+    /// ```
+    public struct Error: Swift.Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+        /// The kind of failure, with Realm's case names.
+        public enum Code: Int, Sendable, Equatable, CaseIterable {
+            /// An unclassified failure; the message says what happened.
+            case fail = 1
+            /// The file could not be opened or read (I/O error, bad path, not a directory…).
+            case fileAccess = 2
+            /// The process lacks permission to open or create the file.
+            case filePermissionDenied = 3
+            /// A file that must not exist already does (for example the target of `writeCopy`).
+            case fileExists = 4
+            /// A file that must exist does not (for example a `readOnly` open of a missing file).
+            case fileNotFound = 5
+            /// The lock file belongs to another process or another, incompatible version.
+            case incompatibleLockFile = 8
+            /// The file needs a format upgrade that this handle may not perform (`readOnly`).
+            case formatUpgradeRequired = 10
+            /// The model classes differ from the file's schema at the same schema version.
+            case schemaMismatch = 11
+            /// The file is already open in a way that conflicts with this request.
+            case alreadyOpen = 13
+            /// An argument or value was not acceptable (too large, wrong type, bad predicate…).
+            case invalidInput = 14
+            /// The disk filled up during a write; the file is unchanged since the last commit.
+            case outOfDiskSpace = 15
+            /// The file is not a realm file, is corrupt, or is from a newer format version.
+            case invalidDatabase = 16
+            /// Pinning another version would exceed `maximumNumberOfActiveVersions`.
+            case maximumActiveVersionsExceeded = 17
+            /// The operation needs (or forbids) an open write transaction.
+            case wrongTransactionState = 18
+        }
+
+        /// What went wrong.
+        public let code: Code
+        /// A sentence describing the failure.
+        public let message: String
+        /// The realm file concerned, when the failure is about a file.
+        public let fileURL: URL?
+
+        /// Creates an error; RealmActors creates these, user code usually only inspects them.
+        public init(_ code: Code, _ message: String, fileURL: URL? = nil) {
+            self.code = code
+            self.message = message
+            self.fileURL = fileURL
+        }
+
+        public var description: String {
+            if let fileURL { return "\(message) (\(fileURL.path))" }
+            return message
+        }
+
+        /// The message, for `localizedDescription`.
+        public var errorDescription: String? { description }
+    }
+}
+
+extension Realm.Error.Code {
+    /// Matches an error against a code, so `catch Realm.Error.fileAccess { … }` works.
+    public static func ~= (code: Self, error: any Swift.Error) -> Bool {
+        (error as? Realm.Error)?.code == code
+    }
+}
+
+extension Realm.Error {
+    /// Translates an error from the layers below into the public error; anything else passes through.
+    static func from(_ error: any Swift.Error) -> any Swift.Error {
+        guard let storage = error as? RuntimeError else { return error }
+        return Realm.Error(storage)
+    }
+
+    init(_ error: RuntimeError) {
+        let code: Code = switch error.code {
+        case .fail: .fail
+        case .fileAccess: .fileAccess
+        case .filePermissionDenied: .filePermissionDenied
+        case .fileExists: .fileExists
+        case .fileNotFound: .fileNotFound
+        case .incompatibleLockFile: .incompatibleLockFile
+        case .formatUpgradeRequired: .formatUpgradeRequired
+        case .schemaMismatch: .schemaMismatch
+        case .alreadyOpen: .alreadyOpen
+        case .invalidInput: .invalidInput
+        case .outOfDiskSpace: .outOfDiskSpace
+        case .invalidDatabase: .invalidDatabase
+        case .maximumActiveVersionsExceeded: .maximumActiveVersionsExceeded
+        case .wrongTransactionState: .wrongTransactionState
+        }
+        self.init(code, error.message, fileURL: error.path.map { URL(fileURLWithPath: $0) })
+    }
+}
+
+// Each case is also reachable as `Realm.Error.<case>`, as in Realm Swift, so that
+// `catch Realm.Error.schemaMismatch` reads like the documentation.
+extension Realm.Error {
+    /// ``Code/fail``
+    public static let fail = Code.fail
+    /// ``Code/fileAccess``
+    public static let fileAccess = Code.fileAccess
+    /// ``Code/filePermissionDenied``
+    public static let filePermissionDenied = Code.filePermissionDenied
+    /// ``Code/fileExists``
+    public static let fileExists = Code.fileExists
+    /// ``Code/fileNotFound``
+    public static let fileNotFound = Code.fileNotFound
+    /// ``Code/incompatibleLockFile``
+    public static let incompatibleLockFile = Code.incompatibleLockFile
+    /// ``Code/formatUpgradeRequired``
+    public static let formatUpgradeRequired = Code.formatUpgradeRequired
+    /// ``Code/schemaMismatch``
+    public static let schemaMismatch = Code.schemaMismatch
+    /// ``Code/alreadyOpen``
+    public static let alreadyOpen = Code.alreadyOpen
+    /// ``Code/invalidInput``
+    public static let invalidInput = Code.invalidInput
+    /// ``Code/outOfDiskSpace``
+    public static let outOfDiskSpace = Code.outOfDiskSpace
+    /// ``Code/invalidDatabase``
+    public static let invalidDatabase = Code.invalidDatabase
+    /// ``Code/maximumActiveVersionsExceeded``
+    public static let maximumActiveVersionsExceeded = Code.maximumActiveVersionsExceeded
+    /// ``Code/wrongTransactionState``
+    public static let wrongTransactionState = Code.wrongTransactionState
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+import RealmActors
+
+@Suite struct ConfigurationTests {
+    @Test func fileURLAndInMemoryIdentifierAreExclusive() {
+        var config = Realm.Configuration(inMemoryIdentifier: "mem")
+        #expect(config.inMemoryIdentifier == "mem")
+        #expect(config.fileURL == nil)
+
+        let url = URL(fileURLWithPath: "/tmp/x.realm")
+        config.fileURL = url
+        #expect(config.fileURL == url)
+        #expect(config.inMemoryIdentifier == nil)
+
+        config.inMemoryIdentifier = "again"
+        #expect(config.fileURL == nil)
+    }
+
+    @Test func defaultFileLivesUnderXDGDataHomeNamedAfterTheExecutable() throws {
+        let url = Realm.Configuration.defaultFileURL
+        #expect(url.lastPathComponent == "default.realm")
+        #if os(Linux)
+        let environment = ProcessInfo.processInfo.environment
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).lastPathComponent
+        #expect(url.deletingLastPathComponent().lastPathComponent == executable)
+        let base = url.deletingLastPathComponent().deletingLastPathComponent().path
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            #expect(base == URL(fileURLWithPath: xdg).path)
+        } else {
+            #expect(base.hasSuffix("/.local/share"))
+        }
+        #endif
+    }
+
+    @Test func defaultConfigurationCanBeReplaced() {
+        let original = Realm.Configuration.defaultConfiguration
+        defer { Realm.Configuration.defaultConfiguration = original }
+        #expect(original.fileURL == Realm.Configuration.defaultFileURL)
+        // Uses a distinctive value no other test sets, so parallel tests cannot interfere.
+        Realm.Configuration.defaultConfiguration.schemaVersion = 424242
+        #expect(Realm.Configuration.defaultConfiguration.schemaVersion == 424242)
+    }
+}
+
+@Suite struct FileManagementTests {
+    @Test func deleteFilesRemovesTheFileAndItsLockFile() throws {
+        let dir = try TemporaryDirectory()
+        let url = dir.url.appendingPathComponent("a.realm")
+        let config = Realm.Configuration(fileURL: url)
+        #expect(!Realm.fileExists(for: config))
+        #expect(try Realm.deleteFiles(for: config) == false)
+
+        try Data("x".utf8).write(to: url)
+        try Data().write(to: url.appendingPathExtension("lock"))
+        #expect(Realm.fileExists(for: config))
+        #expect(try Realm.deleteFiles(for: config) == true)
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+        #expect(!FileManager.default.fileExists(atPath: url.path + ".lock"))
+    }
+
+    @Test func inMemoryRealmsHaveNoFiles() throws {
+        let config = Realm.Configuration(inMemoryIdentifier: "nothing-on-disk")
+        #expect(!Realm.fileExists(for: config))
+        #expect(try Realm.deleteFiles(for: config) == false)
+    }
+}
+
+@Suite struct ErrorTests {
+    @Test func errorsMatchByCodeInCatchClauses() {
+        func fail() throws { throw Realm.Error(.schemaMismatch, "Migration is required") }
+        var matched = false
+        do { try fail() } catch Realm.Error.schemaMismatch { matched = true } catch {}
+        #expect(matched)
+
+        do { try fail() } catch let error as Realm.Error where error.code == .schemaMismatch {
+            #expect(error.localizedDescription == "Migration is required")
+        } catch {
+            Issue.record("wrong error \(error)")
+        }
+        #expect(!(Realm.Error.fileAccess ~= Realm.Error(.fail, "x")))
+    }
+}
