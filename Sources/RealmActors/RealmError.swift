@@ -63,6 +63,7 @@ extension Realm {
             self.fileURL = fileURL
         }
 
+        /// The message, followed by the file's path when there is one.
         public var description: String {
             if let fileURL { return "\(message) (\(fileURL.path))" }
             return message
