@@ -19,7 +19,7 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "RealmActors",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "RealmActors", targets: ["RealmActors"]),
         .executable(name: "realm-demo", targets: ["realm-demo"]),

@@ -1,0 +1,450 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How a database is opened.
+package struct DatabaseOptions: Sendable {
+    /// Never write: no write transactions, no lock-file writes beyond the shared lock.
+    package var readOnly = false
+    /// Whether a flush waits for the disk. `.none` keeps data safe from a process crash but not
+    /// from a power cut; it exists for tests and for comparison with non-syncing peers.
+    package var durability: Durability = .full
+    /// Test hook for failing I/O.
+    package var faults: (any IOFaultInjector)?
+
+    package enum Durability: Sendable { case full, none }
+
+    package init(readOnly: Bool = false, durability: Durability = .full, faults: (any IOFaultInjector)? = nil) {
+        self.readOnly = readOnly
+        self.durability = durability
+        self.faults = faults
+    }
+}
+
+/// One open database: a file (or anonymous memory), its versions, readers and the single writer.
+///
+/// - Readers call ``beginRead()`` and get the newest durable version, pinned until released.
+/// - One writer at a time calls ``beginWrite()``; a write transaction builds on the newest
+///   *prepared* version, so the writer can run transaction N+1 while N is being flushed.
+/// - ``WriteTransaction/prepare()`` seals a transaction; ``flush()`` writes every prepared commit
+///   with one sync and then publishes the newest to readers ("group commit").
+///
+/// Commit protocol (one sync per batch): data pages, then the meta page in the slot not holding
+/// the newest durable version, in one series of writes followed by one `fdatasync`. Each child
+/// pointer records the transaction of the page it points to, and each meta records the newest
+/// transaction that was durable before its batch, so on open the pages of the newest batch are
+/// verified (checksum and transaction), and if any is torn or missing the previous meta is used.
+///
+/// Thread safety: `state` is guarded by a mutex; flushes are serialized by `flushLock`; the page
+/// map is written only under `state`'s lock.
+package final class Database: Sendable {
+    package let path: String?
+    package let options: DatabaseOptions
+    let map: PageMap
+    let file: PageFile?
+    private let lockDescriptor: Int32
+
+    struct State {
+        /// The newest durable version: what readers get.
+        var published: MetaPage
+        var publishedTip: VersionTip
+        /// Which meta slot (0 or 1) holds `published`.
+        var publishedSlot: Int
+        /// Prepared but unflushed commits, oldest first.
+        var pending: [PreparedCommit] = []
+        /// What the next write transaction builds on.
+        var tip: VersionTip
+        var generation: UInt64 = 0
+        var writerActive = false
+        /// Pinned versions and their reader counts.
+        var pins: [TransactionID: Int] = [:]
+        /// Set after a failed sync: the file's state in the page cache is unknown, so nothing
+        /// more may be written through this instance.
+        var failure: StorageError?
+        var isClosed = false
+    }
+
+    private let state: Mutex<State>
+    private let flushLock = Mutex(())
+
+    private init(path: String?, options: DatabaseOptions, map: PageMap, file: PageFile?, lockDescriptor: Int32,
+                 meta: MetaPage, slot: Int, tip: VersionTip) {
+        self.path = path
+        self.options = options
+        self.map = map
+        self.file = file
+        self.lockDescriptor = lockDescriptor
+        state = Mutex(State(published: meta, publishedTip: tip, publishedSlot: slot, tip: tip))
+    }
+
+    deinit {
+        file?.close()
+        if lockDescriptor >= 0 { closeDescriptor(lockDescriptor) }
+    }
+
+    // MARK: Opening
+
+    /// A new, empty in-memory database. Its data lives as long as this object.
+    package static func inMemory() throws -> Database {
+        let map = PageMap(descriptor: -1)
+        try map.ensureMapped(pageCount: PageLayout.firstDataPage)
+        let meta = initialMeta()
+        let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
+        defer { page.deallocate() }
+        meta.encode(into: page)
+        map.store(page, byteCount: PageLayout.pageSize, atPage: 0)
+        map.store(page, byteCount: PageLayout.pageSize, atPage: 1)
+        let tip = VersionTip(meta: meta, freeList: FreeList(), chainPages: [])
+        return Database(path: nil, options: DatabaseOptions(durability: .none), map: map, file: nil,
+                        lockDescriptor: -1, meta: meta, slot: 0, tip: tip)
+    }
+
+    static func initialMeta() -> MetaPage {
+        MetaPage(transaction: 1, durableBase: 1, pageCount: PageLayout.firstDataPage,
+                 catalog: .empty, freeList: .none)
+    }
+
+    /// Opens (creating if needed, unless read-only) the database file at `path`.
+    ///
+    /// - Throws: `StorageError` — `.fileNotFound` (read-only and missing, or no such directory),
+    ///   `.filePermissionDenied`, `.incompatibleLockFile` (open in another process),
+    ///   `.invalidDatabase` (empty, truncated, corrupt, foreign or newer-format file).
+    package static func open(path: String, options: DatabaseOptions = DatabaseOptions()) throws -> Database {
+        let lock = try acquireLock(path: path + ".lock", readOnly: options.readOnly)
+        do {
+            if !options.readOnly && access(path, F_OK) != 0 && errno == ENOENT {
+                try create(path: path)
+            }
+            let descriptor = openDescriptor(path, options.readOnly ? O_RDONLY : O_RDWR)
+            guard descriptor >= 0 else { throw StorageError.fromErrno(errno, "Could not open the realm file", path: path) }
+            let file = PageFile(path: path, descriptor: descriptor, faults: options.faults)
+            let map = PageMap(descriptor: descriptor)
+            let (meta, slot, tip) = try recover(file: file, map: map)
+            return Database(path: path, options: options, map: map, file: file, lockDescriptor: lock,
+                            meta: meta, slot: slot, tip: tip)
+        } catch {
+            if lock >= 0 { closeDescriptor(lock) }
+            throw error
+        }
+    }
+
+    /// Takes the lock file, so that a second process gets a clear error instead of corrupting the
+    /// file (multi-process access is not supported yet).
+    private static func acquireLock(path: String, readOnly: Bool) throws -> Int32 {
+        var descriptor = openDescriptor(path, O_RDWR | O_CREAT, 0o644)
+        if descriptor < 0 && readOnly {
+            descriptor = openDescriptor(path, O_RDONLY)
+            if descriptor < 0 { return -1 }  // read-only media without a lock file: nobody can write
+        }
+        guard descriptor >= 0 else {
+            throw StorageError.fromErrno(errno, "Could not open the lock file", path: path)
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            closeDescriptor(descriptor)
+            if code == EWOULDBLOCK {
+                throw StorageError(.incompatibleLockFile,
+                                   "The realm file is open in another process; RealmActors supports one process per file",
+                                   path: path)
+            }
+            throw StorageError.fromErrno(code, "Could not lock the realm file", path: path)
+        }
+        return descriptor
+    }
+
+    /// Creates an empty database file atomically: written and synced under a temporary name, then
+    /// renamed into place, then the directory synced. A crash leaves either no file or a valid one.
+    private static func create(path: String) throws {
+        let temporary = path + ".creating"
+        let descriptor = openDescriptor(temporary, O_RDWR | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else {
+            let code = errno
+            throw StorageError.fromErrno(code, "Could not create the realm file", path: path)
+        }
+        defer { closeDescriptor(descriptor) }
+        let file = PageFile(path: temporary, descriptor: descriptor, faults: nil)
+        let pages = UnsafeMutableRawPointer.allocate(byteCount: 2 * PageLayout.pageSize, alignment: PageLayout.pageSize)
+        defer { pages.deallocate() }
+        var meta = initialMeta()
+        meta.transaction = 0
+        meta.durableBase = 0
+        meta.encode(into: pages)
+        initialMeta().encode(into: pages + PageLayout.pageSize)
+        do {
+            try file.write(UnsafeRawBufferPointer(start: pages, count: 2 * PageLayout.pageSize), at: 0)
+            try file.sync()
+            guard rename(temporary, path) == 0 else { throw StorageError.fromErrno(errno, "Could not create the realm file", path: path) }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        syncDirectory(of: path)
+    }
+
+    /// Makes a rename or creation in the file's directory durable.
+    static func syncDirectory(of path: String) {
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let descriptor = openDescriptor(directory.isEmpty ? "/" : directory, O_RDONLY)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        closeDescriptor(descriptor)
+    }
+
+    /// Picks the version to open at: the newest meta whose batch verifies, else the other one.
+    private static func recover(file: PageFile, map: PageMap) throws -> (MetaPage, Int, VersionTip) {
+        let size = try file.size()
+        let path = file.path
+        guard size > 0 else {
+            throw StorageError(.invalidDatabase, "The realm file is empty (0 bytes), so it is not a realm file", path: path)
+        }
+        guard size >= UInt64(2 * PageLayout.pageSize) else {
+            throw StorageError(.invalidDatabase, "The realm file is truncated (\(size) bytes) or is not a realm file", path: path)
+        }
+        let filePages = size / UInt64(PageLayout.pageSize)
+        try map.ensureMapped(pageCount: filePages)
+        let candidates = [0, 1].map { slot in (slot, MetaPage.decode(map.pointer(PageNumber(slot)))) }
+        var valid = candidates.compactMap { slot, result -> (Int, MetaPage)? in
+            if case .success(let meta) = result { return (slot, meta) }
+            return nil
+        }
+        if valid.isEmpty {
+            for (_, result) in candidates {
+                if case .failure(.futureFormat(let version)) = result {
+                    throw StorageError(.invalidDatabase,
+                                       "The realm file has format version \(version), newer than this library supports (\(MetaPage.formatVersion)); upgrade RealmActors to open it",
+                                       path: path)
+                }
+            }
+            if candidates.allSatisfy({ if case .failure(.notARealmFile) = $0.1 { true } else { false } }) {
+                throw StorageError(.invalidDatabase, "Not a realm file (no RealmActors header)", path: path)
+            }
+            throw StorageError(.invalidDatabase, "The realm file is corrupt: both header pages fail their checksum", path: path)
+        }
+        valid.sort { $0.1.transaction > $1.1.transaction }
+        var reasons: [String] = []
+        for (slot, meta) in valid {
+            guard meta.pageCount <= filePages else {
+                reasons.append("version \(meta.transaction) needs \(meta.pageCount) pages but the file has \(filePages)")
+                continue
+            }
+            try map.ensureMapped(pageCount: meta.pageCount)
+            let snapshot = RecoverySource(map: map, pageLimit: meta.pageCount)
+            do {
+                try IntegrityCheck.verifyBatch(of: meta, in: snapshot)
+                var chain: [PageNumber] = []
+                let freeList = try FreeList.decode(head: meta.freeList, pageCount: meta.pageCount,
+                                                   page: snapshot.page) { page, _ in chain.append(page) }
+                return (meta, slot, VersionTip(meta: meta, freeList: freeList, chainPages: chain))
+            } catch let error as StorageError {
+                reasons.append("version \(meta.transaction): \(error.message)")
+            }
+        }
+        throw StorageError(.invalidDatabase,
+                           "The realm file is corrupt or truncated: " + reasons.joined(separator: "; "), path: path)
+    }
+
+    // MARK: Reading
+
+    /// The newest durable version, pinned until the returned transaction is released.
+    package func beginRead() throws -> ReadTransaction {
+        let meta = try state.withLock { state -> MetaPage in
+            guard !state.isClosed else { throw StorageError(.wrongTransactionState, "The database is closed", path: path) }
+            state.pins[state.published.transaction, default: 0] += 1
+            return state.published
+        }
+        return ReadTransaction(database: self, meta: meta)
+    }
+
+    func unpin(_ transaction: TransactionID) {
+        state.withLock { state in
+            if let count = state.pins[transaction], count > 1 {
+                state.pins[transaction] = count - 1
+            } else {
+                state.pins[transaction] = nil
+            }
+        }
+    }
+
+    /// The number of distinct versions readers pin, plus the newest one (always live).
+    package var activeVersionCount: Int {
+        state.withLock { state in
+            var versions = Set(state.pins.keys)
+            versions.insert(state.published.transaction)
+            return versions.count
+        }
+    }
+
+    /// The newest durable version's transaction id.
+    package var latestTransaction: TransactionID { state.withLock { $0.published.transaction } }
+
+    /// Pages in use plus free pages: the file's length in pages at the newest version.
+    package var pageCount: UInt64 { state.withLock { $0.published.pageCount } }
+
+    /// Free pages at the newest durable version (reusable or waiting for readers).
+    package var freePageCount: UInt64 { state.withLock { $0.publishedTip.freeList.pageCount } }
+
+    // MARK: Writing
+
+    /// Starts the write transaction. Only one may exist at a time.
+    package func beginWrite() throws -> WriteTransaction {
+        guard !options.readOnly else {
+            throw StorageError(.wrongTransactionState, "Cannot write to a realm opened read-only", path: path)
+        }
+        let (tip, below, generation, horizon) = try state.withLock { state in
+            if let failure = state.failure { throw failure }
+            guard !state.isClosed else { throw StorageError(.wrongTransactionState, "The database is closed", path: path) }
+            guard !state.writerActive else {
+                throw StorageError(.wrongTransactionState, "A write transaction is already in progress")
+            }
+            state.writerActive = true
+            let horizon = min(state.pins.keys.min() ?? state.published.transaction, state.published.transaction)
+            return (state.tip, Array(state.pending.reversed()), state.generation, horizon)
+        }
+        return WriteTransaction(database: self, base: tip, below: below, generation: generation, horizon: horizon)
+    }
+
+    func writeTransactionEnded() {
+        state.withLock { $0.writerActive = false }
+    }
+
+    func enqueue(_ commit: PreparedCommit, generation: UInt64) throws {
+        try state.withLock { state in
+            state.writerActive = false
+            if let failure = state.failure { throw failure }
+            guard generation == state.generation else {
+                throw StorageError(.fail, "The transaction was built on commits that failed to reach the disk")
+            }
+            state.pending.append(commit)
+            state.tip = commit.tip
+        }
+    }
+
+    /// Writes every prepared commit to the file with one sync, then publishes the newest to readers.
+    ///
+    /// Safe to call while another thread runs the next write transaction. Returns the newest
+    /// durable transaction. On a write error (disk full…) the unflushed commits are discarded and
+    /// the database stays usable at the last durable version; on a sync error the database refuses
+    /// further writes (the kernel may have dropped the unsynced pages) and must be reopened.
+    @discardableResult
+    package func flush() throws -> TransactionID {
+        try flushLock.withLock { _ in
+            let (batch, published, slot) = try state.withLock { state in
+                if let failure = state.failure { throw failure }
+                return (state.pending, state.published, state.publishedSlot)
+            }
+            guard let last = batch.last else { return published.transaction }
+            var meta = last.tip.meta
+            meta.durableBase = published.transaction
+            let newSlot = 1 - slot
+            do {
+                try writeBatch(batch, meta: meta, slot: newSlot)
+            } catch let error as StorageError {
+                state.withLock { state in
+                    state.pending = []
+                    state.tip = state.publishedTip
+                    state.generation += 1
+                }
+                throw error
+            }
+            do {
+                if options.durability == .full { try file?.sync() }
+            } catch let error as StorageError {
+                state.withLock { state in
+                    state.failure = error
+                    state.pending = []
+                }
+                throw error
+            }
+            state.withLock { state in
+                var tip = last.tip
+                tip.meta = meta
+                state.published = meta
+                state.publishedTip = tip
+                state.publishedSlot = newSlot
+                state.pending.removeFirst(batch.count)
+                if state.pending.isEmpty { state.tip = tip }
+            }
+            return meta.transaction
+        }
+    }
+
+    /// Writes the batch's pages (the newest copy of each page number), then the meta page.
+    private func writeBatch(_ batch: [PreparedCommit], meta: MetaPage, slot: Int) throws {
+        var pages: [PageNumber: DirtyPage] = [:]
+        for commit in batch { pages.merge(commit.pages) { _, newer in newer } }
+        let sorted = pages.sorted { $0.key < $1.key }
+        let metaPage = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
+        defer { metaPage.deallocate() }
+        meta.encode(into: metaPage)
+
+        guard let file else {
+            try state.withLock { _ in try map.ensureMapped(pageCount: meta.pageCount) }
+            for (number, page) in sorted {
+                map.store(page.pointer, byteCount: page.pages * PageLayout.pageSize, atPage: number)
+            }
+            map.store(metaPage, byteCount: PageLayout.pageSize, atPage: PageNumber(slot))
+            return
+        }
+        // One vectored write per run of consecutive page numbers.
+        var index = 0
+        while index < sorted.count {
+            let start = sorted[index].key
+            var next = start
+            var buffers: [iovec] = []
+            while index < sorted.count, sorted[index].key == next {
+                let page = sorted[index].value
+                buffers.append(iovec(iov_base: page.pointer, iov_len: page.pages * PageLayout.pageSize))
+                next += UInt64(page.pages)
+                index += 1
+            }
+            try file.write(&buffers, at: start << PageLayout.pageShift)
+        }
+        // Pages at the end may be allocated yet unwritten (freed again before the commit); the
+        // file must still cover the version's page count, or open would call it truncated.
+        let end = sorted.last.map { $0.key + UInt64($0.value.pages) } ?? 0
+        if meta.pageCount > end { try file.extend(toPages: meta.pageCount) }
+        try file.write(UnsafeRawBufferPointer(start: metaPage, count: PageLayout.pageSize),
+                       at: UInt64(slot) << PageLayout.pageShift)
+        try state.withLock { _ in try map.ensureMapped(pageCount: meta.pageCount) }
+    }
+
+    /// Flushes pending commits, then releases the lock file so the file may be opened again.
+    ///
+    /// - Throws: `.wrongTransactionState` while a read or write transaction is alive (another
+    ///   instance could otherwise reuse pages they still read). Later calls on this instance throw.
+    package func close() throws {
+        try state.withLock { state in
+            guard !state.writerActive, state.pins.isEmpty else {
+                throw StorageError(.wrongTransactionState,
+                                   "Cannot close the database while transactions are open (\(state.pins.values.reduce(0, +)) readers)",
+                                   path: path)
+            }
+        }
+        let failed = state.withLock { $0.failure != nil }
+        if !options.readOnly && !failed { try flush() }
+        let alreadyClosed = state.withLock { state in
+            defer { state.isClosed = true }
+            return state.isClosed
+        }
+        if !alreadyClosed, lockDescriptor >= 0 { _ = flock(lockDescriptor, LOCK_UN) }
+    }
+}
+
+/// `open(2)` (close-on-exec), under a name that `Database.open` does not shadow.
+func openDescriptor(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+    #if canImport(Glibc)
+    Glibc.open(path, flags | O_CLOEXEC, mode)
+    #else
+    Darwin.open(path, flags | O_CLOEXEC, mode)
+    #endif
+}
+
+/// Pages of a version being recovered: straight from the map, bounded by the meta's page count.
+struct RecoverySource: PageSource {
+    let map: PageMap
+    let pageLimit: UInt64
+    func page(_ number: PageNumber) -> UnsafeRawPointer { map.pointer(number) }
+}

@@ -1,0 +1,220 @@
+/// What ``Database/verify()`` found in a consistent database.
+package struct VerificationReport: Equatable, Sendable {
+    package var transaction: TransactionID
+    package var pageCount: UInt64
+    package var usedPages: UInt64
+    package var freePages: UInt64
+    package var trees: Int
+    package var entries: UInt64
+}
+
+/// Walks trees, overflow runs and the free list, checking every page it reaches.
+///
+/// Two uses share one walker:
+/// - *recovery* checks only pages written after the meta's durable base (the batch a crash may
+///   have torn): checksum, kind, and that the page carries the transaction its parent expects,
+///   which tells a real write from stale bytes left at a reused page number;
+/// - *verify* checks every page, plus key order, subtree counts, and that each page of the file
+///   is used exactly once or free exactly once (nothing leaked, nothing shared).
+struct IntegrityCheck<Source: PageSource> {
+    let source: Source
+    /// Pages written by transactions at or below this are trusted (recovery); 0 checks all.
+    let trustedUpTo: TransactionID
+    /// Per page: 0 unseen, 1 seen. Empty in recovery mode.
+    var seen: [UInt8]
+    var problems: [String] = []
+    var entries: UInt64 = 0
+    var trees = 0
+
+    init(source: Source, trustedUpTo: TransactionID, accounting: Bool) {
+        self.source = source
+        self.trustedUpTo = trustedUpTo
+        seen = accounting ? [UInt8](repeating: 0, count: Int(source.pageLimit)) : []
+    }
+
+    /// Recovery: verifies the pages the newest batch of `meta` wrote.
+    static func verifyBatch(of meta: MetaPage, in source: Source) throws {
+        var check = IntegrityCheck(source: source, trustedUpTo: meta.durableBase, accounting: false)
+        check.walkCatalog(meta.catalog)
+        check.walkFreeList(meta.freeList)
+        if let first = check.problems.first { throw StorageError(.invalidDatabase, first) }
+    }
+
+    /// Full check of a version; throws listing the first problems found.
+    static func verifyAll(of meta: MetaPage, in source: Source) throws -> VerificationReport {
+        var check = IntegrityCheck(source: source, trustedUpTo: 0, accounting: true)
+        check.mark(0, count: 2)
+        check.walkCatalog(meta.catalog)
+        let free = check.walkFreeList(meta.freeList)
+        let unaccounted = (Int(PageLayout.firstDataPage)..<check.seen.count).filter { check.seen[$0] == 0 }
+        if !unaccounted.isEmpty {
+            check.problems.append("\(unaccounted.count) pages are neither used nor free (first: \(unaccounted[0]))")
+        }
+        if !check.problems.isEmpty {
+            let shown = check.problems.prefix(5).joined(separator: "; ")
+            throw StorageError(.invalidDatabase, "Integrity check failed (\(check.problems.count) problems): \(shown)")
+        }
+        return VerificationReport(
+            transaction: meta.transaction, pageCount: meta.pageCount,
+            usedPages: meta.pageCount - free, freePages: free, trees: check.trees, entries: check.entries)
+    }
+
+    private var accounting: Bool { !seen.isEmpty }
+
+    private mutating func mark(_ page: PageNumber, count: UInt64 = 1) {
+        guard accounting else { return }
+        for number in page..<(page + count) where number < UInt64(seen.count) {
+            if seen[Int(number)] != 0 { problems.append("page \(number) is used twice") }
+            seen[Int(number)] = 1
+        }
+    }
+
+    /// Checks bounds, kind, transaction and checksum of a page or run; nil if it is bad.
+    private mutating func checked(_ page: PageNumber, _ transaction: TransactionID, _ kinds: Set<PageKind>,
+                                  pages: UInt64 = 1) -> UnsafeRawPointer? {
+        guard page >= PageLayout.firstDataPage, page + pages <= source.pageLimit, pages > 0 else {
+            problems.append("page \(page) is outside the file")
+            return nil
+        }
+        let base = source.page(page)
+        guard let kind = base.pageKind, kinds.contains(kind) else {
+            problems.append("page \(page) has kind \(base.u8(PageLayout.kindOffset)), expected \(kinds.map { "\($0)" }.sorted())")
+            return nil
+        }
+        guard base.pageTransaction == transaction else {
+            problems.append("page \(page) was written by transaction \(base.pageTransaction), expected \(transaction)")
+            return nil
+        }
+        guard PageChecksum.isValid(base, length: Int(pages) * PageLayout.pageSize) else {
+            problems.append("page \(page) fails its checksum")
+            return nil
+        }
+        mark(page, count: pages)
+        return base
+    }
+
+    private mutating func walkCatalog(_ root: TreeRoot) {
+        walk(root, lower: 0, upper: nil, depth: 0) { check, key, value in
+            guard value.count == CatalogEntry.size, let tree = try? CatalogEntry.decode(value) else {
+                check.problems.append("catalog entry \(key) is malformed")
+                return
+            }
+            check.trees += 1
+            let counted = check.walk(tree, lower: 0, upper: nil, depth: 0) { _, _, _ in }
+            if check.accounting && counted != tree.count {
+                check.problems.append("tree \(key) records \(tree.count) entries but holds \(counted)")
+            }
+            check.entries += counted
+        }
+    }
+
+    /// Walks a tree, returning the number of entries below (in recovery mode, only of new pages).
+    @discardableResult
+    private mutating func walk(_ root: TreeRoot, lower: UInt64, upper: UInt64?, depth: Int,
+                               leafValue: (inout IntegrityCheck, UInt64, UnsafeRawBufferPointer) -> Void) -> UInt64 {
+        guard !root.isEmpty else { return 0 }
+        return walkNode(root.page, root.transaction, lower: lower, upper: upper, depth: depth, leafValue: leafValue)
+    }
+
+    private mutating func walkNode(_ page: PageNumber, _ transaction: TransactionID, lower: UInt64, upper: UInt64?,
+                                   depth: Int, leafValue: (inout IntegrityCheck, UInt64, UnsafeRawBufferPointer) -> Void) -> UInt64 {
+        guard transaction > trustedUpTo else { return 0 }
+        guard depth < maximumTreeDepth else {
+            problems.append("tree deeper than \(maximumTreeDepth) at page \(page)")
+            return 0
+        }
+        guard let base = checked(page, transaction, [.inner, .leaf]) else { return 0 }
+        if base.pageKind == .leaf {
+            let leaf = ValueLeaf(base)
+            guard leaf.isWellFormed() else {
+                problems.append("leaf \(page) is malformed")
+                return 0
+            }
+            for index in 0..<leaf.count {
+                let key = leaf.key(index)
+                if key < lower || upper.map({ key >= $0 }) == true {
+                    problems.append("leaf \(page) holds key \(key) outside its range")
+                }
+                if leaf.isOverflow(index) {
+                    let run = leaf.overflow(index)
+                    guard run.length <= UInt64(StorageLimits.maximumValueLength) else {
+                        problems.append("leaf \(page) refers to an overflow value of \(run.length) bytes")
+                        continue
+                    }
+                    guard run.transaction > trustedUpTo else { continue }
+                    let pages = OverflowRun.pages(forLength: Int(run.length))
+                    guard let runBase = checked(run.page, run.transaction, [.overflow], pages: pages) else { continue }
+                    if UInt64(runBase.u32(PageLayout.auxOffset)) != pages || runBase.u64(24) != run.length {
+                        problems.append("overflow run \(run.page) does not match its reference")
+                        continue
+                    }
+                    leafValue(&self, key, UnsafeRawBufferPointer(start: runBase + OverflowRun.dataOffset, count: Int(run.length)))
+                } else {
+                    leafValue(&self, key, leaf.inlineValue(index))
+                }
+            }
+            return UInt64(leaf.count)
+        }
+        let node = InnerNode(base)
+        guard node.count >= 1, node.count <= InnerNode.capacity else {
+            problems.append("inner page \(page) has \(node.count) entries")
+            return 0
+        }
+        var total: UInt64 = 0
+        for index in 0..<node.count {
+            let childLower = index == 0 ? lower : node.key(index)
+            let childUpper = index + 1 < node.count ? node.key(index + 1) : upper
+            if index > 0 && (node.key(index) <= node.key(index - 1) || node.key(index) < lower) {
+                problems.append("inner page \(page) has keys out of order")
+            }
+            let counted = walkNode(node.child(index), node.childTransaction(index), lower: childLower,
+                                   upper: childUpper, depth: depth + 1, leafValue: leafValue)
+            if accounting && counted != node.childCount(index) {
+                problems.append("inner page \(page) records \(node.childCount(index)) entries under child \(index) but it holds \(counted)")
+            }
+            total += node.childCount(index)
+        }
+        return total
+    }
+
+    /// Walks the free-list chain and marks its runs; returns the number of free pages.
+    @discardableResult
+    private mutating func walkFreeList(_ head: ChainHead) -> UInt64 {
+        var chainPages: [PageNumber] = []
+        var current = head
+        while current.page != 0 {
+            guard chainPages.count < Int(source.pageLimit) else {
+                problems.append("the free list has a cycle")
+                return 0
+            }
+            guard current.transaction > trustedUpTo else { break }
+            guard let base = checked(current.page, current.transaction, [.freeList]) else { return 0 }
+            chainPages.append(current.page)
+            current = ChainHead(page: base.u64(PageLayout.headerSize), transaction: base.u64(PageLayout.headerSize + 8))
+        }
+        guard accounting else { return 0 }
+        do {
+            let list = try FreeList.decode(head: head, pageCount: source.pageLimit, page: source.page)
+            var free: UInt64 = 0
+            for (_, run) in list.entries {
+                mark(run.start, count: run.count)
+                free += run.count
+            }
+            return free
+        } catch let error as StorageError {
+            problems.append(error.message)
+        } catch {
+            problems.append("\(error)")
+        }
+        return 0
+    }
+}
+
+extension Database {
+    /// Checks the whole newest version: every page's checksum and transaction, tree order and
+    /// counts, overflow runs, and that every page is used or free exactly once.
+    package func verify() throws -> VerificationReport {
+        let reader = try beginRead()
+        return try IntegrityCheck.verifyAll(of: reader.meta, in: reader)
+    }
+}

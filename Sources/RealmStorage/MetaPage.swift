@@ -1,0 +1,98 @@
+/// The root of one committed version: the content of meta page 0 or 1.
+///
+/// The file has two meta pages; a commit writes its meta into the one that does *not* hold the
+/// newest durable version, in the same batch and the same sync as its data pages. Opening picks
+/// the newer valid meta, and if the pages its batch wrote do not all verify (a crash during the
+/// sync), falls back to the other one. See `FORMAT.md`.
+///
+/// Layout after the page header (kind `.meta`):
+///
+/// | offset | size | field |
+/// |---|---|---|
+/// | 24 | 8 | magic `"RLMACTR\0"` |
+/// | 32 | 4 | format version |
+/// | 36 | 4 | page size |
+/// | 40 | 8 | transaction id of this version |
+/// | 48 | 8 | durable base: the newest transaction known durable when this batch was written |
+/// | 56 | 8 | page count (file length in pages that this version uses) |
+/// | 64 | 24 | catalog tree root (page, transaction, entry count) |
+/// | 88 | 16 | free-list chain head (page, transaction) |
+package struct MetaPage: Equatable, Sendable {
+    package static let magic: UInt64 = 0x0052_5443_414D_4C52  // "RLMACTR\0" little-endian
+    /// The format this library writes. Files with a higher version are refused.
+    package static let formatVersion: UInt32 = 1
+
+    package var transaction: TransactionID
+    package var durableBase: TransactionID
+    package var pageCount: UInt64
+    package var catalog: TreeRoot
+    package var freeList: ChainHead
+
+    /// Encodes into a zeroed page buffer and seals it.
+    package func encode(into page: UnsafeMutableRawPointer) {
+        page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
+        page.initializePageHeader(kind: .meta, transaction: transaction)
+        page.setU64(24, Self.magic)
+        page.setU32(32, Self.formatVersion)
+        page.setU32(36, UInt32(PageLayout.pageSize))
+        page.setU64(40, transaction)
+        page.setU64(48, durableBase)
+        page.setU64(56, pageCount)
+        page.setU64(64, catalog.page)
+        page.setU64(72, catalog.transaction)
+        page.setU64(80, catalog.count)
+        page.setU64(88, freeList.page)
+        page.setU64(96, freeList.transaction)
+        PageChecksum.seal(page, length: PageLayout.pageSize)
+    }
+
+    /// Why a meta page was rejected.
+    package enum DecodeFailure: Error, Equatable {
+        case notARealmFile
+        case futureFormat(UInt32)
+        case unsupportedPageSize(UInt32)
+        case badChecksum
+        case inconsistent(String)
+    }
+
+    /// Decodes and validates a meta page. Never traps on arbitrary bytes.
+    package static func decode(_ page: UnsafeRawPointer) -> Result<MetaPage, DecodeFailure> {
+        guard page.u64(24) == magic, page.pageKind == .meta else { return .failure(.notARealmFile) }
+        let version = page.u32(32)
+        guard version <= formatVersion else { return .failure(.futureFormat(version)) }
+        guard PageChecksum.isValid(page, length: PageLayout.pageSize) else { return .failure(.badChecksum) }
+        guard page.u32(36) == UInt32(PageLayout.pageSize) else {
+            return .failure(.unsupportedPageSize(page.u32(36)))
+        }
+        let meta = MetaPage(
+            transaction: page.u64(40),
+            durableBase: page.u64(48),
+            pageCount: page.u64(56),
+            catalog: TreeRoot(page: page.u64(64), transaction: page.u64(72), count: page.u64(80)),
+            freeList: ChainHead(page: page.u64(88), transaction: page.u64(96))
+        )
+        guard meta.transaction == page.pageTransaction, meta.durableBase <= meta.transaction,
+              meta.pageCount >= PageLayout.firstDataPage,
+              meta.catalog.page < meta.pageCount, meta.freeList.page < meta.pageCount
+        else { return .failure(.inconsistent("meta page fields out of range")) }
+        return .success(meta)
+    }
+}
+
+/// Where a tree starts: its root page and the transaction that wrote it (`page == 0`: empty tree),
+/// and how many entries the tree holds, so `count` is O(1).
+package struct TreeRoot: Equatable, Sendable {
+    package var page: PageNumber
+    package var transaction: TransactionID
+    package var count: UInt64
+
+    package static let empty = TreeRoot(page: 0, transaction: 0, count: 0)
+    package var isEmpty: Bool { page == 0 }
+}
+
+/// The head of a page chain (the free list): first page and the transaction that wrote it.
+package struct ChainHead: Equatable, Sendable {
+    package var page: PageNumber
+    package var transaction: TransactionID
+    package static let none = ChainHead(page: 0, transaction: 0)
+}

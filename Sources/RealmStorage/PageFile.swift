@@ -1,0 +1,161 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A hook that tests install to make the file I/O fail the way real disks do: short writes,
+/// torn pages, failed syncs, a full disk. Production code passes none.
+///
+/// Conformers are called on whichever thread flushes, one call at a time per database.
+package protocol IOFaultInjector: AnyObject, Sendable {
+    /// Called before each positioned write of `length` bytes at `offset`.
+    func beforeWrite(offset: UInt64, length: Int) -> WriteFault
+    /// Called before each data sync; a non-nil errno makes the sync fail with it.
+    func beforeSync() -> Int32?
+}
+
+/// What an injected fault does to one write.
+package enum WriteFault: Sendable, Equatable {
+    /// The write happens normally.
+    case none
+    /// Nothing is written; the call fails with the errno.
+    case fail(errno: Int32)
+    /// Only the first `bytes` bytes reach the file, then the call fails with the errno
+    /// (a torn write, as after a power cut in the middle of a page).
+    case partial(bytes: Int, errno: Int32)
+}
+
+/// The data file: positioned vectored writes, syncs and the size, with errors mapped to
+/// `StorageError` codes. Reads go through the `PageMap`, never through this type.
+///
+/// Thread safety: immutable after init; the kernel serializes concurrent calls on one descriptor,
+/// and the database never issues overlapping writes.
+package final class PageFile: Sendable {
+    package let path: String
+    let descriptor: Int32
+    let faults: (any IOFaultInjector)?
+
+    package init(path: String, descriptor: Int32, faults: (any IOFaultInjector)?) {
+        self.path = path
+        self.descriptor = descriptor
+        self.faults = faults
+    }
+
+    /// The file's current length in bytes.
+    package func size() throws -> UInt64 {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw error(errno, "Could not read the realm file's size") }
+        return UInt64(info.st_size)
+    }
+
+    /// Writes `buffer` at `offset`, retrying short writes; throws on failure.
+    package func write(_ buffer: UnsafeRawBufferPointer, at offset: UInt64) throws {
+        var iov = [iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer.baseAddress), iov_len: buffer.count)]
+        try write(&iov, at: offset)
+    }
+
+    /// Writes the buffers back to back starting at `offset` with as few system calls as possible.
+    func write(_ buffers: inout [iovec], at offset: UInt64) throws {
+        var total = buffers.reduce(0) { $0 + $1.iov_len }
+        var position = offset
+        var first = 0
+        while total > 0 {
+            if let faults {
+                switch faults.beforeWrite(offset: position, length: total) {
+                case .none: break
+                case .fail(let code): throw error(code, "Could not write to the realm file")
+                case .partial(let bytes, let code):
+                    try writePrefix(buffers[first...], bytes: min(bytes, total), at: position)
+                    throw error(code, "Could not write to the realm file")
+                }
+            }
+            let count = min(buffers.count - first, 1024)  // IOV_MAX
+            let written = buffers.withUnsafeBufferPointer { iov in
+                pwritev(descriptor, iov.baseAddress! + first, Int32(count), off_t(position))
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw error(errno, "Could not write to the realm file")
+            }
+            total -= written
+            position += UInt64(written)
+            // Drop fully written buffers; trim a partially written one.
+            var remaining = written
+            while remaining > 0 {
+                if remaining >= buffers[first].iov_len {
+                    remaining -= buffers[first].iov_len
+                    first += 1
+                } else {
+                    buffers[first].iov_base += remaining
+                    buffers[first].iov_len -= remaining
+                    remaining = 0
+                }
+            }
+        }
+    }
+
+    /// Used only by fault injection: writes the first `bytes` of the buffers, bypassing faults.
+    private func writePrefix(_ buffers: ArraySlice<iovec>, bytes: Int, at offset: UInt64) throws {
+        var left = bytes
+        var position = offset
+        for buffer in buffers where left > 0 {
+            let length = min(left, buffer.iov_len)
+            guard pwrite(descriptor, buffer.iov_base, length, off_t(position)) == length else {
+                throw error(errno, "Could not write to the realm file")
+            }
+            left -= length
+            position += UInt64(length)
+        }
+    }
+
+    /// Grows the file to at least `pages` pages (the new tail reads as zeros).
+    package func extend(toPages pages: UInt64) throws {
+        let length = pages << PageLayout.pageShift
+        guard try size() < length else { return }
+        guard ftruncate(descriptor, off_t(length)) == 0 else { throw error(errno, "Could not grow the realm file") }
+    }
+
+    /// Makes every completed write durable (`fdatasync`; `F_FULLFSYNC` on Apple platforms,
+    /// where `fsync` does not flush the drive's cache).
+    package func sync() throws {
+        if let code = faults?.beforeSync() { throw error(code, "Could not sync the realm file") }
+        #if canImport(Darwin)
+        let result = fcntl(descriptor, F_FULLFSYNC)
+        #else
+        let result = fdatasync(descriptor)
+        #endif
+        guard result == 0 else { throw error(errno, "Could not sync the realm file") }
+    }
+
+    package func close() { closeDescriptor(descriptor) }
+
+    /// Maps an errno to the error code a caller can act on.
+    func error(_ code: Int32, _ message: String) -> StorageError {
+        StorageError.fromErrno(code, message, path: path)
+    }
+}
+
+/// `close(2)`, under a name that methods called `close()` do not shadow.
+func closeDescriptor(_ descriptor: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.close(descriptor)
+    #else
+    _ = Darwin.close(descriptor)
+    #endif
+}
+
+extension StorageError {
+    /// An error for a failed system call, with the system's own description appended.
+    package static func fromErrno(_ code: Int32, _ message: String, path: String?) -> StorageError {
+        let reason = String(cString: strerror(code))
+        let kind: Code = switch code {
+        case EACCES, EPERM, EROFS: .filePermissionDenied
+        case ENOENT: .fileNotFound
+        case EEXIST: .fileExists
+        case ENOSPC, EDQUOT, EFBIG: .outOfDiskSpace
+        default: .fileAccess
+        }
+        return StorageError(kind, "\(message): \(reason)", path: path)
+    }
+}

@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The memory through which every page is read: the file mapped read-only, or anonymous memory
+/// for an in-memory database.
+///
+/// The address space is cut into fixed 1 GiB sections, each mapped once and never unmapped or
+/// moved until the database closes. A growing file therefore never invalidates a pointer that an
+/// old snapshot holds: new sections are added beside the old ones. Finding a page costs a shift,
+/// a load from the section table and an add.
+///
+/// A file mapping is read-only (`PROT_READ`): pages reach the file only through `pwritev`, so a
+/// stray pointer write cannot corrupt the database. Anonymous sections are writable because
+/// there the map *is* the storage.
+///
+/// Thread safety (`@unchecked Sendable`): a section slot is written once, under the database's
+/// state lock, before any version that references its pages is published; readers pin a version
+/// under that same lock, which orders their later section reads after the write.
+package final class PageMap: @unchecked Sendable {
+    package static let sectionShift: UInt64 = 30
+    package static let pagesPerSection: UInt64 = 1 << (sectionShift - PageLayout.pageShift)
+    static let sectionBytes = 1 << Int(sectionShift)
+    static let maximumSections = 4096  // 4 TiB of pages
+
+    private let sections: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    private var mappedSections = 0
+    /// The file descriptor, or -1 for anonymous memory.
+    private let descriptor: Int32
+
+    package var isAnonymous: Bool { descriptor < 0 }
+
+    package init(descriptor: Int32) {
+        self.descriptor = descriptor
+        sections = .allocate(capacity: Self.maximumSections)
+        sections.initialize(repeating: nil, count: Self.maximumSections)
+    }
+
+    deinit {
+        for index in 0..<mappedSections {
+            if let base = sections[index] { munmap(base, Self.sectionBytes) }
+        }
+        sections.deallocate()
+    }
+
+    /// Maps every section needed to read pages `0..<pageCount`. Call under the state lock.
+    package func ensureMapped(pageCount: UInt64) throws {
+        let needed = Int((pageCount + Self.pagesPerSection - 1) / Self.pagesPerSection)
+        guard needed <= Self.maximumSections else {
+            throw StorageError(.outOfDiskSpace, "The realm file would exceed the 4 TiB limit")
+        }
+        while mappedSections < needed {
+            let offset = off_t(mappedSections) << off_t(Self.sectionShift)
+            let base: UnsafeMutableRawPointer?
+            if descriptor < 0 {
+                base = mmap(nil, Self.sectionBytes, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+            } else {
+                base = mmap(nil, Self.sectionBytes, PROT_READ, MAP_SHARED, descriptor, offset)
+            }
+            guard let base, base != MAP_FAILED else {
+                throw StorageError.fromErrno(errno, "Could not map the realm file", path: nil)
+            }
+            sections[mappedSections] = base
+            mappedSections += 1
+        }
+    }
+
+    /// The address of a page. The caller guarantees the page is below a published page count.
+    @inline(__always)
+    package func pointer(_ page: PageNumber) -> UnsafeRawPointer {
+        let section = Int(truncatingIfNeeded: page >> (Self.sectionShift - PageLayout.pageShift))
+        let offset = Int(truncatingIfNeeded: page & (Self.pagesPerSection - 1)) << Int(PageLayout.pageShift)
+        return UnsafeRawPointer(sections[section].unsafelyUnwrapped + offset)
+    }
+
+    /// Copies pages into anonymous memory (the in-memory database's "write").
+    package func store(_ source: UnsafeRawPointer, byteCount: Int, atPage page: PageNumber) {
+        precondition(isAnonymous, "only anonymous maps are written through memory")
+        UnsafeMutableRawPointer(mutating: pointer(page)).copyMemory(from: source, byteCount: byteCount)
+    }
+
+    /// Whether a run of `count` pages starting at `page` lies inside one section, so it is
+    /// contiguous in memory (overflow values are read in place).
+    package static func isContiguous(page: PageNumber, count: UInt64) -> Bool {
+        page / pagesPerSection == (page + count - 1) / pagesPerSection
+    }
+}

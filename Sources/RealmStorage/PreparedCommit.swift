@@ -1,0 +1,44 @@
+/// A page (or overflow run) written by a transaction and not yet in the file.
+package struct DirtyPage {
+    package let pointer: UnsafeMutableRawPointer
+    /// 1 for a page, the run length for an overflow run.
+    package let pages: Int
+
+    static func allocate(pages: Int) -> DirtyPage {
+        let pointer = UnsafeMutableRawPointer.allocate(byteCount: pages * PageLayout.pageSize, alignment: PageLayout.pageSize)
+        return DirtyPage(pointer: pointer, pages: pages)
+    }
+
+    func deallocate() { pointer.deallocate() }
+}
+
+/// The state a write transaction starts from: the newest version (committed or prepared), its
+/// free list and the pages of its free-list chain (which the next commit frees).
+package struct VersionTip: Sendable {
+    package var meta: MetaPage
+    package var freeList: FreeList
+    package var chainPages: [PageNumber]
+}
+
+/// A transaction that has been sealed but whose pages may not be in the file yet.
+///
+/// `prepare()` turns a write transaction into one of these; `flush()` writes a batch of them with
+/// one sync. Until then, write transactions built on top read their pages from here.
+///
+/// `@unchecked Sendable`: immutable after init (the page buffers are never written again), and the
+/// buffers are freed only in `deinit`, when no transaction can still read them.
+package final class PreparedCommit: @unchecked Sendable {
+    package let tip: VersionTip
+    package let pages: [PageNumber: DirtyPage]
+
+    init(tip: VersionTip, pages: [PageNumber: DirtyPage]) {
+        self.tip = tip
+        self.pages = pages
+    }
+
+    package var transaction: TransactionID { tip.meta.transaction }
+
+    deinit {
+        for page in pages.values { page.deallocate() }
+    }
+}

@@ -1,0 +1,259 @@
+/// Identifies a tree (a table, an index, …) in the catalog.
+package typealias TreeID = UInt64
+
+/// The one transaction that may change the database, building the next version by copy-on-write.
+///
+/// Nothing it does is visible to readers until it is prepared and flushed. Pages of older versions
+/// are never modified: changing one allocates a new page (from the free list, or at the end of
+/// the file), copies it, and frees the old number for reuse once no reader can see it.
+///
+/// Not thread-safe: one thread (or actor) uses it at a time. `Database` guarantees there is at
+/// most one per database.
+package final class WriteTransaction: PageSource {
+    package let database: Database
+    package let transaction: TransactionID
+    /// The database's discard generation when this began; a failed flush bumps it, so a
+    /// transaction built on discarded commits cannot be prepared.
+    let generation: UInt64
+    let base: VersionTip
+    /// Unflushed commits below this transaction, newest first.
+    let below: [PreparedCommit]
+
+    package private(set) var pageLimit: UInt64
+    var freeList: FreeList
+    /// Pages of older versions this transaction no longer uses.
+    var freed: [PageRun] = []
+    var dirty: [PageNumber: DirtyPage] = [:]
+    var catalog: TreeRoot
+    /// Roots of the trees this transaction has touched; `nil` for a dropped tree.
+    var roots: [TreeID: TreeRoot?] = [:]
+    private var isFinished = false
+
+    init(database: Database, base: VersionTip, below: [PreparedCommit], generation: UInt64, horizon: TransactionID) {
+        self.database = database
+        self.base = base
+        self.below = below
+        self.generation = generation
+        transaction = base.meta.transaction + 1
+        pageLimit = base.meta.pageCount
+        catalog = base.meta.catalog
+        freeList = base.freeList
+        freeList.release(upTo: horizon)
+    }
+
+    deinit {
+        if !isFinished {
+            for page in dirty.values { page.deallocate() }
+            database.writeTransactionEnded()
+        }
+    }
+
+    package func page(_ number: PageNumber) -> UnsafeRawPointer {
+        if let page = dirty[number] { return UnsafeRawPointer(page.pointer) }
+        for commit in below {
+            if let page = commit.pages[number] { return UnsafeRawPointer(page.pointer) }
+        }
+        return database.map.pointer(number)
+    }
+
+    // MARK: Pages
+
+    /// Allocates `count` contiguous pages: reused ones if any are free, else at the end of the file
+    /// (skipping to the next map section if the run would straddle one).
+    func allocate(pages count: UInt64) -> PageNumber {
+        if let start = freeList.allocate(count: count) { return start }
+        var start = pageLimit
+        if !PageMap.isContiguous(page: start, count: count) {
+            let next = (start / PageMap.pagesPerSection + 1) * PageMap.pagesPerSection
+            freeList.giveBack(PageRun(start: start, count: next - start))
+            start = next
+        }
+        pageLimit = start + count
+        return start
+    }
+
+    /// A new, uninitialized page (or run) owned by this transaction.
+    func newPage(pages count: Int = 1) -> (number: PageNumber, pointer: UnsafeMutableRawPointer) {
+        let number = allocate(pages: UInt64(count))
+        let page = DirtyPage.allocate(pages: count)
+        dirty[number] = page
+        return (number, page.pointer)
+    }
+
+    /// The page made writable: itself if this transaction already owns it, else a copy at a new
+    /// number (the old number is freed).
+    func writable(_ number: PageNumber) -> (number: PageNumber, pointer: UnsafeMutableRawPointer) {
+        if let page = dirty[number] { return (number, page.pointer) }
+        let source = page(number)
+        let copy = newPage()
+        copy.pointer.copyMemory(from: source, byteCount: PageLayout.pageSize)
+        copy.pointer.setU64(PageLayout.transactionOffset, transaction)
+        freed.append(PageRun(start: number, count: 1))
+        return copy
+    }
+
+    /// Gives up pages this version no longer references.
+    func release(_ number: PageNumber, pages count: UInt64 = 1) {
+        if let page = dirty.removeValue(forKey: number) {
+            page.deallocate()  // never written: reusable at once
+            freeList.giveBack(PageRun(start: number, count: count))
+        } else {
+            freed.append(PageRun(start: number, count: count))
+        }
+    }
+
+    // MARK: Trees
+
+    /// Creates an empty tree and returns its id.
+    package func createTree() throws -> TreeID {
+        try checkActive()
+        let existing = try lastKey(in: catalog) ?? 0
+        let id = max(existing, roots.keys.max() ?? 0) + 1
+        roots[id] = .some(.empty)
+        return id
+    }
+
+    /// Deletes a tree and frees all its pages.
+    package func dropTree(_ id: TreeID) throws {
+        let root = try root(of: id)
+        try releaseSubtree(root)
+        roots[id] = .some(nil)
+    }
+
+    /// The ids of every tree, in order.
+    package func treeIDs() throws -> [TreeID] {
+        var ids = Set<TreeID>()
+        try forEach(in: catalog) { key, _ in ids.insert(key); return true }
+        for (id, root) in roots { if root == nil { ids.remove(id) } else { ids.insert(id) } }
+        return ids.sorted()
+    }
+
+    /// The current root of a tree; throws if there is no such tree.
+    package func root(of id: TreeID) throws -> TreeRoot {
+        if let known = roots[id] {
+            guard let known else { throw StorageError(.invalidInput, "Tree \(id) was deleted") }
+            return known
+        }
+        guard let root = try withValue(in: catalog, forKey: id, CatalogEntry.decode) else {
+            throw StorageError(.invalidInput, "No tree with id \(id)")
+        }
+        return root
+    }
+
+    /// The number of entries in a tree. O(1).
+    package func count(of id: TreeID) throws -> UInt64 { try root(of: id).count }
+
+    /// Stores `value` under `key`, replacing any previous value. Returns true if the key is new.
+    @discardableResult
+    package func put(_ id: TreeID, key: UInt64, value: UnsafeRawBufferPointer) throws -> Bool {
+        try checkActive()
+        var root = try self.root(of: id)
+        let inserted = try put(into: &root, key: key, value: value)
+        roots[id] = .some(root)
+        return inserted
+    }
+
+    /// Stores `value` under `key` (convenience over ``put(_:key:value:)-(_,_,UnsafeRawBufferPointer)``).
+    @discardableResult
+    package func put(_ id: TreeID, key: UInt64, value: some Collection<UInt8>) throws -> Bool {
+        try value.withContiguousStorageIfAvailable { try put(id, key: key, value: UnsafeRawBufferPointer($0)) }
+            ?? Array(value).withUnsafeBytes { try put(id, key: key, value: $0) }
+    }
+
+    /// Removes `key`. Returns true if it was present.
+    @discardableResult
+    package func remove(_ id: TreeID, key: UInt64) throws -> Bool {
+        try checkActive()
+        var root = try self.root(of: id)
+        guard try remove(from: &root, key: key) else { return false }
+        roots[id] = .some(root)
+        return true
+    }
+
+    /// A copy of the value under `key`.
+    package func value(_ id: TreeID, key: UInt64) throws -> [UInt8]? {
+        try withValue(in: root(of: id), forKey: key) { Array($0) }
+    }
+
+    // MARK: Finishing
+
+    func checkActive() throws {
+        guard !isFinished else { throw StorageError(.wrongTransactionState, "The write transaction has already ended") }
+    }
+
+    /// Discards every change.
+    package func abort() {
+        guard !isFinished else { return }
+        isFinished = true
+        for page in dirty.values { page.deallocate() }
+        dirty = [:]
+        database.writeTransactionEnded()
+    }
+
+    /// Seals the transaction into a commit that later write transactions can build on at once.
+    /// Nothing reaches the file until ``Database/flush()``; readers see it only after that.
+    package func prepare() throws -> TransactionID {
+        try checkActive()
+        // 1. Record changed tree roots in the catalog.
+        for (id, root) in roots.sorted(by: { $0.key < $1.key }) {
+            if let root {
+                var entry = [UInt8](repeating: 0, count: CatalogEntry.size)
+                CatalogEntry.encode(root, into: &entry)
+                _ = try entry.withUnsafeBytes { try put(into: &catalog, key: id, value: $0) }
+            } else {
+                _ = try remove(from: &catalog, key: id)
+            }
+        }
+        // 2. The previous free-list chain is replaced by a new one, written below.
+        for page in base.chainPages { freed.append(PageRun(start: page, count: 1)) }
+        freeList.record(freedBy: transaction, runs: freed)
+        freed = []
+        var chain: [(number: PageNumber, pointer: UnsafeMutableRawPointer)] = []
+        while chain.count < freeList.chainPagesNeeded {
+            chain.append(newPage())  // allocating only ever shrinks the list
+        }
+        freeList.encode(into: chain, transaction: transaction)
+        // 3. Seal every page.
+        for page in dirty.values {
+            PageChecksum.seal(page.pointer, length: page.pages * PageLayout.pageSize)
+        }
+        let meta = MetaPage(
+            transaction: transaction, durableBase: base.meta.durableBase, pageCount: pageLimit,
+            catalog: catalog,
+            freeList: chain.first.map { ChainHead(page: $0.number, transaction: transaction) } ?? .none
+        )
+        let commit = PreparedCommit(
+            tip: VersionTip(meta: meta, freeList: freeList, chainPages: chain.map(\.number)), pages: dirty)
+        dirty = [:]
+        isFinished = true
+        try database.enqueue(commit, generation: generation)
+        return transaction
+    }
+
+    /// Prepares and flushes: returns once the commit is durable (or visible, without sync).
+    package func commit() throws {
+        _ = try prepare()
+        try database.flush()
+    }
+}
+
+/// A catalog value: a tree's root (page, transaction, count), 24 bytes.
+enum CatalogEntry {
+    static let size = 24
+
+    static func encode(_ root: TreeRoot, into bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { buffer in
+            let base = buffer.baseAddress!
+            base.setU64(0, root.page)
+            base.setU64(8, root.transaction)
+            base.setU64(16, root.count)
+        }
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws -> TreeRoot {
+        guard bytes.count == size, let base = bytes.baseAddress else {
+            throw StorageError(.invalidDatabase, "Realm file is damaged: bad catalog entry")
+        }
+        return TreeRoot(page: base.u64(0), transaction: base.u64(8), count: base.u64(16))
+    }
+}
