@@ -35,8 +35,10 @@ let package = Package(
         .target(name: "RealmActors", dependencies: ["RealmRuntime"], swiftSettings: strictSettings),
 
         .executableTarget(name: "realm-demo", dependencies: ["RealmActors"], swiftSettings: strictSettings),
+        // Writes transactions in a loop and reports each durable commit; the crash tests kill it.
+        .executableTarget(name: "realm-crash-writer", dependencies: ["RealmStorage"], swiftSettings: strictSettings),
 
-        .testTarget(name: "RealmStorageTests", dependencies: ["RealmStorage"], swiftSettings: strictSettings),
+        .testTarget(name: "RealmStorageTests", dependencies: ["RealmStorage", "realm-crash-writer"], swiftSettings: strictSettings),
         .testTarget(name: "RealmActorsTests", dependencies: ["RealmActors"], swiftSettings: strictSettings),
     ]
 )

@@ -123,7 +123,19 @@ struct IntegrityCheck<Source: PageSource> {
             problems.append("tree deeper than \(maximumTreeDepth) at page \(page)")
             return 0
         }
-        guard let base = checked(page, transaction, [.inner, .leaf]) else { return 0 }
+        guard let base = checked(page, transaction, [.inner, .leaf, .cluster]) else { return 0 }
+        if base.pageKind == .cluster {
+            let leaf = ClusterLeaf(base)
+            guard leaf.isWellFormed(deep: true) else {
+                problems.append("table leaf \(page) is malformed")
+                return 0
+            }
+            for row in 0..<leaf.count where leaf.key(row) < lower || upper.map({ leaf.key(row) >= $0 }) == true {
+                problems.append("table leaf \(page) holds key \(leaf.key(row)) outside its range")
+            }
+            leaf.forEachOverflow { checkOverflow($0, owner: page) }
+            return UInt64(leaf.count)
+        }
         if base.pageKind == .leaf {
             let leaf = ValueLeaf(base)
             guard leaf.isWellFormed() else {
@@ -137,18 +149,7 @@ struct IntegrityCheck<Source: PageSource> {
                 }
                 if leaf.isOverflow(index) {
                     let run = leaf.overflow(index)
-                    guard run.length <= UInt64(StorageLimits.maximumValueLength) else {
-                        problems.append("leaf \(page) refers to an overflow value of \(run.length) bytes")
-                        continue
-                    }
-                    guard run.transaction > trustedUpTo else { continue }
-                    let pages = OverflowRun.pages(forLength: Int(run.length))
-                    guard let runBase = checked(run.page, run.transaction, [.overflow], pages: pages) else { continue }
-                    if UInt64(runBase.u32(PageLayout.auxOffset)) != pages || runBase.u64(24) != run.length {
-                        problems.append("overflow run \(run.page) does not match its reference")
-                        continue
-                    }
-                    leafValue(&self, key, UnsafeRawBufferPointer(start: runBase + OverflowRun.dataOffset, count: Int(run.length)))
+                    if let bytes = checkOverflow(run, owner: page) { leafValue(&self, key, bytes) }
                 } else {
                     leafValue(&self, key, leaf.inlineValue(index))
                 }
@@ -175,6 +176,23 @@ struct IntegrityCheck<Source: PageSource> {
             total += node.childCount(index)
         }
         return total
+    }
+
+    /// Checks an overflow run a leaf refers to; returns its bytes when it was checked and is good.
+    @discardableResult
+    private mutating func checkOverflow(_ run: OverflowReference, owner page: PageNumber) -> UnsafeRawBufferPointer? {
+        guard run.length <= UInt64(StorageLimits.maximumValueLength) else {
+            problems.append("leaf \(page) refers to an overflow value of \(run.length) bytes")
+            return nil
+        }
+        guard run.transaction > trustedUpTo else { return nil }
+        let pages = OverflowRun.pages(forLength: Int(run.length))
+        guard let base = checked(run.page, run.transaction, [.overflow], pages: pages) else { return nil }
+        guard UInt64(base.u32(PageLayout.auxOffset)) == pages, base.u64(24) == run.length else {
+            problems.append("overflow run \(run.page) does not match its reference")
+            return nil
+        }
+        return UnsafeRawBufferPointer(start: base + OverflowRun.dataOffset, count: Int(run.length))
     }
 
     /// Walks the free-list chain and marks its runs; returns the number of free pages.

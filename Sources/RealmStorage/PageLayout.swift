@@ -11,6 +11,7 @@ package enum PageKind: UInt8, Sendable {
     case leaf = 3
     case overflow = 4
     case freeList = 5
+    case cluster = 6
 }
 
 /// The fixed geometry of every page.

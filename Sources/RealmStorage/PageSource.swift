@@ -45,9 +45,9 @@ extension PageSource {
         return base
     }
 
-    /// Descends from `root` to the leaf that holds (or would hold) `key`.
+    /// Descends from `root` to the leaf page (value leaf or cluster) that holds or would hold `key`.
     @inline(__always)
-    func leaf(containing key: UInt64, in root: TreeRoot) throws -> ValueLeaf? {
+    func leafPage(containing key: UInt64, in root: TreeRoot) throws -> UnsafeRawPointer? {
         guard !root.isEmpty else { return nil }
         var number = root.page
         for _ in 0..<maximumTreeDepth {
@@ -55,9 +55,11 @@ extension PageSource {
             let base = page(number)
             switch base.pageKind {
             case .leaf:
-                let leaf = ValueLeaf(base)
-                guard leaf.count <= PageLayout.pageSize / ValueLeaf.slotSize else { break }
-                return leaf
+                guard base.pageCount16 <= PageLayout.pageSize / ValueLeaf.slotSize else { break }
+                return base
+            case .cluster:
+                guard ClusterLeaf(base).isWellFormed() else { break }
+                return base
             case .inner:
                 let node = InnerNode(base)
                 guard node.count >= 1, node.count <= InnerNode.capacity else { break }
@@ -69,6 +71,14 @@ extension PageSource {
             break
         }
         throw StorageError(.invalidDatabase, "Realm file is damaged: bad tree page \(number)")
+    }
+
+    /// The value leaf that holds or would hold `key`.
+    @inline(__always)
+    func leaf(containing key: UInt64, in root: TreeRoot) throws -> ValueLeaf? {
+        guard let base = try leafPage(containing: key, in: root) else { return nil }
+        guard base.pageKind == .leaf else { throw StorageError(.invalidDatabase, "Realm file is damaged: expected a value leaf") }
+        return ValueLeaf(base)
     }
 
     /// The stored value of entry `index` of `leaf`, with its bounds checked.
@@ -170,6 +180,8 @@ extension PageSource {
         case .leaf where base.pageCount16 <= PageLayout.pageSize / ValueLeaf.slotSize:
             return base
         case .inner where base.pageCount16 >= 1 && base.pageCount16 <= InnerNode.capacity:
+            return base
+        case .cluster where ClusterLeaf(base).isWellFormed():
             return base
         default:
             throw StorageError(.invalidDatabase, "Realm file is damaged: bad tree page \(number)")

@@ -13,7 +13,7 @@ package struct ValueLeaf {
     /// Values up to a quarter page stay in the leaf, so a leaf always holds at least 3 entries.
     package static let maximumInlineLength = 1024
     package static let overflowMarker: UInt16 = 0xFFFF
-    package static let overflowReferenceSize = 24
+    package static let overflowReferenceSize = OverflowReference.size
 
     package let base: UnsafeRawPointer
 
@@ -35,9 +35,8 @@ package struct ValueLeaf {
     }
 
     /// The overflow run of entry `index` (only when `isOverflow(index)`).
-    package func overflow(_ index: Int) -> (page: PageNumber, transaction: TransactionID, length: UInt64) {
-        let offset = valueOffset(index)
-        return (base.u64(offset), base.u64(offset + 8), base.u64(offset + 16))
+    package func overflow(_ index: Int) -> OverflowReference {
+        OverflowReference(base + valueOffset(index))
     }
 
     /// The inline bytes of entry `index` (only when `!isOverflow(index)`).

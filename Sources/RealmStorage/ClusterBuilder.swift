@@ -1,0 +1,218 @@
+/// A cluster decoded into arrays, for the rare edits the in-place writer cannot do: widening an
+/// integer column, adding a column, rebalancing capacity against the heap, splitting and merging.
+///
+/// Byte strings that are already in overflow runs stay there (only their references move).
+struct ClusterBuilder {
+    /// One decoded value.
+    enum Cell: Equatable {
+        case null
+        case int(Int64)
+        case bool(Bool)
+        case float(Float)
+        case double(Double)
+        case inline([UInt8])
+        case overflow(OverflowReference)
+        case fixed([UInt8])
+
+        /// Heap bytes this value takes in a leaf.
+        var heapBytes: Int {
+            switch self {
+            case .inline(let bytes): bytes.count
+            case .overflow: OverflowReference.size
+            default: 0
+            }
+        }
+    }
+
+    var layout: [ColumnSpec]
+    var keys: [UInt64] = []
+    /// `rows[r][c]`.
+    var rows: [[Cell]] = []
+
+    init(layout: [ColumnSpec]) { self.layout = layout }
+
+    /// Decodes a leaf; columns the leaf lacks get their default values.
+    init(_ leaf: ClusterLeaf, layout: [ColumnSpec]) {
+        self.layout = layout
+        keys.reserveCapacity(leaf.count + 1)
+        rows.reserveCapacity(leaf.count + 1)
+        for row in 0..<leaf.count {
+            keys.append(leaf.key(row))
+            rows.append(layout.indices.map { Self.cell(leaf, row, $0, layout[$0]) })
+        }
+    }
+
+    /// Decodes two neighbouring leaves into one builder, with the wider of their layouts.
+    init(merging left: ClusterLeaf, _ right: ClusterLeaf, source: some PageSource) {
+        let wider = left.columnCount >= right.columnCount ? left : right
+        let layout = (0..<wider.columnCount).map { Self.spec(of: wider, $0) }
+        self.init(left, layout: layout)
+        for row in 0..<right.count {
+            keys.append(right.key(row))
+            rows.append(layout.indices.map { Self.cell(right, row, $0, layout[$0]) })
+        }
+    }
+
+    /// The column spec a leaf's descriptor describes.
+    static func spec(of leaf: ClusterLeaf, _ column: Int) -> ColumnSpec {
+        let kind = leaf.kind(column) ?? .int
+        return ColumnSpec(kind, nullable: leaf.nullOffset(column) != 0,
+                          fixedWidth: kind == .fixed ? UInt8(leaf.width(column)) : 0)
+    }
+
+    static func cell(_ leaf: ClusterLeaf, _ row: Int, _ column: Int, _ spec: ColumnSpec) -> Cell {
+        if column >= leaf.columnCount { return Cell(spec.defaultValue) }
+        if leaf.isNull(row, column) { return .null }
+        switch spec.kind {
+        case .int: return .int(leaf.int(row, column))
+        case .bool: return .bool(leaf.bool(row, column))
+        case .float: return .float(leaf.float(row, column))
+        case .double: return .double(leaf.double(row, column))
+        case .fixed: return .fixed(Array(leaf.fixed(row, column)))
+        case .bytes:
+            switch leaf.storedBytes(row, column) {
+            case .inline(let bytes): return .inline(Array(bytes))
+            case .overflow(let reference): return .overflow(reference)
+            }
+        }
+    }
+
+    var count: Int { keys.count }
+
+    mutating func insert(at index: Int, key: UInt64, cells: [Cell]) {
+        keys.insert(key, at: index)
+        rows.insert(cells, at: index)
+    }
+
+    // MARK: Geometry
+
+    /// The narrowest width that holds every value of an `.int` column.
+    private func intWidth(_ column: Int) -> Int {
+        var width = 0
+        for row in rows {
+            guard case .int(let value) = row[column] else { continue }
+            let needed = Int8(exactly: value) != nil ? (value == 0 ? 0 : 1)
+                : Int16(exactly: value) != nil ? 2 : Int32(exactly: value) != nil ? 4 : 8
+            width = max(width, needed)
+            if width == 8 { break }
+        }
+        return width
+    }
+
+    private func geometry() -> ClusterGeometry {
+        ClusterGeometry(columns: layout.indices.map { column in
+            let spec = layout[column]
+            let width = switch spec.kind {
+            case .int: intWidth(column)
+            case .bool: 0
+            case .float: 4
+            case .double: 8
+            case .bytes: 4
+            case .fixed: Int(spec.fixedWidth)
+            }
+            return (spec.kind, width, spec.nullable)
+        })
+    }
+
+    private func heapBytes(_ range: Range<Int>) -> Int {
+        rows[range].reduce(0) { $0 + $1.reduce(0) { $0 + $1.heapBytes } }
+    }
+
+    /// Whether the rows in `range` fit one page.
+    func fits(_ range: Range<Int>? = nil) -> Bool {
+        let range = range ?? 0..<count
+        return geometry().fixedBytes(capacity: range.count) + heapBytes(range) <= PageLayout.pageSize
+    }
+
+    static func fitsOnePage(_ left: ClusterLeaf, _ right: ClusterLeaf) -> Bool {
+        left.usedBytes + right.usedBytes + ClusterLeaf.keysOffset(columnCount: max(left.columnCount, right.columnCount))
+            < PageLayout.pageSize - 64
+    }
+
+    /// The most heap bytes one row may keep inline so that any three rows fit a page; larger
+    /// rows push their biggest byte strings to overflow runs. This is what guarantees that a
+    /// full leaf can always be split into two leaves that fit.
+    static func rowHeapBudget(_ layout: [ColumnSpec]) -> Int {
+        let geometry = ClusterGeometry(columns: layout.map { spec in
+            (spec.kind, spec.kind == .bool ? 0 : spec.kind == .fixed ? Int(spec.fixedWidth) : spec.kind == .float || spec.kind == .bytes ? 4 : 8,
+             spec.nullable)
+        })
+        return min(ClusterLeaf.maximumInlineLength, (PageLayout.pageSize - geometry.fixedBytes(capacity: 3)) / 3)
+    }
+
+    /// The split point that balances bytes between two leaves that both fit.
+    func splitPoint() -> Int {
+        precondition(count >= 2)
+        let middle = count / 2
+        for distance in 0...count {
+            for candidate in [middle - distance, middle + distance] where candidate >= 1 && candidate < count {
+                if fits(0..<candidate) && fits(candidate..<count) { return candidate }
+            }
+        }
+        preconditionFailure("the row heap budget guarantees a split point")
+    }
+
+    func slice(_ range: Range<Int>) -> ClusterBuilder {
+        var part = ClusterBuilder(layout: layout)
+        part.keys = Array(keys[range])
+        part.rows = Array(rows[range])
+        return part
+    }
+
+    // MARK: Encoding
+
+    /// Writes the rows as a fresh cluster page (`fits()` must hold), leaving room for more rows
+    /// in proportion to the heap the current rows use.
+    func encode(into page: UnsafeMutableRawPointer, transaction: TransactionID) {
+        let geometry = geometry()
+        let heap = heapBytes(0..<count)
+        let perRow = Double(geometry.fixedBytes(capacity: 64) - geometry.fixedBytes(capacity: 0)) / 64
+        let averageHeap = count == 0 ? 0 : Double(heap) / Double(count)
+        let room = Double(PageLayout.pageSize - geometry.fixedBytes(capacity: 0))
+        var capacity = max(count, min(Int(room / (perRow + averageHeap)), (PageLayout.pageSize - 32) / 8))
+        while capacity > count && geometry.fixedBytes(capacity: capacity) + heap > PageLayout.pageSize { capacity -= 1 }
+        precondition(geometry.fixedBytes(capacity: capacity) + heap <= PageLayout.pageSize, "cluster rows do not fit a page")
+
+        page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
+        page.initializePageHeader(kind: .cluster, transaction: transaction)
+        page.setU16(PageLayout.countOffset, UInt16(count))
+        page.setU16(ClusterLeaf.capacityOffset, UInt16(capacity))
+        page.setU16(ClusterLeaf.columnCountOffset, UInt16(layout.count))
+        var offset = ClusterLeaf.keysOffset(columnCount: layout.count)
+        for (row, key) in keys.enumerated() { page.setU64(offset + row * 8, key) }
+        offset += capacity * 8
+        var heapStart = PageLayout.pageSize
+        for column in layout.indices {
+            let (kind, width, nullable) = geometry.columns[column]
+            let descriptor = ClusterLeaf.descriptorsOffset + column * ClusterLeaf.descriptorSize
+            let dataOffset = offset
+            offset += geometry.area(column, capacity: capacity)
+            let nullOffset = nullable ? offset : 0
+            if nullable { offset += ClusterGeometry.bitmapBytes(capacity: capacity) }
+            page.setU8(descriptor, kind.rawValue)
+            page.setU8(descriptor + 1, UInt8(width))
+            page.setU16(descriptor + 2, UInt16(dataOffset))
+            page.setU16(descriptor + 4, UInt16(nullOffset))
+            for row in 0..<count {
+                ClusterLeafWriter.store(rows[row][column], in: page, row: row, kind: kind, width: width,
+                                        dataOffset: dataOffset, nullOffset: nullOffset, heapStart: &heapStart)
+            }
+        }
+        page.setU32(PageLayout.auxOffset, UInt32(heapStart))
+    }
+}
+
+extension ClusterBuilder.Cell {
+    /// A cell for a value known not to need an overflow run.
+    init(_ value: ColumnValue) {
+        switch value {
+        case .null: self = .null
+        case .int(let value): self = .int(value)
+        case .bool(let value): self = .bool(value)
+        case .float(let value): self = .float(value)
+        case .double(let value): self = .double(value)
+        case .bytes(let bytes): self = .inline(bytes)
+        case .fixed(let bytes): self = .fixed(bytes)
+        }
+    }
+}

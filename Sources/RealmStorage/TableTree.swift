@@ -1,0 +1,242 @@
+/// Tables: B+trees keyed by 64-bit object keys whose leaves are ``ClusterLeaf``s.
+///
+/// The table's `layout` (its columns' physical types) comes from the object store with every
+/// edit, because clusters describe only themselves: a leaf written before a column was added
+/// has fewer columns, and the next edit of that leaf rebuilds it with the full layout.
+extension WriteTransaction {
+    /// Inserts a row. Throws `.invalidInput` if the key exists or a value does not match its column.
+    package func insertRow(_ id: TreeID, key: UInt64, values: [ColumnValue], layout: [ColumnSpec]) throws {
+        try checkActive()
+        var root = try self.root(of: id)
+        if try row(in: root, key: key) != nil {
+            throw StorageError(.invalidInput, "An object with key \(key) already exists")
+        }
+        let cells = try cells(for: values, layout: layout)
+        if root.isEmpty {
+            var builder = ClusterBuilder(layout: layout)
+            builder.insert(at: 0, key: key, cells: cells)
+            let page = newPage()
+            builder.encode(into: page.pointer, transaction: transaction)
+            root = TreeRoot(page: page.number, transaction: transaction, count: 1)
+        } else {
+            try modify(&root, key: key) { node in
+                try insertInCluster(node, key: key, cells: cells, layout: layout)
+            }
+        }
+        roots[id] = .some(root)
+    }
+
+    /// Replaces the value of one column of an existing row.
+    package func updateValue(_ id: TreeID, key: UInt64, column: Int, value: ColumnValue, layout: [ColumnSpec]) throws {
+        try checkActive()
+        var root = try self.root(of: id)
+        guard let (leaf, row) = try row(in: root, key: key) else {
+            throw StorageError(.invalidInput, "No object with key \(key)")
+        }
+        guard column < layout.count, value.matches(layout[column]) else {
+            throw StorageError(.invalidInput, "Value \(value) does not fit column \(column) (\(layout.indices.contains(column) ? "\(layout[column])" : "no such column"))")
+        }
+        // Keep the row within its inline heap budget: a string that would push it over goes to
+        // an overflow run.
+        var inlineOthers = 0
+        for other in 0..<min(leaf.columnCount, layout.count) where other != column && layout[other].kind == .bytes {
+            if case .inline(let bytes) = leaf.storedBytes(row, other), !leaf.isNull(row, other) { inlineOthers += bytes.count }
+        }
+        let cell = try cell(for: value, inlineBudget: ClusterBuilder.rowHeapBudget(layout) - inlineOthers)
+        try modify(&root, key: key) { node in
+            try updateInCluster(node, key: key, column: column, cell: cell, layout: layout)
+        }
+        roots[id] = .some(root)
+    }
+
+    /// Removes a row. Returns false if there was none.
+    @discardableResult
+    package func removeRow(_ id: TreeID, key: UInt64) throws -> Bool {
+        try checkActive()
+        var root = try self.root(of: id)
+        guard try row(in: root, key: key) != nil else { return false }
+        try modify(&root, key: key) { node in
+            let writer = ClusterLeafWriter(node.pointer)
+            let (index, found) = writer.leaf.find(key)
+            guard found else { return LeafOutcome(delta: 0) }
+            let leaf = writer.leaf
+            for column in 0..<leaf.columnCount where leaf.kind(column) == .bytes && !leaf.isNull(index, column) {
+                if case .overflow(let reference) = leaf.storedBytes(index, column) { releaseOverflow(reference) }
+            }
+            writer.remove(at: index)
+            return LeafOutcome(delta: -1)
+        }
+        roots[id] = .some(root)
+        return true
+    }
+
+    // MARK: Cluster edits
+
+    private func insertInCluster(_ node: WritablePage, key: UInt64, cells: [ClusterBuilder.Cell],
+                                 layout: [ColumnSpec]) throws -> LeafOutcome {
+        guard node.pointer.pageKind == .cluster else {
+            throw StorageError(.invalidDatabase, "Realm file is damaged: page \(node.number) is not a table leaf")
+        }
+        let writer = ClusterLeafWriter(node.pointer)
+        let (index, _) = writer.leaf.find(key)
+        if writer.leaf.columnCount == layout.count && writer.insert(at: index, key: key, cells: cells) {
+            return LeafOutcome(delta: 1)
+        }
+        guard writer.leaf.columnCount <= layout.count else {
+            throw StorageError(.invalidInput, "The table layout has fewer columns than its stored data")
+        }
+        let atRightEdge = index == writer.leaf.count
+        var builder = ClusterBuilder(writer.leaf, layout: layout)
+        builder.insert(at: index, key: key, cells: cells)
+        if builder.fits() {
+            builder.encode(into: node.pointer, transaction: transaction)
+            return LeafOutcome(delta: 1)
+        }
+        if atRightEdge {  // appending in key order: keep this leaf full, start a new one
+            return LeafOutcome(delta: 1, split: newCluster(builder.slice(builder.count - 1..<builder.count)))
+        }
+        return LeafOutcome(delta: 1, split: split(builder, into: node))
+    }
+
+    private func updateInCluster(_ node: WritablePage, key: UInt64, column: Int, cell: ClusterBuilder.Cell,
+                                 layout: [ColumnSpec]) throws -> LeafOutcome {
+        guard node.pointer.pageKind == .cluster else {
+            throw StorageError(.invalidDatabase, "Realm file is damaged: page \(node.number) is not a table leaf")
+        }
+        let writer = ClusterLeafWriter(node.pointer)
+        let (row, found) = writer.leaf.find(key)
+        guard found else { return LeafOutcome(delta: 0) }
+        let leaf = writer.leaf
+        if column < leaf.columnCount, leaf.kind(column) == .bytes, !leaf.isNull(row, column),
+           case .overflow(let old) = leaf.storedBytes(row, column) {
+            releaseOverflow(old)
+        }
+        if leaf.columnCount == layout.count && writer.update(row: row, column: column, cell: cell) {
+            return LeafOutcome(delta: 0)
+        }
+        var builder = ClusterBuilder(leaf, layout: layout)
+        builder.rows[row][column] = cell
+        if builder.fits() {
+            builder.encode(into: node.pointer, transaction: transaction)
+            return LeafOutcome(delta: 0)
+        }
+        return LeafOutcome(delta: 0, split: split(builder, into: node))
+    }
+
+    /// Writes the first part of `builder` into `node` and the rest into a new leaf.
+    private func split(_ builder: ClusterBuilder, into node: WritablePage) -> Split {
+        let point = builder.splitPoint()
+        builder.slice(0..<point).encode(into: node.pointer, transaction: transaction)
+        return newCluster(builder.slice(point..<builder.count))
+    }
+
+    private func newCluster(_ builder: ClusterBuilder) -> Split {
+        let page = newPage()
+        builder.encode(into: page.pointer, transaction: transaction)
+        return Split(key: builder.keys[0], page: page.number, count: UInt64(builder.count))
+    }
+
+    // MARK: Values to cells
+
+    /// Converts a row's values, moving the largest byte strings to overflow runs until the row
+    /// keeps at most ``ClusterBuilder/rowHeapBudget(_:)`` bytes inline.
+    private func cells(for values: [ColumnValue], layout: [ColumnSpec]) throws -> [ClusterBuilder.Cell] {
+        guard values.count == layout.count else {
+            throw StorageError(.invalidInput, "Expected \(layout.count) values, got \(values.count)")
+        }
+        for (index, value) in values.enumerated() where !value.matches(layout[index]) {
+            if case .bytes(let bytes) = value, bytes.count > StorageLimits.maximumValueLength {
+                throw StorageError(.invalidInput, "Value of \(bytes.count) bytes exceeds the maximum of \(StorageLimits.maximumValueLength) bytes")
+            }
+            throw StorageError(.invalidInput, "Value \(value) does not fit column \(index) (\(layout[index]))")
+        }
+        var inline = values.indices.filter {
+            if case .bytes(let bytes) = values[$0] { bytes.count <= ClusterLeaf.maximumInlineLength } else { false }
+        }
+        var inlineBytes = inline.reduce(0) { total, index in
+            if case .bytes(let bytes) = values[index] { total + bytes.count } else { total }
+        }
+        let budget = ClusterBuilder.rowHeapBudget(layout)
+        inline.sort { values[$0].byteCount > values[$1].byteCount }
+        var spilled = Set<Int>()
+        for index in inline where inlineBytes > budget {
+            spilled.insert(index)
+            inlineBytes -= values[index].byteCount
+        }
+        return try values.indices.map { index in
+            try cell(for: values[index], inlineBudget: spilled.contains(index) ? -1 : ClusterLeaf.maximumInlineLength)
+        }
+    }
+
+    /// One cell; byte strings longer than `inlineBudget` go to an overflow run.
+    private func cell(for value: ColumnValue, inlineBudget: Int) throws -> ClusterBuilder.Cell {
+        guard case .bytes(let bytes) = value else { return ClusterBuilder.Cell(value) }
+        guard bytes.count <= StorageLimits.maximumValueLength else {
+            throw StorageError(.invalidInput, "Value of \(bytes.count) bytes exceeds the maximum of \(StorageLimits.maximumValueLength) bytes")
+        }
+        if bytes.count <= min(inlineBudget, ClusterLeaf.maximumInlineLength) { return .inline(bytes) }
+        return .overflow(bytes.withUnsafeBytes { writeOverflow($0) })
+    }
+}
+
+extension ColumnValue {
+    fileprivate var byteCount: Int { if case .bytes(let bytes) = self { bytes.count } else { 0 } }
+}
+
+extension PageSource {
+    /// The leaf and row holding `key` in a table, or nil.
+    @inline(__always)
+    package func row(in root: TreeRoot, key: UInt64) throws -> (ClusterLeaf, Int)? {
+        guard let base = try leafPage(containing: key, in: root) else { return nil }
+        guard base.pageKind == .cluster else {
+            throw StorageError(.invalidDatabase, "Realm file is damaged: expected a table leaf")
+        }
+        let leaf = ClusterLeaf(base)
+        let (row, found) = leaf.find(key)
+        return found ? (leaf, row) : nil
+    }
+
+    /// Visits a table's leaves in key order until `body` returns false.
+    package func forEachCluster(in root: TreeRoot, _ body: (ClusterLeaf) throws -> Bool) throws {
+        guard !root.isEmpty else { return }
+        var stack = [(root.page, 0)]
+        while let (number, depth) = stack.popLast() {
+            guard depth < maximumTreeDepth else { throw StorageError(.invalidDatabase, "Realm file is damaged: tree too deep") }
+            let base = try checkedPageOfTree(number)
+            switch base.pageKind {
+            case .cluster:
+                guard try body(ClusterLeaf(base)) else { return }
+            case .inner:
+                let node = InnerNode(base)
+                for index in stride(from: node.count - 1, through: 0, by: -1) { stack.append((node.child(index), depth + 1)) }
+            default:
+                throw StorageError(.invalidDatabase, "Realm file is damaged: page \(number) is not a table page")
+            }
+        }
+    }
+
+    /// The bytes of a byte-string value (inline, or read in place from its overflow run).
+    package func bytes(of stored: ClusterLeaf.StoredBytes) throws -> UnsafeRawBufferPointer {
+        switch stored {
+        case .inline(let bytes):
+            return bytes
+        case .overflow(let reference):
+            return try bytes(of: .overflow(page: reference.page, transaction: reference.transaction, length: reference.length))
+        }
+    }
+
+    /// A value decoded into a `ColumnValue` (copies byte strings; for tests and dynamic access,
+    /// not for hot paths).
+    package func value(_ leaf: ClusterLeaf, row: Int, column: Int, spec: ColumnSpec) throws -> ColumnValue {
+        if column >= leaf.columnCount { return spec.defaultValue }
+        if leaf.isNull(row, column) { return .null }
+        switch spec.kind {
+        case .int: return .int(leaf.int(row, column))
+        case .bool: return .bool(leaf.bool(row, column))
+        case .float: return .float(leaf.float(row, column))
+        case .double: return .double(leaf.double(row, column))
+        case .fixed: return .fixed(Array(leaf.fixed(row, column)))
+        case .bytes: return .bytes(Array(try bytes(of: leaf.storedBytes(row, column))))
+        }
+    }
+}
