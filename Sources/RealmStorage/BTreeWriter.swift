@@ -163,6 +163,12 @@ extension WriteTransaction {
         var stack = [(root.page, 0)]
         while let (number, depth) = stack.popLast() {
             guard depth < maximumTreeDepth else { throw StorageError(.invalidDatabase, "Realm file is damaged: tree too deep") }
+            if number < pageLimit, [.indexLeaf, .indexInner].contains(page(number).pageKind) {
+                let node = IndexPage(try checkedIndexPage(number))
+                if node.isInner { for index in 0..<node.count { stack.append((node.child(index), depth + 1)) } }
+                release(number)
+                continue
+            }
             let base = try checkedPageOfTree(number)
             switch base.pageKind {
             case .leaf:

@@ -100,7 +100,11 @@ struct IntegrityCheck<Source: PageSource> {
                 return
             }
             check.trees += 1
-            let counted = check.walk(tree, lower: 0, upper: nil, depth: 0) { _, _, _ in }
+            let isIndex = !tree.isEmpty && tree.page < check.source.pageLimit
+                && [.indexLeaf, .indexInner].contains(check.source.page(tree.page).pageKind)
+            let counted = isIndex
+                ? check.walkIndex(tree.page, tree.transaction, lower: nil, upper: nil, depth: 0)
+                : check.walk(tree, lower: 0, upper: nil, depth: 0) { _, _, _ in }
             if check.accounting && counted != tree.count {
                 check.problems.append("tree \(key) records \(tree.count) entries but holds \(counted)")
             }
@@ -176,6 +180,47 @@ struct IntegrityCheck<Source: PageSource> {
             total += node.childCount(index)
         }
         return total
+    }
+
+    /// Walks an index tree; keys must lie in `[lower, upper)` and ascend strictly.
+    private mutating func walkIndex(_ page: PageNumber, _ transaction: TransactionID,
+                                    lower: [UInt8]?, upper: [UInt8]?, depth: Int) -> UInt64 {
+        guard transaction > trustedUpTo else { return 0 }
+        guard depth < maximumTreeDepth else {
+            problems.append("index deeper than \(maximumTreeDepth) at page \(page)")
+            return 0
+        }
+        guard let base = checked(page, transaction, [.indexLeaf, .indexInner]) else { return 0 }
+        let node = IndexPage(base)
+        guard node.isWellFormed, !node.isInner || node.count >= 1 else {
+            problems.append("index page \(page) is malformed")
+            return 0
+        }
+        func inRange(_ key: UnsafeRawBufferPointer) -> Bool {
+            lower.map { bound in bound.withUnsafeBytes { IndexPage.compare(key, $0) >= 0 } } ?? true
+                && upper.map { bound in bound.withUnsafeBytes { IndexPage.compare(key, $0) < 0 } } ?? true
+        }
+        var total: UInt64 = 0
+        for index in 0..<node.count {
+            if index > 0 && IndexPage.compare(node.key(index - 1), node.key(index)) >= 0 {
+                problems.append("index page \(page) has keys out of order")
+            }
+            if !node.isInner {
+                if !inRange(node.key(index)) { problems.append("index page \(page) holds a key outside its range") }
+                total += 1
+                continue
+            }
+            if index > 0 && !inRange(node.key(index)) { problems.append("index page \(page) has a separator outside its range") }
+            let childLower = index == 0 ? lower : Array(node.key(index))
+            let childUpper = index + 1 < node.count ? Array(node.key(index + 1)) : upper
+            let counted = walkIndex(node.child(index), node.childTransaction(index), lower: childLower,
+                                    upper: childUpper, depth: depth + 1)
+            if accounting && counted != node.childCount(index) {
+                problems.append("index page \(page) records \(node.childCount(index)) keys under child \(index) but it holds \(counted)")
+            }
+            total += node.childCount(index)
+        }
+        return node.isInner ? total : UInt64(node.count)
     }
 
     /// Checks an overflow run a leaf refers to; returns its bytes when it was checked and is good.

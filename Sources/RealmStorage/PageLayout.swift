@@ -12,6 +12,8 @@ package enum PageKind: UInt8, Sendable {
     case overflow = 4
     case freeList = 5
     case cluster = 6
+    case indexLeaf = 7
+    case indexInner = 8
 }
 
 /// The fixed geometry of every page.

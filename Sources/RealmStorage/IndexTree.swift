@@ -1,0 +1,304 @@
+/// Secondary indexes: B+trees of ``IndexPage``s holding order-preserving keys
+/// (`encoded value ‖ object key`, see ``IndexKey``), so equal values are adjacent, a lookup is a
+/// range scan over one prefix, and ranges (`<`, `BETWEEN`) scan in order.
+///
+/// The descent mirrors the table trees' (copy the path, split at the right edge by moving only the
+/// new entry, merge a child under a quarter full into a neighbour that has room), with byte-string
+/// separators instead of integers.
+extension WriteTransaction {
+    /// Adds `key` to an index. Returns false if it was already present.
+    @discardableResult
+    package func indexInsert(_ id: TreeID, key: [UInt8]) throws -> Bool {
+        try checkActive()
+        guard key.count <= IndexPage.maximumKeyLength else {
+            throw StorageError(.invalidInput, "Index key of \(key.count) bytes exceeds \(IndexPage.maximumKeyLength) bytes")
+        }
+        var root = try self.root(of: id)
+        let inserted = try key.withUnsafeBytes { key -> Bool in
+            if root.isEmpty {
+                let leaf = newPage()
+                _ = IndexPageWriter.initialize(leaf.pointer, inner: false, transaction: transaction).insert(at: 0, key: key)
+                root = TreeRoot(page: leaf.number, transaction: transaction, count: 1)
+                return true
+            }
+            if try indexContains(root, key) { return false }
+            let top = try writableIndexPage(root.page)
+            let split = try indexInsert(top, key: key, depth: 0)
+            root.page = top.number
+            root.transaction = transaction
+            root.count += 1
+            if let split {
+                let newRoot = newPage()
+                let writer = IndexPageWriter.initialize(newRoot.pointer, inner: true, transaction: transaction)
+                _ = writer.insert(at: 0, key: UnsafeRawBufferPointer(start: nil, count: 0),
+                                  child: (top.number, transaction, root.count - split.count))
+                _ = split.key.withUnsafeBytes { writer.insert(at: 1, key: $0, child: (split.page, transaction, split.count)) }
+                root.page = newRoot.number
+            }
+            return true
+        }
+        roots[id] = .some(root)
+        return inserted
+    }
+
+    /// Removes `key` from an index. Returns false if it was absent.
+    @discardableResult
+    package func indexRemove(_ id: TreeID, key: [UInt8]) throws -> Bool {
+        try checkActive()
+        var root = try self.root(of: id)
+        let removed = try key.withUnsafeBytes { key -> Bool in
+            guard try indexContains(root, key) else { return false }
+            let top = try writableIndexPage(root.page)
+            try indexRemove(top, key: key, depth: 0)
+            root.page = top.number
+            root.transaction = transaction
+            root.count -= 1
+            while !root.isEmpty {
+                if root.count == 0 {
+                    release(root.page)
+                    root = .empty
+                    break
+                }
+                let node = IndexPage(page(root.page))
+                guard node.isInner, node.count == 1 else { break }
+                let (child, childTransaction) = (node.child(0), node.childTransaction(0))
+                release(root.page)
+                root.page = child
+                root.transaction = childTransaction
+            }
+            return true
+        }
+        roots[id] = .some(root)
+        return removed
+    }
+
+    private struct IndexSplit {
+        var key: [UInt8]
+        var page: PageNumber
+        var count: UInt64
+    }
+
+    private func writableIndexPage(_ number: PageNumber) throws -> WritablePage {
+        _ = try checkedIndexPage(number)
+        return writable(number)
+    }
+
+    private func indexInsert(_ node: WritablePage, key: UnsafeRawBufferPointer, depth: Int) throws -> IndexSplit? {
+        guard depth < maximumTreeDepth else { throw StorageError(.invalidDatabase, "Realm file is damaged: index too deep") }
+        let writer = IndexPageWriter(node.pointer)
+        var position: Int
+        var child: (PageNumber, TransactionID, UInt64)?
+        var entry: [UInt8]
+        if writer.page.isInner {
+            let index = writer.page.route(key)
+            let childPage = try writableIndexPage(writer.page.child(index))
+            let split = try indexInsert(childPage, key: key, depth: depth + 1)
+            let childCount = writer.page.childCount(index) + 1 - (split?.count ?? 0)
+            writer.setChild(index, childPage.number, transaction, childCount)
+            guard let split else { return nil }
+            position = index + 1
+            entry = split.key
+            child = (split.page, transaction, split.count)
+        } else {
+            position = writer.page.find(key).index
+            entry = Array(key)
+        }
+        let fitted = entry.withUnsafeBytes { writer.insert(at: position, key: $0, child: child) }
+        if fitted { return nil }
+        // Split: at the right edge only the new entry moves; elsewhere the bytes are halved.
+        let inner = writer.page.isInner
+        let right = newPage()
+        let rightWriter = IndexPageWriter.initialize(right.pointer, inner: inner, transaction: transaction)
+        let count = writer.page.count
+        if position < count {
+            writer.moveTail(from: halfByBytes(writer.page), to: rightWriter)
+        }
+        let leftCount = writer.page.count
+        let target = position >= leftCount ? rightWriter : writer
+        position = position >= leftCount ? position - leftCount : position
+        let fits = entry.withUnsafeBytes { target.insert(at: position, key: $0, child: child) }
+        precondition(fits, "an entry of at most \(IndexPage.maximumKeyLength) bytes fits half a page")
+        let rightPage = rightWriter.page
+        let total = inner ? (0..<rightPage.count).reduce(0) { $0 + rightPage.childCount($1) } : UInt64(rightPage.count)
+        return IndexSplit(key: Array(rightPage.key(0)), page: right.number, count: total)
+    }
+
+    private func halfByBytes(_ page: IndexPage) -> Int {
+        let total = page.fill
+        var running = 0
+        for index in 0..<page.count {
+            running += page.slotSize + page.key(index).count
+            if running * 2 >= total { return min(max(index + 1, 1), page.count - 1) }
+        }
+        return page.count / 2
+    }
+
+    private func indexRemove(_ node: WritablePage, key: UnsafeRawBufferPointer, depth: Int) throws {
+        guard depth < maximumTreeDepth else { throw StorageError(.invalidDatabase, "Realm file is damaged: index too deep") }
+        let writer = IndexPageWriter(node.pointer)
+        guard writer.page.isInner else {
+            let (index, found) = writer.page.find(key)
+            precondition(found, "only present keys are removed")
+            writer.remove(at: index)
+            return
+        }
+        let index = writer.page.route(key)
+        let child = try writableIndexPage(writer.page.child(index))
+        try indexRemove(child, key: key, depth: depth + 1)
+        let count = writer.page.childCount(index) - 1
+        writer.setChild(index, child.number, transaction, count)
+        if count == 0 {
+            release(child.number)
+            writer.remove(at: index)
+            return
+        }
+        // Merge an underfull child into a neighbour when both fit one page.
+        guard writer.page.count > 1, IndexPage(UnsafeRawPointer(child.pointer)).fill < PageLayout.pageSize / 4 else { return }
+        let left = index > 0 ? index - 1 : index
+        let right = left + 1
+        let leftPage = IndexPage(try checkedIndexPage(writer.page.child(left)))
+        let rightPage = IndexPage(try checkedIndexPage(writer.page.child(right)))
+        // An inner right page's first key is replaced by the parent's separator when merged.
+        let separator = Array(writer.page.key(right))
+        let extra = rightPage.isInner ? separator.count - rightPage.key(0).count : 0
+        guard leftPage.isInner == rightPage.isInner,
+              leftPage.fill + rightPage.fill + extra <= PageLayout.pageSize - PageLayout.headerSize - 8 else { return }
+        let target = writable(writer.page.child(left))
+        let targetWriter = IndexPageWriter(target.pointer)
+        if rightPage.isInner {
+            let first = targetWriter.page.count
+            _ = separator.withUnsafeBytes {
+                targetWriter.insert(at: first, key: $0, child: (rightPage.child(0), rightPage.childTransaction(0), rightPage.childCount(0)))
+            }
+            for entry in 1..<rightPage.count {
+                let fits = targetWriter.insert(at: targetWriter.page.count, key: rightPage.key(entry),
+                                               child: (rightPage.child(entry), rightPage.childTransaction(entry), rightPage.childCount(entry)))
+                precondition(fits, "merge was checked to fit")
+            }
+        } else {
+            targetWriter.append(contentsOf: rightPage)
+        }
+        let total = writer.page.childCount(left) + writer.page.childCount(right)
+        release(writer.page.child(right))
+        writer.setChild(left, target.number, transaction, total)
+        writer.remove(at: right)
+    }
+}
+
+extension PageSource {
+    /// An index page, validated so a damaged one is reported, not followed.
+    func checkedIndexPage(_ number: PageNumber) throws -> UnsafeRawPointer {
+        guard number >= PageLayout.firstDataPage, number < pageLimit else {
+            throw StorageError(.invalidDatabase, "Realm file is damaged: page \(number) is outside the file")
+        }
+        let base = page(number)
+        guard base.pageKind == .indexLeaf || base.pageKind == .indexInner, IndexPage(base).isWellFormed,
+              base.pageKind == .indexLeaf || base.pageCount16 >= 1
+        else { throw StorageError(.invalidDatabase, "Realm file is damaged: bad index page \(number)") }
+        return base
+    }
+
+    func indexContains(_ root: TreeRoot, _ key: UnsafeRawBufferPointer) throws -> Bool {
+        var found = false
+        try indexScan(root, from: key) { candidate in
+            found = IndexPage.compare(candidate, key) == 0
+            return false
+        }
+        return found
+    }
+
+    /// Visits index keys `>= start` in order until `body` returns false.
+    package func indexScan(_ root: TreeRoot, from start: UnsafeRawBufferPointer,
+                           _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        guard !root.isEmpty else { return }
+        _ = try indexVisit(root.page, from: start, depth: 0, body)
+    }
+
+    private func indexVisit(_ number: PageNumber, from start: UnsafeRawBufferPointer, depth: Int,
+                            _ body: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
+        guard depth < maximumTreeDepth else { throw StorageError(.invalidDatabase, "Realm file is damaged: index too deep") }
+        let page = IndexPage(try checkedIndexPage(number))
+        if page.isInner {
+            for index in page.route(start)..<page.count {
+                guard try indexVisit(page.child(index), from: start, depth: depth + 1, body) else { return false }
+            }
+            return true
+        }
+        for index in page.find(start).index..<page.count {
+            guard try body(page.key(index)) else { return false }
+        }
+        return true
+    }
+
+    /// The object keys whose index key is `encodedValue ‖ object key`, in order.
+    package func indexObjectKeys(_ root: TreeRoot, matching encodedValue: [UInt8]) throws -> [UInt64] {
+        var keys: [UInt64] = []
+        try encodedValue.withUnsafeBytes { prefix in
+            try indexScan(root, from: prefix) { key in
+                guard key.count == prefix.count + 8,
+                      IndexPage.compare(UnsafeRawBufferPointer(rebasing: key[..<prefix.count]), prefix) == 0
+                else { return false }
+                keys.append(IndexKey.objectKey(of: key))
+                return true
+            }
+        }
+        return keys
+    }
+}
+
+/// Order-preserving encodings: `memcmp` on the encoded bytes orders like the values.
+///
+/// Every encoded value starts with a tag byte, `0x00` for null (nulls sort first) and `0x01` for a
+/// value; an index key is the encoded value followed by the object key (big-endian), which makes
+/// every index key unique and groups equal values.
+package enum IndexKey {
+    package static func null() -> [UInt8] { [0x00] }
+
+    /// Integers: big-endian with the sign bit flipped.
+    package static func int(_ value: Int64) -> [UInt8] {
+        [0x01] + bigEndian(UInt64(bitPattern: value) ^ (1 << 63))
+    }
+
+    package static func bool(_ value: Bool) -> [UInt8] { [0x01, value ? 1 : 0] }
+
+    /// Doubles: negative numbers have all bits flipped, others just the sign bit; -0 equals +0 and
+    /// every NaN encodes alike (after +infinity).
+    package static func double(_ value: Double) -> [UInt8] {
+        let canonical = value.isNaN ? Double.nan : (value == 0 ? 0 : value)
+        let bits = canonical.bitPattern
+        return [0x01] + bigEndian(bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63))
+    }
+
+    /// Byte strings: `0x00` escaped as `0x00 0xFF`, terminated by `0x00 0x01`, so a string sorts
+    /// before its extensions. Strings whose encoding would exceed the key limit are cut; a lookup
+    /// of such a prefix must confirm matches against the table.
+    package static func bytes(_ value: some Sequence<UInt8>) -> [UInt8] {
+        var result: [UInt8] = [0x01]
+        for byte in value {
+            let width = byte == 0 ? 2 : 1
+            guard result.count + width + 2 <= maximumValueLength else { break }  // 2: the terminator
+            if byte == 0 { result += [0x00, 0xFF] } else { result.append(byte) }
+        }
+        return result + [0x00, 0x01]
+    }
+
+    /// Fixed-width values (ObjectId, UUID) compare byte by byte as stored.
+    package static func fixed(_ value: some Sequence<UInt8>) -> [UInt8] { [0x01] + value }
+
+    /// The longest encoded value, leaving room for the object key.
+    package static let maximumValueLength = IndexPage.maximumKeyLength - 8
+
+    /// The full index key for an object.
+    package static func key(_ encodedValue: [UInt8], objectKey: UInt64) -> [UInt8] {
+        encodedValue + bigEndian(objectKey)
+    }
+
+    /// The object key at the end of an index key.
+    package static func objectKey(of key: UnsafeRawBufferPointer) -> UInt64 {
+        key.count >= 8 ? UInt64(bigEndian: key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self)) : 0
+    }
+
+    static func bigEndian(_ value: UInt64) -> [UInt8] {
+        withUnsafeBytes(of: value.bigEndian) { Array($0) }
+    }
+}
