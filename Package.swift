@@ -26,7 +26,7 @@ let package = Package(
     ],
     targets: [
         // Layer 1: pages, copy-on-write B+trees, MVCC versions, durable commit.
-        .target(name: "RealmStorage", swiftSettings: strictSettings),
+        .target(name: "RealmStorage", exclude: ["FORMAT.md"], swiftSettings: strictSettings),
         // Layer 2: schema, tables, typed values, queries, change log.
         .target(name: "RealmObjectStore", dependencies: ["RealmStorage"], swiftSettings: strictSettings),
         // Layer 3: writer actor, notifier actor, frozen snapshots.
@@ -35,6 +35,10 @@ let package = Package(
         .target(name: "RealmActors", dependencies: ["RealmRuntime"], swiftSettings: strictSettings),
 
         .executableTarget(name: "realm-demo", dependencies: ["RealmActors"], swiftSettings: strictSettings),
+        // Engine-level microbenchmarks, beside the package's other benchmarks but built here so
+        // they can use the storage layer's package-level API: `swift run -c release realm-engine-bench`.
+        .executableTarget(name: "realm-engine-bench", dependencies: ["RealmStorage"],
+                          path: "Benchmarks/Engine", swiftSettings: strictSettings),
         // Writes transactions in a loop and reports each durable commit; the crash tests kill it.
         .executableTarget(name: "realm-crash-writer", dependencies: ["RealmStorage"], swiftSettings: strictSettings),
 

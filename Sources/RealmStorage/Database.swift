@@ -411,6 +411,32 @@ package final class Database: Sendable {
         try state.withLock { _ in try map.ensureMapped(pageCount: meta.pageCount) }
     }
 
+    /// Records that the newest version is durable, so the next open need not verify its batch.
+    ///
+    /// Opening verifies every page the newest meta's batch wrote (a crash may have torn it); after
+    /// a bulk load that is the whole file. A closing database knows its last sync succeeded, so it
+    /// writes the same version again as transaction `T + 1` with durable base `T` into the other
+    /// meta slot: nothing is newer than the durable base, and open checks nothing. Costs one sync.
+    private func writeCheckpoint() throws {
+        guard let file else { return }
+        let (published, slot) = state.withLock { ($0.published, $0.publishedSlot) }
+        guard published.durableBase < published.transaction else { return }
+        var checkpoint = published
+        checkpoint.transaction += 1
+        checkpoint.durableBase = published.transaction
+        let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
+        defer { page.deallocate() }
+        checkpoint.encode(into: page)
+        try file.write(UnsafeRawBufferPointer(start: page, count: PageLayout.pageSize), at: UInt64(1 - slot) << PageLayout.pageShift)
+        if options.durability == .full { try file.sync() }
+        state.withLock { state in
+            state.published = checkpoint
+            state.publishedTip.meta = checkpoint
+            state.publishedSlot = 1 - slot
+            if state.pending.isEmpty { state.tip.meta = checkpoint }
+        }
+    }
+
     /// Flushes pending commits, then releases the lock file so the file may be opened again.
     ///
     /// - Throws: `.wrongTransactionState` while a read or write transaction is alive (another
@@ -424,7 +450,10 @@ package final class Database: Sendable {
             }
         }
         let failed = state.withLock { $0.failure != nil }
-        if !options.readOnly && !failed { try flush() }
+        if !options.readOnly && !failed {
+            try flush()
+            try writeCheckpoint()
+        }
         let alreadyClosed = state.withLock { state in
             defer { state.isClosed = true }
             return state.isClosed
