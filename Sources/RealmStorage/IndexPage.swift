@@ -77,9 +77,15 @@ package struct IndexPage {
     /// Bytes used by slots and keys.
     var fill: Int { (0..<count).reduce(0) { $0 + slotSize + key($1).count } }
 
+    /// The geometry a reader relies on, O(1): slots end before the heap, the heap inside the page.
+    /// Key slots are bounded where they are read (``key(_:)``).
     var isWellFormed: Bool {
-        let slotsEnd = PageLayout.headerSize + count * slotSize
-        guard slotsEnd <= heapStart, heapStart <= PageLayout.pageSize else { return false }
+        PageLayout.headerSize + count * slotSize <= heapStart && heapStart <= PageLayout.pageSize
+    }
+
+    /// Also every key slot: O(entries), for integrity checks.
+    var isWellFormedDeep: Bool {
+        guard isWellFormed else { return false }
         for index in 0..<count {
             let offset = Int(base.u16(slot(index)))
             let length = Int(base.u16(slot(index) + 2))

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Secondary indexes: B+trees of ``IndexPage``s holding order-preserving keys
 /// (`encoded value ‖ object key`, see ``IndexKey``), so equal values are adjacent, a lookup is a
 /// range scan over one prefix, and ranges (`<`, `BETWEEN`) scan in order.
@@ -272,14 +278,31 @@ package enum IndexKey {
     /// Byte strings: `0x00` escaped as `0x00 0xFF`, terminated by `0x00 0x01`, so a string sorts
     /// before its extensions. Strings whose encoding would exceed the key limit are cut; a lookup
     /// of such a prefix must confirm matches against the table.
-    package static func bytes(_ value: some Sequence<UInt8>) -> [UInt8] {
-        var result: [UInt8] = [0x01]
-        for byte in value {
-            let width = byte == 0 ? 2 : 1
-            guard result.count + width + 2 <= maximumValueLength else { break }  // 2: the terminator
-            if byte == 0 { result += [0x00, 0xFF] } else { result.append(byte) }
+    package static func bytes(_ value: UnsafeRawBufferPointer) -> [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(value.count + 3)
+        result.append(0x01)
+        let fits = value.count + 3 <= maximumValueLength
+        if fits, value.isEmpty || memchr(value.baseAddress!, 0, value.count) == nil {  // the common case: one copy
+            result.append(contentsOf: value)
+        } else {
+            for byte in value {
+                let width = byte == 0 ? 2 : 1
+                guard result.count + width + 2 <= maximumValueLength else { break }  // 2: the terminator
+                if byte == 0 { result += [0x00, 0xFF] } else { result.append(byte) }
+            }
         }
-        return result + [0x00, 0x01]
+        result += [0x00, 0x01]
+        return result
+    }
+
+    package static func bytes(_ value: [UInt8]) -> [UInt8] {
+        value.withUnsafeBytes { bytes($0) }
+    }
+
+    package static func bytes(_ value: String) -> [UInt8] {
+        var value = value
+        return value.withUTF8 { bytes(UnsafeRawBufferPointer($0)) }
     }
 
     /// Fixed-width values (ObjectId, UUID) compare byte by byte as stored.

@@ -192,7 +192,7 @@ struct IntegrityCheck<Source: PageSource> {
         }
         guard let base = checked(page, transaction, [.indexLeaf, .indexInner]) else { return 0 }
         let node = IndexPage(base)
-        guard node.isWellFormed, !node.isInner || node.count >= 1 else {
+        guard node.isWellFormedDeep, !node.isInner || node.count >= 1 else {
             problems.append("index page \(page) is malformed")
             return 0
         }
