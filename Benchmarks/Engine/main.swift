@@ -99,6 +99,13 @@ let insertTime = try measure(1) {
 report("insert \(rowCount) rows + email index, 1 txn", format(insertTime), perOperation(insertTime, rowCount))
 
 let fileSize = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+do {
+    let database = try Database.open(path: path)
+    let report = try database.verify()
+    let kinds = report.pagesByKind.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+    try database.close()
+    print("  pages: \(report.pageCount) (free \(report.freePages)); \(kinds)")
+}
 report("file size", String(format: "%.1f MiB", Double(fileSize) / 1_048_576))
 
 // 2. Reopen and read the first object.

@@ -5,8 +5,9 @@
 /// the new subtree count), lets a leaf-specific *edit* change the leaf, then repairs the path:
 /// a leaf split inserts an entry in the parent (splitting it in turn if full), an emptied child
 /// disappears, and a child under a quarter full merges into a neighbour when both fit one page.
-/// Splits at the right edge (keys appended in order) move only the new entry to the new page, so
-/// sequentially filled trees end up full rather than half full.
+/// Splits at the tree's right edge (keys appended in order: the whole path took the last entry)
+/// move only the new entry to the new page, so sequentially filled trees end up full rather than
+/// half full; anywhere else a split halves the page.
 extension WriteTransaction {
     /// A new right sibling that the parent must link to.
     struct Split {
@@ -23,13 +24,14 @@ extension WriteTransaction {
 
     typealias WritablePage = (number: PageNumber, pointer: UnsafeMutableRawPointer)
 
-    /// Applies `edit` to the leaf that holds (or would hold) `key`. The tree must not be empty.
+    /// Applies `edit` to the leaf that holds (or would hold) `key`; the edit learns whether that
+    /// leaf is the tree's last (its right edge). The tree must not be empty.
     @discardableResult
-    func modify(_ root: inout TreeRoot, key: UInt64, edit: (WritablePage) throws -> LeafOutcome) throws -> Int {
+    func modify(_ root: inout TreeRoot, key: UInt64, edit: (WritablePage, _ atRightEdge: Bool) throws -> LeafOutcome) throws -> Int {
         precondition(!root.isEmpty, "modify needs a leaf; callers create the first one")
         _ = try checkedPageOfTree(root.page)
         let top = writable(root.page)
-        let outcome = try modify(top, key: key, depth: 0, edit: edit)
+        let outcome = try modify(top, key: key, depth: 0, atRightEdge: true, edit: edit)
         root.page = top.number
         root.transaction = transaction
         root.count = UInt64(Int64(root.count) + Int64(outcome.delta))
@@ -60,21 +62,22 @@ extension WriteTransaction {
         return outcome.delta
     }
 
-    private func modify(_ node: WritablePage, key: UInt64, depth: Int,
-                        edit: (WritablePage) throws -> LeafOutcome) throws -> LeafOutcome {
+    private func modify(_ node: WritablePage, key: UInt64, depth: Int, atRightEdge: Bool,
+                        edit: (WritablePage, Bool) throws -> LeafOutcome) throws -> LeafOutcome {
         guard depth < maximumTreeDepth else { throw StorageError(.invalidDatabase, "Realm file is damaged: tree too deep") }
-        guard node.pointer.pageKind == .inner else { return try edit(node) }
+        guard node.pointer.pageKind == .inner else { return try edit(node, atRightEdge) }
 
         let writer = InnerNodeWriter(node.pointer)
         let index = writer.node.route(key)
         _ = try checkedPageOfTree(writer.node.child(index))
         let child = writable(writer.node.child(index))
-        let outcome = try modify(child, key: key, depth: depth + 1, edit: edit)
+        let childAtRightEdge = atRightEdge && index == writer.node.count - 1
+        let outcome = try modify(child, key: key, depth: depth + 1, atRightEdge: childAtRightEdge, edit: edit)
         let childCount = UInt64(Int64(writer.node.childCount(index)) + Int64(outcome.delta)) - (outcome.split?.count ?? 0)
         writer.setChild(index, page: child.number, transaction: transaction, count: childCount)
 
         if let childSplit = outcome.split {
-            return LeafOutcome(delta: outcome.delta, split: insert(childSplit, into: writer, at: index + 1))
+            return LeafOutcome(delta: outcome.delta, split: insert(childSplit, into: writer, at: index + 1, atRightEdge: childAtRightEdge))
         }
         if childCount == 0 {  // every leaf below is gone, so the child holds no entries
             release(child.number)
@@ -86,7 +89,7 @@ extension WriteTransaction {
     }
 
     /// Links a new child into an inner node, splitting the node if it is full.
-    private func insert(_ childSplit: Split, into writer: InnerNodeWriter, at position: Int) -> Split? {
+    private func insert(_ childSplit: Split, into writer: InnerNodeWriter, at position: Int, atRightEdge: Bool) -> Split? {
         guard writer.node.count == InnerNode.capacity else {
             writer.insertGap(at: position)
             writer.set(position, key: childSplit.key, child: childSplit.page, transaction: transaction, count: childSplit.count)
@@ -95,7 +98,7 @@ extension WriteTransaction {
         let right = newPage()
         right.pointer.initializePageHeader(kind: .inner, transaction: transaction)
         let rightWriter = InnerNodeWriter(right.pointer)
-        let from = position == writer.node.count ? position : writer.node.count / 2
+        let from = atRightEdge ? position : writer.node.count / 2
         if from < writer.node.count { writer.moveTail(from: from, to: rightWriter) }
         let (target, at) = position >= from ? (rightWriter, position - from) : (writer, position)
         target.insertGap(at: at)

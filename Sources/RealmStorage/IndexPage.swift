@@ -74,6 +74,10 @@ package struct IndexPage {
         return low - 1
     }
 
+    /// Where the last insert into this page went (header flags byte; 255 = unknown), so a split
+    /// can tell a run of ascending inserts from random ones.
+    var lastInsertPosition: Int { Int(base.u8(PageLayout.flagsOffset)) }
+
     /// Bytes used by slots and keys.
     var fill: Int { (0..<count).reduce(0) { $0 + slotSize + key($1).count } }
 
@@ -104,6 +108,7 @@ struct IndexPageWriter {
 
     static func initialize(_ base: UnsafeMutableRawPointer, inner: Bool, transaction: TransactionID) -> IndexPageWriter {
         base.initializePageHeader(kind: inner ? .indexInner : .indexLeaf, transaction: transaction)
+        base.setU8(PageLayout.flagsOffset, 255)
         base.setU32(PageLayout.auxOffset, UInt32(PageLayout.pageSize))
         return IndexPageWriter(base)
     }
@@ -128,6 +133,7 @@ struct IndexPageWriter {
         base.setU16(slot + 2, UInt16(key.count))
         if let child { setChild(index, child.0, child.1, child.2) }
         base.setU16(PageLayout.countOffset, UInt16(count + 1))
+        base.setU8(PageLayout.flagsOffset, UInt8(min(index, 255)))
         return true
     }
 

@@ -29,7 +29,7 @@ extension WriteTransaction {
             }
             if try indexContains(root, key) { return false }
             let top = try writableIndexPage(root.page)
-            let split = try indexInsert(top, key: key, depth: 0)
+            let split = try indexInsert(top, key: key, depth: 0, atRightEdge: true)
             root.page = top.number
             root.transaction = transaction
             root.count += 1
@@ -89,7 +89,7 @@ extension WriteTransaction {
         return writable(number)
     }
 
-    private func indexInsert(_ node: WritablePage, key: UnsafeRawBufferPointer, depth: Int) throws -> IndexSplit? {
+    private func indexInsert(_ node: WritablePage, key: UnsafeRawBufferPointer, depth: Int, atRightEdge: Bool) throws -> IndexSplit? {
         guard depth < maximumTreeDepth else { throw StorageError(.invalidDatabase, "Realm file is damaged: index too deep") }
         let writer = IndexPageWriter(node.pointer)
         var position: Int
@@ -98,7 +98,8 @@ extension WriteTransaction {
         if writer.page.isInner {
             let index = writer.page.route(key)
             let childPage = try writableIndexPage(writer.page.child(index))
-            let split = try indexInsert(childPage, key: key, depth: depth + 1)
+            let split = try indexInsert(childPage, key: key, depth: depth + 1,
+                                        atRightEdge: atRightEdge && index == writer.page.count - 1)
             let childCount = writer.page.childCount(index) + 1 - (split?.count ?? 0)
             writer.setChild(index, childPage.number, transaction, childCount)
             guard let split else { return nil }
@@ -111,19 +112,21 @@ extension WriteTransaction {
         }
         let fitted = entry.withUnsafeBytes { writer.insert(at: position, key: $0, child: child) }
         if fitted { return nil }
-        // Split: at the right edge only the new entry moves; elsewhere the bytes are halved.
+        // Split. Inserts that continue an ascending run (the previous insert went just before this
+        // one, or this appends at the tree's right edge) split at the insert position, so the run
+        // keeps filling pages; any other insert halves the bytes.
         let inner = writer.page.isInner
         let right = newPage()
         let rightWriter = IndexPageWriter.initialize(right.pointer, inner: inner, transaction: transaction)
         let count = writer.page.count
-        if position < count {
-            writer.moveTail(from: halfByBytes(writer.page), to: rightWriter)
+        let continuesRun = position == writer.page.lastInsertPosition + 1 || (atRightEdge && position == count)
+        let point = continuesRun && position > 0 ? position : halfByBytes(writer.page)
+        if point < count { writer.moveTail(from: point, to: rightWriter) }
+        let fitsLeft = position <= point && entry.withUnsafeBytes { writer.insert(at: position, key: $0, child: child) }
+        if !fitsLeft {
+            let fits = entry.withUnsafeBytes { rightWriter.insert(at: position - min(position, point), key: $0, child: child) }
+            precondition(fits, "an entry of at most \(IndexPage.maximumKeyLength) bytes fits half a page")
         }
-        let leftCount = writer.page.count
-        let target = position >= leftCount ? rightWriter : writer
-        position = position >= leftCount ? position - leftCount : position
-        let fits = entry.withUnsafeBytes { target.insert(at: position, key: $0, child: child) }
-        precondition(fits, "an entry of at most \(IndexPage.maximumKeyLength) bytes fits half a page")
         let rightPage = rightWriter.page
         let total = inner ? (0..<rightPage.count).reduce(0) { $0 + rightPage.childCount($1) } : UInt64(rightPage.count)
         return IndexSplit(key: Array(rightPage.key(0)), page: right.number, count: total)

@@ -6,6 +6,8 @@ package struct VerificationReport: Equatable, Sendable {
     package var freePages: UInt64
     package var trees: Int
     package var entries: UInt64
+    /// Pages in use by kind (an overflow run counts all its pages).
+    package var pagesByKind: [PageKind: UInt64]
 }
 
 /// Walks trees, overflow runs and the free list, checking every page it reaches.
@@ -25,6 +27,7 @@ struct IntegrityCheck<Source: PageSource> {
     var problems: [String] = []
     var entries: UInt64 = 0
     var trees = 0
+    var pagesByKind: [PageKind: UInt64] = [:]
 
     init(source: Source, trustedUpTo: TransactionID, accounting: Bool) {
         self.source = source
@@ -56,7 +59,8 @@ struct IntegrityCheck<Source: PageSource> {
         }
         return VerificationReport(
             transaction: meta.transaction, pageCount: meta.pageCount,
-            usedPages: meta.pageCount - free, freePages: free, trees: check.trees, entries: check.entries)
+            usedPages: meta.pageCount - free, freePages: free, trees: check.trees, entries: check.entries,
+            pagesByKind: check.pagesByKind)
     }
 
     private var accounting: Bool { !seen.isEmpty }
@@ -90,6 +94,7 @@ struct IntegrityCheck<Source: PageSource> {
             return nil
         }
         mark(page, count: pages)
+        pagesByKind[kind, default: 0] += pages
         return base
     }
 

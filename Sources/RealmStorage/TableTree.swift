@@ -19,8 +19,8 @@ extension WriteTransaction {
             builder.encode(into: page.pointer, transaction: transaction)
             root = TreeRoot(page: page.number, transaction: transaction, count: 1)
         } else {
-            try modify(&root, key: key) { node in
-                try insertInCluster(node, key: key, cells: cells, layout: layout)
+            try modify(&root, key: key) { node, atRightEdge in
+                try insertInCluster(node, key: key, cells: cells, layout: layout, atRightEdge: atRightEdge)
             }
         }
         roots[id] = .some(root)
@@ -43,7 +43,7 @@ extension WriteTransaction {
             if case .inline(let bytes) = leaf.storedBytes(row, other), !leaf.isNull(row, other) { inlineOthers += bytes.count }
         }
         let cell = try cell(for: value, inlineBudget: ClusterBuilder.rowHeapBudget(layout) - inlineOthers)
-        try modify(&root, key: key) { node in
+        try modify(&root, key: key) { node, _ in
             try updateInCluster(node, key: key, column: column, cell: cell, layout: layout)
         }
         roots[id] = .some(root)
@@ -55,7 +55,7 @@ extension WriteTransaction {
         try checkActive()
         var root = try self.root(of: id)
         guard try row(in: root, key: key) != nil else { return false }
-        try modify(&root, key: key) { node in
+        try modify(&root, key: key) { node, _ in
             let writer = ClusterLeafWriter(node.pointer)
             let (index, found) = writer.leaf.find(key)
             guard found else { return LeafOutcome(delta: 0) }
@@ -73,7 +73,7 @@ extension WriteTransaction {
     // MARK: Cluster edits
 
     private func insertInCluster(_ node: WritablePage, key: UInt64, cells: [ClusterBuilder.Cell],
-                                 layout: [ColumnSpec]) throws -> LeafOutcome {
+                                 layout: [ColumnSpec], atRightEdge: Bool) throws -> LeafOutcome {
         guard node.pointer.pageKind == .cluster else {
             throw StorageError(.invalidDatabase, "Realm file is damaged: page \(node.number) is not a table leaf")
         }
@@ -85,14 +85,14 @@ extension WriteTransaction {
         guard writer.leaf.columnCount <= layout.count else {
             throw StorageError(.invalidInput, "The table layout has fewer columns than its stored data")
         }
-        let atRightEdge = index == writer.leaf.count
+        let appending = atRightEdge && index == writer.leaf.count
         var builder = ClusterBuilder(writer.leaf, layout: layout)
         builder.insert(at: index, key: key, cells: cells)
         if builder.fits() {
             builder.encode(into: node.pointer, transaction: transaction)
             return LeafOutcome(delta: 1)
         }
-        if atRightEdge {  // appending in key order: keep this leaf full, start a new one
+        if appending {  // appending in key order: keep this leaf full, start a new one
             return LeafOutcome(delta: 1, split: newCluster(builder.slice(builder.count - 1..<builder.count)))
         }
         return LeafOutcome(delta: 1, split: split(builder, into: node))

@@ -19,15 +19,16 @@ extension WriteTransaction {
             root = TreeRoot(page: leaf.number, transaction: transaction, count: 1)
             return true
         }
-        return try modify(&root, key: key) { node in
+        return try modify(&root, key: key) { node, atRightEdge in
             guard node.pointer.pageKind == .leaf else {
                 throw StorageError(.invalidDatabase, "Realm file is damaged: page \(node.number) is not a value leaf")
             }
-            return putInLeaf(node, key: key, stored: stored, isOverflow: isOverflow)
+            return putInLeaf(node, key: key, stored: stored, isOverflow: isOverflow, atRightEdge: atRightEdge)
         } > 0
     }
 
-    private func putInLeaf(_ node: WritablePage, key: UInt64, stored: UnsafeRawBufferPointer, isOverflow: Bool) -> LeafOutcome {
+    private func putInLeaf(_ node: WritablePage, key: UInt64, stored: UnsafeRawBufferPointer, isOverflow: Bool,
+                           atRightEdge: Bool) -> LeafOutcome {
         let writer = ValueLeafWriter(node.pointer)
         var (index, found) = writer.leaf.find(key)
         if found {
@@ -36,10 +37,10 @@ extension WriteTransaction {
         }
         let delta = found ? 0 : 1
         if writer.insert(at: index, key: key, stored: stored, isOverflow: isOverflow) { return LeafOutcome(delta: delta) }
-        // Split: at the right edge only the new entry moves; elsewhere the bytes are halved.
+        // Split: appending at the tree's right edge moves only the new entry; elsewhere the bytes are halved.
         let right = newPage()
         let rightWriter = ValueLeafWriter.initialize(right.pointer, transaction: transaction)
-        if index < writer.leaf.count { writer.moveTail(from: halfByBytes(writer.leaf), to: rightWriter) }
+        if !(atRightEdge && index == writer.leaf.count) { writer.moveTail(from: halfByBytes(writer.leaf), to: rightWriter) }
         let leftCount = writer.leaf.count
         let target = index >= leftCount ? rightWriter : writer
         index = index >= leftCount ? index - leftCount : index
@@ -63,7 +64,7 @@ extension WriteTransaction {
     func remove(from root: inout TreeRoot, key: UInt64) throws -> Bool {
         // Look first, so a miss copies nothing.
         guard let leaf = try leaf(containing: key, in: root), leaf.find(key).found else { return false }
-        try modify(&root, key: key) { node in
+        try modify(&root, key: key) { node, _ in
             let writer = ValueLeafWriter(node.pointer)
             let (index, found) = writer.leaf.find(key)
             guard found else { return LeafOutcome(delta: 0) }
