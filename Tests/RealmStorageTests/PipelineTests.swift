@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+@testable import RealmStorage
+
+/// Group commit: the writer builds the next versions while a sync is in flight, one sync makes
+/// several commits durable, and readers see a version only once it is durable.
+@Suite struct PipelineTests {
+    /// Holds every sync until the test lets it go, and counts them.
+    final class HeldSync: IOFaultInjector, @unchecked Sendable {
+        // @unchecked: `syncs` is guarded by `lock`; the semaphores are thread-safe.
+        private let lock = NSLock()
+        private var syncs = 0
+        let syncStarted = DispatchSemaphore(value: 0)
+        let releaseSync = DispatchSemaphore(value: 0)
+
+        var syncCount: Int { lock.withLock { syncs } }
+
+        func beforeWrite(offset: UInt64, length: Int) -> WriteFault { .none }
+
+        func beforeSync() -> Int32? {
+            lock.withLock { syncs += 1 }
+            syncStarted.signal()
+            releaseSync.wait()
+            return nil
+        }
+    }
+
+    @Test func nextTransactionsAreBuiltWhileASyncIsInFlight() throws {
+        let directory = try TemporaryDirectory()
+        let held = HeldSync()
+        let database = try Database.open(path: directory.path(), options: DatabaseOptions(faults: held))
+        let table = TableTreeTests.baseLayout
+        func insert(_ key: UInt64) throws -> TransactionID {
+            let write = try database.beginWrite()
+            if try write.treeIDs().isEmpty { _ = try write.createTree() }
+            let values = table.map { $0.defaultValue }
+            try write.insertRow(1, key: key, values: values, layout: table)
+            return try write.prepare()
+        }
+        let before = database.latestTransaction
+        let first = try insert(1)
+
+        // Flush the first commit on another thread; its sync stops in the injector.
+        let flushed = DispatchGroup()
+        nonisolated(unsafe) var firstFlush: Result<TransactionID, any Error>?  // written before `flushed.leave()`, read after `wait()`
+        DispatchQueue.global().async(group: flushed) { firstFlush = Result { try database.flush() } }
+        held.syncStarted.wait()
+
+        // While that sync is in flight, two more transactions are built on top of the first.
+        let second = try insert(2)
+        let third = try insert(3)
+        #expect(second == first + 1 && third == first + 2)
+        do {
+            let read = try database.beginRead()  // nothing is durable yet, so nothing is visible
+            #expect(read.transaction == before)
+        }
+
+        held.releaseSync.signal()
+        flushed.wait()
+        #expect(try firstFlush?.get() == first)
+        #expect(database.latestTransaction == first)
+
+        // One more flush makes both remaining commits durable with a single sync.
+        DispatchQueue.global().async(group: flushed) { held.syncStarted.wait(); held.releaseSync.signal() }
+        #expect(try database.flush() == third)
+        flushed.wait()
+        #expect(held.syncCount == 2)
+        let read = try database.beginRead()
+        #expect(read.transaction == third)
+        #expect(try read.count(of: 1) == 3)
+    }
+
+    @Test func aFailedSyncFailsEveryCommitItCoveredAndLaterOnes() throws {
+        let directory = try TemporaryDirectory()
+        let faults = FaultPlan()
+        let path = directory.path()
+        do {
+            let database = try Database.open(path: path, options: DatabaseOptions(faults: faults))
+            let setup = try database.beginWrite()
+            let tree = try setup.createTree()
+            try setup.put(tree, key: 0, value: [0])
+            try setup.commit()
+            for key in 1...3 as ClosedRange<UInt64> {
+                let write = try database.beginWrite()
+                try write.put(tree, key: key, value: [UInt8(key)])
+                _ = try write.prepare()
+            }
+            faults.failSync(after: 0)
+            #expect(throws: StorageError.self) { try database.flush() }
+            #expect(database.latestTransaction < 5, "no commit of the failed batch is reported durable")
+            #expect(throws: StorageError.self) { try database.beginWrite() }  // sticky: reopen to continue
+        }
+        // After reopening, the file holds either every commit of the batch or none of them.
+        let reopened = try Database.open(path: path)
+        let read = try reopened.beginRead()
+        let count = try read.count(of: 1)
+        #expect(count == 1 || count == 4, "count \(count)")
+        _ = try reopened.verify()
+    }
+}
