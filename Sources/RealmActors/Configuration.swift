@@ -30,6 +30,24 @@ extension Realm {
         /// The current version of the schema (default 0). It must not decrease between opens.
         public var schemaVersion: UInt64 = 0
 
+        /// The classes this realm stores. `nil` (the default) registers each class the first time
+        /// it is used, together with the classes it links to; listing them checks the whole schema
+        /// when the realm opens.
+        public var objectTypes: [ObjectBase.Type]? {
+            get { objectTypesStorage?.types }
+            set { objectTypesStorage = newValue.map(ObjectTypes.init) }
+        }
+
+        private var objectTypesStorage: ObjectTypes?
+
+        /// A list of classes compared by identity, so that the configuration stays `Equatable`.
+        struct ObjectTypes: Sendable, Equatable {
+            let types: [ObjectBase.Type]
+            static func == (lhs: Self, rhs: Self) -> Bool {
+                lhs.types.map(ObjectIdentifier.init) == rhs.types.map(ObjectIdentifier.init)
+            }
+        }
+
         /// The most versions that may be pinned at once (by frozen snapshots and open handles);
         /// pinning one more throws. `0` means no limit.
         public var maximumNumberOfActiveVersions: UInt = 0
@@ -51,7 +69,8 @@ extension Realm {
             inMemoryIdentifier: String? = nil,
             readOnly: Bool = false,
             schemaVersion: UInt64 = 0,
-            maximumNumberOfActiveVersions: UInt = 0
+            maximumNumberOfActiveVersions: UInt = 0,
+            objectTypes: [ObjectBase.Type]? = nil
         ) {
             if let inMemoryIdentifier {
                 storage = .inMemory(inMemoryIdentifier)
@@ -61,6 +80,7 @@ extension Realm {
             self.readOnly = readOnly
             self.schemaVersion = schemaVersion
             self.maximumNumberOfActiveVersions = maximumNumberOfActiveVersions
+            self.objectTypes = objectTypes
         }
 
         var location: Location { storage }

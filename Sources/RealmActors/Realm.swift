@@ -1,20 +1,286 @@
 import Foundation
+internal import RealmRuntime
 
 /// A realm: one embedded object database file (or in-memory store), seen through one handle.
 ///
-/// This is the entry point of the API, named and shaped after Realm Swift's `Realm`.
-/// The handle is not `Sendable`: the compiler keeps it in the actor or thread that opened it.
-/// Pass frozen snapshots between actors instead.
+/// This is the entry point of the API, named and shaped after Realm Swift's `Realm`:
 ///
-/// The object API (`write`, `add`, `objects`, …) arrives with the object model; what exists now
-/// is the configuration, errors and file management.
+/// ```swift
+/// let realm = try Realm()
+/// try realm.write {
+///     realm.add(Dog(value: ["name": "Rex", "age": 1]))
+/// }
+/// let puppies = realm.objects(Dog.self).filter { $0.age < 2 }
+/// ```
+///
+/// A handle reads one version of the file, advancing when it writes or ``refresh()``es. It is not
+/// `Sendable`: the compiler keeps it in the actor or thread that opened it.
 public final class Realm {
     /// The configuration this realm was opened with.
     public let configuration: Configuration
 
-    private init(configuration: Configuration) {
+    let file: SharedRealmFile
+    /// The version this handle reads (also during a write, for what the write has not touched).
+    private(set) var reader: ReadTransaction
+    /// The open write transaction, if any.
+    private(set) var writer: WriteTransaction?
+    /// The schema at the handle's version (including tables a write transaction created).
+    private(set) var catalog: SchemaCatalog
+    private var catalogChanged = false
+    /// The first error of the current write transaction from an operation that cannot throw
+    /// (`add`, `create`): the transaction cannot commit and `commitWrite`/`write` throw it.
+    private var deferredError: Realm.Error?
+    /// Changes whenever what this handle sees may have moved (refresh, or any change inside a
+    /// write transaction), invalidating the objects' cached positions.
+    private(set) var stamp: UInt64 = 0
+
+    /// Marks every cached position stale.
+    func touch() { stamp &+= 1 }
+
+    /// Opens the realm described by `configuration` on the current thread.
+    ///
+    /// The handle reads the newest version and is confined to this thread (use it from one actor
+    /// or thread only). With `objectTypes`, the schema is checked now: classes missing from the
+    /// file are added, and a class that differs from the file at the same `schemaVersion` throws
+    /// ``Realm/Error/Code/schemaMismatch`` listing the differences; with a higher
+    /// `schemaVersion`, added and removed properties are migrated automatically.
+    ///
+    /// - Throws: ``Realm/Error`` (`fileAccess`, `filePermissionDenied`, `invalidDatabase`,
+    ///   `incompatibleLockFile`, `schemaMismatch`, …).
+    public init(configuration: Configuration = .defaultConfiguration) throws {
         self.configuration = configuration
+        do {
+            let identity: SharedRealmFile.Identity
+            switch configuration.location {
+            case .file(let url):
+                if !configuration.readOnly {
+                    try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                }
+                identity = .file(url.standardizedFileURL.path)
+            case .inMemory(let identifier):
+                identity = .inMemory(identifier)
+            }
+            file = try SharedRealmFile.open(identity, readOnly: configuration.readOnly)
+            reader = try file.database.beginRead()
+            catalog = file.schema
+        } catch {
+            throw Realm.Error.from(error, configuration: configuration)
+        }
+        try SchemaMigration.prepare(self)
     }
+
+    // MARK: Versions
+
+    /// Advances to the newest version. Returns whether anything changed.
+    @discardableResult
+    public func refresh() -> Bool {
+        guard writer == nil, let newest = try? file.database.beginRead() else { return false }
+        guard newest.transaction != reader.transaction else { return false }
+        reader = newest
+        catalog = file.schema
+        stamp &+= 1
+        return true
+    }
+
+    /// Whether the realm holds no objects.
+    public var isEmpty: Bool {
+        catalog.tables.values.allSatisfy { table in
+            ((try? writer?.count(of: table.tree)) ?? (try? reader.count(of: table.tree)) ?? 0) == 0
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Whether a write transaction is open on this handle.
+    public var isInWriteTransaction: Bool { writer != nil }
+
+    /// Starts a write transaction, waiting for other writers to finish, and advances the handle to
+    /// the newest version. Traps if one is already open on this handle or the realm is read-only.
+    public func beginWrite() {
+        precondition(writer == nil, "The Realm is already in a write transaction")
+        precondition(!configuration.readOnly, "Can't perform transactions on read-only Realms.")
+        file.lockForWriting()
+        do {
+            let write = try file.database.beginWrite()
+            writer = write
+            reader = try file.database.beginRead()
+            catalog = file.schema
+        } catch {
+            file.unlockForWriting()
+            fatalError("Could not begin a write transaction: \(error)")
+        }
+        catalogChanged = false
+        deferredError = nil
+        stamp &+= 1
+    }
+
+    /// Commits the write transaction, making it durable before returning.
+    ///
+    /// - Throws: the first error of an operation in the transaction that could not throw itself
+    ///   (such as a duplicate primary key in `add`), after rolling back; or a commit failure
+    ///   (`outOfDiskSpace`, `fileAccess`). Either way nothing of the transaction is written.
+    public func commitWrite() throws {
+        guard let write = writer else {
+            throw Realm.Error(.wrongTransactionState, "Can't commit a non-existing write transaction")
+        }
+        if let error = deferredError {
+            cancelWrite()
+            throw error
+        }
+        do {
+            if catalogChanged { try write.writeSchema(catalog.stored) }
+            try write.commit()
+        } catch {
+            endWrite()
+            throw Realm.Error.from(error, configuration: configuration)
+        }
+        if catalogChanged { file.schema = catalog }
+        endWrite()
+    }
+
+    /// Discards every change of the write transaction. Objects it added become invalid.
+    public func cancelWrite() {
+        guard let write = writer else { return }
+        write.abort()
+        endWrite()
+    }
+
+    private func endWrite() {
+        writer = nil
+        file.unlockForWriting()
+        deferredError = nil
+        if let newest = try? file.database.beginRead() { reader = newest }
+        catalog = file.schema
+        catalogChanged = false
+        stamp &+= 1
+    }
+
+    /// Runs `block` in a write transaction and commits it; if `block` throws, everything it did
+    /// is rolled back and the error rethrown.
+    ///
+    /// - Throws: ``Realm/Error/Code/wrongTransactionState`` if a write transaction is already
+    ///   open on this handle; whatever `block` throws; commit errors (see ``commitWrite()``).
+    @discardableResult
+    public func write<Result>(_ block: () throws -> Result) throws -> Result {
+        guard writer == nil else {
+            throw Realm.Error(.wrongTransactionState, "Cannot call write() when already in a write transaction")
+        }
+        beginWrite()
+        let result: Result
+        do {
+            result = try block()
+        } catch {
+            cancelWrite()
+            throw error
+        }
+        if writer != nil { try commitWrite() }
+        return result
+    }
+
+    /// The write transaction, or a trap with Realm's message for writing outside one.
+    func requireWrite() -> WriteTransaction {
+        guard let writer else {
+            fatalError("Attempting to modify object outside of a write transaction - call beginWrite first.")
+        }
+        return writer
+    }
+
+    /// Records the first failure of a non-throwing write operation.
+    func recordDeferredError(_ error: any Swift.Error) {
+        if deferredError == nil {
+            deferredError = (Realm.Error.from(error, configuration: configuration) as? Realm.Error)
+                ?? Realm.Error(.fail, "\(error)")
+        }
+    }
+
+    // MARK: Tables
+
+    /// The table of a class at this handle's version, if it exists.
+    func table(for type: ObjectBase.Type) -> Table? {
+        catalog.tables[ObjectSchemaDiscovery.className(of: type)]
+    }
+
+    /// The table of a class, created in the current write transaction if the class is new.
+    func tableCreatingIfNeeded(for type: ObjectBase.Type) throws -> Table {
+        let schema = ObjectSchemaDiscovery.schema(for: type)
+        if let table = catalog.tables[schema.className] {
+            try SchemaMigration.checkMatches(table, schema, configuration: configuration)
+            return table
+        }
+        let stored = try requireWrite().createTable(schema)
+        var next = catalog.stored
+        next.tables.append(stored)
+        catalog = SchemaCatalog(next)
+        catalogChanged = true
+        return catalog.tables[schema.className]!
+    }
+
+    func replaceCatalog(_ stored: StoredSchema) {
+        catalog = SchemaCatalog(stored)
+        catalogChanged = true
+    }
+
+    // MARK: Reading rows
+
+    /// The root of a table's tree at this handle's version.
+    func root(of tree: TreeID) -> TreeRoot {
+        do {
+            if let writer { return try writer.root(of: tree) }
+            return try reader.root(of: tree)
+        } catch {
+            fatalError("The realm file is damaged: \(error)")
+        }
+    }
+
+    /// Where an object is now, or nil if it does not exist (deleted, or its table was created
+    /// by a transaction that was rolled back).
+    func locate(_ table: Table, _ key: UInt64) -> (ClusterLeaf, Int)? {
+        guard catalog.tables[table.name]?.tree == table.tree else { return nil }
+        do {
+            if let writer { return try writer.row(in: writer.root(of: table.tree), key: key) }
+            return try reader.row(in: reader.root(of: table.tree), key: key)
+        } catch {
+            fatalError("The realm file is damaged: \(error)")
+        }
+    }
+
+    func withBytes<R>(_ stored: ClusterLeaf.StoredBytes, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        do {
+            if let writer { return body(try writer.bytes(of: stored)) }
+            return body(try reader.bytes(of: stored))
+        } catch {
+            fatalError("The realm file is damaged: \(error)")
+        }
+    }
+
+    /// A property's stored value (for dynamic access; copies).
+    func value(of state: ObjectState, column: Int) -> ColumnValue {
+        guard let (leaf, row) = state.location() else { fatalError("Object has been deleted or invalidated.") }
+        do {
+            if let writer { return try writer.value(leaf, row: row, column: column, spec: state.table.layout[column]) }
+            return try reader.value(leaf, row: row, column: column, spec: state.table.layout[column])
+        } catch {
+            fatalError("The realm file is damaged: \(error)")
+        }
+    }
+
+    /// Writes one property of a managed object.
+    func set(_ value: ColumnValue, column: Int, of state: ObjectState) {
+        let write = requireWrite()
+        if column == state.table.primaryKeyColumn {
+            fatalError("Primary key can't be changed after an object is inserted.")
+        }
+        do {
+            try write.setValue(value, column: column, of: state.key, in: state.table)
+        } catch let error as StorageError where error.code == .invalidInput {
+            fatalError("\(error.message)")  // a value over 16 MB and the like: Realm raises here too
+        } catch {
+            fatalError("The realm file is damaged: \(error)")
+        }
+        stamp &+= 1
+    }
+
+    // MARK: Files
 
     /// The lock file kept beside a realm file (`<file>.lock`).
     static func lockFileURL(for fileURL: URL) -> URL {

@@ -83,9 +83,13 @@ extension Realm.Error.Code {
 
 extension Realm.Error {
     /// Translates an error from the layers below into the public error; anything else passes through.
-    static func from(_ error: any Swift.Error) -> any Swift.Error {
+    static func from(_ error: any Swift.Error, configuration: Realm.Configuration? = nil) -> any Swift.Error {
         guard let storage = error as? RuntimeError else { return error }
-        return Realm.Error(storage)
+        var converted = Realm.Error(storage)
+        if converted.fileURL == nil, let url = configuration?.fileURL {
+            converted = Realm.Error(converted.code, converted.message, fileURL: url)
+        }
+        return converted
     }
 
     init(_ error: RuntimeError) {

@@ -1,12 +1,11 @@
-// Layer 2 of the architecture (SPEC §1): the object store.
+// Layer 2 of the architecture (SPEC §1): the object store — schema, tables, typed values,
+// objects, indexes, queries, the change log — synchronous over one storage snapshot or write
+// transaction.
 //
-// Schema, tables, typed values, objects, links, lists/sets/maps, indexes, query evaluation and
-// the per-commit change log, all synchronous over one storage snapshot or one write transaction.
-// It imports only `RealmStorage`; the runtime and API layers build on it.
-//
-// The object store arrives with issues 4 and 6; until then this file fixes the layer's place in
-// the build so that nothing above can skip it.
-package import RealmStorage
+// The object store works *with* the storage layer's transactions rather than hiding them: the
+// runtime opens a `Database` and hands its transactions to object-store operations. So this layer
+// re-exports the storage module to the layers above; the build still rejects any upward import.
+@_exported public import RealmStorage  // `public` is required by @_exported; RealmStorage declares nothing public
 
-/// The storage error type, re-exported to the layers above under the object store's name.
+/// The error the object store throws (the storage layer's, shared by every layer below the API).
 package typealias ObjectStoreError = StorageError

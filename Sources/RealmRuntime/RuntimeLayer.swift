@@ -1,12 +1,10 @@
-// Layer 3 of the architecture (SPEC §1): the runtime.
+// Layer 3 of the architecture (SPEC §1): the runtime — the shared file state per realm file,
+// the writer actor (single-writer lock, commit pipeline, group commit), the notifier actor, and
+// frozen `Sendable` snapshots.
 //
-// The actors: the writer actor per file (single-writer lock, commit pipeline, group commit),
-// the notifier actor per file (change computation off the callers' executors), and frozen
-// `Sendable` snapshots. It imports only `RealmObjectStore`.
-//
-// The runtime arrives with issues 5 and 7; until then this file fixes the layer's place in the
-// build so that the API layer reaches storage only through it.
-package import RealmObjectStore
+// It builds on the object store and re-exports it (and through it the storage layer) to the API
+// layer, which imports this module `internal`ly, so none of it reaches users.
+@_exported public import RealmObjectStore  // `public` is required by @_exported; nothing below is public
 
 /// The error the runtime throws, which the API layer converts to `Realm.Error`.
 package typealias RuntimeError = ObjectStoreError

@@ -81,6 +81,13 @@ package final class Database: Sendable {
     }
 
     deinit {
+        // The last reference is gone, so no transaction is open: finish what `close()` would
+        // have done if nobody called it (flush, and record that the newest version is durable).
+        let needsClose = state.withLock { !$0.isClosed && $0.failure == nil }
+        if needsClose && !options.readOnly {
+            _ = try? flush()
+            try? writeCheckpoint()
+        }
         file?.close()
         if lockDescriptor >= 0 { closeDescriptor(lockDescriptor) }
     }

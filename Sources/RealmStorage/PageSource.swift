@@ -160,12 +160,17 @@ extension PageSource {
         var number = root.page
         for _ in 0..<maximumTreeDepth {
             let base = try checkedPageOfTree(number)
-            if base.pageKind == .leaf {
+            switch base.pageKind {
+            case .leaf:
                 let leaf = ValueLeaf(base)
                 return leaf.count == 0 ? nil : leaf.key(leaf.count - 1)
+            case .cluster:
+                let leaf = ClusterLeaf(base)
+                return leaf.count == 0 ? nil : leaf.key(leaf.count - 1)
+            default:
+                let node = InnerNode(base)
+                number = node.child(node.count - 1)
             }
-            let node = InnerNode(base)
-            number = node.child(node.count - 1)
         }
         throw StorageError(.invalidDatabase, "Realm file is damaged: tree too deep")
     }

@@ -240,3 +240,30 @@ extension PageSource {
         }
     }
 }
+
+extension PageSource {
+    /// The leaf and row of the entry at `position` in key order: O(log n), using the subtree
+    /// counts of the inner pages.
+    package func row(atPosition position: UInt64, in root: TreeRoot) throws -> (ClusterLeaf, Int)? {
+        guard position < root.count else { return nil }
+        var number = root.page
+        var remaining = position
+        for _ in 0..<maximumTreeDepth {
+            let base = try checkedPageOfTree(number)
+            if base.pageKind == .cluster {
+                let leaf = ClusterLeaf(base)
+                guard remaining < UInt64(leaf.count) else { break }
+                return (leaf, Int(remaining))
+            }
+            guard base.pageKind == .inner else { break }
+            let node = InnerNode(base)
+            var index = 0
+            while index < node.count - 1 && remaining >= node.childCount(index) {
+                remaining -= node.childCount(index)
+                index += 1
+            }
+            number = node.child(index)
+        }
+        throw StorageError(.invalidDatabase, "Realm file is damaged: counts do not match at page \(number)")
+    }
+}

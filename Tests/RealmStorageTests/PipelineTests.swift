@@ -5,11 +5,17 @@ import Testing
 /// Group commit: the writer builds the next versions while a sync is in flight, one sync makes
 /// several commits durable, and readers see a version only once it is durable.
 @Suite struct PipelineTests {
-    /// Holds every sync until the test lets it go, and counts them.
+    /// Holds every sync until the test lets it go (while `isHolding`), and counts them.
     final class HeldSync: IOFaultInjector, @unchecked Sendable {
-        // @unchecked: `syncs` is guarded by `lock`; the semaphores are thread-safe.
+        // @unchecked: `syncs` and `holding` are guarded by `lock`; the semaphores are thread-safe.
         private let lock = NSLock()
         private var syncs = 0
+        private var holding = true
+
+        var isHolding: Bool {
+            get { lock.withLock { holding } }
+            set { lock.withLock { holding = newValue } }
+        }
         let syncStarted = DispatchSemaphore(value: 0)
         let releaseSync = DispatchSemaphore(value: 0)
 
@@ -18,7 +24,8 @@ import Testing
         func beforeWrite(offset: UInt64, length: Int) -> WriteFault { .none }
 
         func beforeSync() -> Int32? {
-            lock.withLock { syncs += 1 }
+            let hold = lock.withLock { syncs += 1; return holding }
+            guard hold else { return nil }
             syncStarted.signal()
             releaseSync.wait()
             return nil
@@ -65,6 +72,7 @@ import Testing
         #expect(try database.flush() == third)
         flushed.wait()
         #expect(held.syncCount == 2)
+        held.isHolding = false  // closing syncs once more
         let read = try database.beginRead()
         #expect(read.transaction == third)
         #expect(try read.count(of: 1) == 3)

@@ -1,0 +1,106 @@
+import Foundation
+internal import RealmRuntime
+
+/// Learns a class's persisted properties from an instance, with `Mirror` (Linux has no class
+/// enumeration and no Objective-C runtime): the `@Persisted` wrappers, superclass properties
+/// first, in declaration order. Cached per class for the life of the process.
+enum ObjectSchemaDiscovery {
+    private static let cache = LockedValue<[ObjectIdentifier: ObjectSchemaInfo]>([:])
+
+    static func schema(for type: ObjectBase.Type) -> ObjectSchemaInfo {
+        let id = ObjectIdentifier(type)
+        if let known = cache.withLock({ $0[id] }) { return known }
+        // Reflect outside the lock: `init()` is user code and may touch other classes.
+        let properties = persistedChildren(of: type.init()).map { $0.property.propertyInfo(name: $0.name) }
+        let info = ObjectSchemaInfo(className: className(of: type), properties: properties)
+        cache.withLock { $0[id] = info }
+        return info
+    }
+
+    static func className(of type: ObjectBase.Type) -> String {
+        (type as? Object.Type)?.className() ?? String(describing: type)
+    }
+
+    /// The `@Persisted` wrappers of an instance with their property names, in column order.
+    static func persistedChildren(of object: ObjectBase) -> [(name: String, property: any PersistedProperty)] {
+        var levels: [[(String, any PersistedProperty)]] = []
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            levels.append(current.children.compactMap { child in
+                guard let label = child.label, let property = child.value as? any PersistedProperty else { return nil }
+                return (label.hasPrefix("_") ? String(label.dropFirst()) : label, property)
+            })
+            mirror = current.superclassMirror
+        }
+        return levels.reversed().flatMap { $0 }
+    }
+
+    /// An unmanaged object's values by property name, including values set by name.
+    static func unmanagedValues(of object: ObjectBase) -> [String: ColumnValue] {
+        var values: [String: ColumnValue] = [:]
+        for (name, property) in persistedChildren(of: object) { values[name] = property.unmanagedColumnValue }
+        if let dynamic = object.dynamicValues { values.merge(dynamic) { $1 } }
+        return values
+    }
+}
+
+extension PropertyInfo {
+    /// Converts a value given by name (from a dictionary, an array, `obj["x"] = …`) to the
+    /// property's stored form, or throws `invalidInput` naming the property.
+    func columnValue(from value: Any?, className: String) throws -> ColumnValue {
+        func invalid() -> Realm.Error {
+            Realm.Error(.invalidInput, "Invalid value '\(value.map { "\($0)" } ?? "nil")' of type '\(value.map { "\(type(of: $0))" } ?? "nil")' for '\(kind.rawValue)\(isOptional ? "?" : "")' property '\(className).\(name)'.")
+        }
+        guard let value, !(value is NSNull) else {
+            guard isOptional else { throw invalid() }
+            return .null
+        }
+        // Unwrap optionals hidden inside `Any`.
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional {
+            guard let wrapped = mirror.children.first?.value else { return try columnValue(from: nil, className: className) }
+            return try columnValue(from: wrapped, className: className)
+        }
+        switch kind {
+        case .bool:
+            if let bool = value as? Bool { return .bool(bool) }
+        case .int:
+            if let int = value as? any BinaryInteger, let exact = Int64(exactly: int) { return .int(exact) }
+        case .float:
+            if let float = value as? Float { return .float(float) }
+            if let double = value as? Double { return .float(Float(double)) }
+            if let int = value as? Int { return .float(Float(int)) }
+        case .double:
+            if let double = value as? Double { return .double(double) }
+            if let float = value as? Float { return .double(Double(float)) }
+            if let int = value as? Int { return .double(Double(int)) }
+        case .string:
+            if let string = value as? String { return .bytes(Array(string.utf8)) }
+        case .data:
+            if let data = value as? Data { return .bytes(Array(data)) }
+        case .date:
+            if let date = value as? Date { return .double(date.timeIntervalSinceReferenceDate) }
+        case .uuid:
+            if let uuid = value as? UUID { return uuid._rlmValue.value }
+        case .objectId, .decimal128, .object:
+            break
+        }
+        throw invalid()
+    }
+
+    /// A stored value as the Swift value dynamic access returns.
+    func swiftValue(_ value: ColumnValue) -> Any? {
+        switch (kind, value) {
+        case (_, .null): return nil
+        case (.bool, .bool(let bool)): return bool
+        case (.int, .int(let int)): return Int(int)
+        case (.float, .float(let float)): return float
+        case (.double, .double(let double)): return double
+        case (.date, .double(let seconds)): return Date(timeIntervalSinceReferenceDate: seconds)
+        case (.string, .bytes(let bytes)): return String(decoding: bytes, as: UTF8.self)
+        case (.data, .bytes(let bytes)): return Data(bytes)
+        case (.uuid, .fixed): return UUID(_rlmValue: _RealmValue(value))
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+internal import RealmRuntime
+
+/// Declares a property that RealmActors stores: Realm Swift's `@Persisted`.
+///
+/// ```swift
+/// class Person: Object {
+///     @Persisted(primaryKey: true) var id = 0
+///     @Persisted(indexed: true) var email = ""
+///     @Persisted var nickname: String?
+/// }
+/// ```
+///
+/// On an unmanaged object the wrapper simply holds the value. Once the object is managed, reads
+/// and writes go to the realm; the wrapper then only caches which column the property is.
+@propertyWrapper
+public struct Persisted<Value: _Persistable> {
+    /// The value while unmanaged; nil means "the type's default".
+    var unmanagedValue: Value?
+    /// The property's physical column once resolved (-1 until the first managed access;
+    /// -2 marks the wrapper a probe is looking for).
+    var column: Int = -1
+    let isPrimaryKey: Bool
+    let isIndexed: Bool
+
+    /// A property whose initial value is the type's default (0, "", false, nil…).
+    public init() {
+        isPrimaryKey = false
+        isIndexed = false
+    }
+
+    /// A property with an initial value.
+    public init(wrappedValue value: Value) {
+        unmanagedValue = value
+        isPrimaryKey = false
+        isIndexed = false
+    }
+
+    /// A primary key (or not) with an initial value.
+    public init(wrappedValue value: Value, primaryKey: Bool) {
+        unmanagedValue = value
+        isPrimaryKey = primaryKey
+        isIndexed = false
+    }
+
+    /// An indexed property (or not) with an initial value.
+    public init(wrappedValue value: Value, indexed: Bool) {
+        unmanagedValue = value
+        isPrimaryKey = false
+        isIndexed = indexed
+    }
+
+    /// A primary key (or not) whose initial value is the type's default.
+    public init(primaryKey: Bool) {
+        isPrimaryKey = primaryKey
+        isIndexed = false
+    }
+
+    /// An indexed property (or not) whose initial value is the type's default.
+    public init(indexed: Bool) {
+        isPrimaryKey = false
+        isIndexed = indexed
+    }
+
+    /// Not available: a `@Persisted` property is accessed through its object.
+    @available(*, unavailable, message: "@Persisted can only be used as a property on a Realm object")
+    public var wrappedValue: Value {
+        get { fatalError("@Persisted can only be used as a property on a Realm object") }
+        set { fatalError("@Persisted can only be used as a property on a Realm object") }
+    }
+
+    /// Reads and writes the property through its object, so a managed object reaches its realm.
+    public static subscript<EnclosingSelf: ObjectBase>(
+        _enclosingInstance object: EnclosingSelf,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) -> Value {
+        get {
+            guard let state = object.realmState else {
+                if let dynamic = object.dynamicValues {  // set by name (Object(value:), obj["name"] = …)
+                    let name = PropertyLabels.name(of: storageKeyPath) { $0[keyPath: storageKeyPath].column = -2 }
+                    if let value = dynamic[name], let typed = Value(_rlmValue: _RealmValue(value)) { return typed }
+                }
+                return object[keyPath: storageKeyPath].unmanagedValue ?? Value._rlmDefaultValue
+            }
+            return Value._rlmGet(object, column: column(of: object, state, storageKeyPath))
+        }
+        set {
+            guard let state = object.realmState else {
+                if object.dynamicValues != nil {
+                    let name = PropertyLabels.name(of: storageKeyPath) { $0[keyPath: storageKeyPath].column = -2 }
+                    object.dynamicValues?[name] = nil
+                }
+                object[keyPath: storageKeyPath].unmanagedValue = newValue
+                return
+            }
+            let column = column(of: object, state, storageKeyPath)
+            state.realm.set(newValue._rlmValue.value, column: column, of: state)
+        }
+    }
+
+    /// The property's column, resolved on first managed access and then cached in the wrapper.
+    @inline(__always)
+    private static func column<EnclosingSelf: ObjectBase>(
+        of object: EnclosingSelf, _ state: ObjectState,
+        _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) -> Int {
+        let cached = object[keyPath: storageKeyPath].column
+        if cached >= 0 { return cached }
+        let name = PropertyLabels.name(of: storageKeyPath) { probe in probe[keyPath: storageKeyPath].column = -2 }
+        guard let column = state.table.columns[name] else {
+            fatalError("Property '\(name)' of '\(EnclosingSelf.self)' is not in the realm's schema for '\(state.table.name)'.")
+        }
+        object[keyPath: storageKeyPath].column = column
+        return column
+    }
+}
+
+/// What schema discovery and probing need from any `Persisted<Value>`, without knowing `Value`.
+protocol PersistedProperty {
+    func propertyInfo(name: String) -> PropertyInfo
+    var unmanagedColumnValue: ColumnValue { get }
+    var isProbeTarget: Bool { get }
+}
+
+extension Persisted: PersistedProperty {
+    func propertyInfo(name: String) -> PropertyInfo {
+        let type = Value._rlmType
+        return PropertyInfo(name: name, kind: type.kind, isOptional: type.isOptional,
+                            isPrimaryKey: isPrimaryKey, isIndexed: isIndexed)
+    }
+
+    var unmanagedColumnValue: ColumnValue { (unmanagedValue ?? Value._rlmDefaultValue)._rlmValue.value }
+    var isProbeTarget: Bool { column == -2 }
+}
+
+/// Maps a `@Persisted` wrapper's storage key path to the property's name.
+///
+/// Swift offers no public way to ask a key path for its property name, so the first time a key
+/// path is seen a fresh instance of the class is made, the wrapper at that key path is marked,
+/// and `Mirror` finds which stored property carries the mark. The answer is cached for the
+/// process: once per class and property.
+enum PropertyLabels {
+    private static let keyPaths = KeyPathTable()
+
+    static func name<Root: ObjectBase, Wrapper>(of keyPath: ReferenceWritableKeyPath<Root, Wrapper>,
+                                                mark: (Root) -> Void) -> String {
+        if let known = keyPaths.name(for: keyPath) { return known }
+        let probe = Root()
+        mark(probe)
+        var mirror: Mirror? = Mirror(reflecting: probe)
+        while let current = mirror {
+            for child in current.children {
+                if let property = child.value as? any PersistedProperty, property.isProbeTarget, let label = child.label {
+                    let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+                    keyPaths.record(keyPath, name: name)
+                    return name
+                }
+            }
+            mirror = current.superclassMirror
+        }
+        fatalError("Could not find the property of \(Root.self) at \(keyPath)")
+    }
+}
+
+/// A lock-guarded `[AnyKeyPath: String]`.
+///
+/// `@unchecked Sendable`: every access to `table` happens under `lock`; key paths are immutable.
+final class KeyPathTable: @unchecked Sendable {
+    private let lock = NSLock()
+    private var table: [AnyKeyPath: String] = [:]
+
+    func name(for keyPath: AnyKeyPath) -> String? { lock.withLock { table[keyPath] } }
+    func record(_ keyPath: AnyKeyPath, name: String) { lock.withLock { table[keyPath] = name } }
+}

@@ -1,0 +1,96 @@
+package import RealmStorage
+
+/// What a property holds, independent of how the storage layer lays it out.
+package enum PropertyKind: String, Codable, Sendable, CaseIterable {
+    case bool, int, float, double, string, data, date, objectId, uuid, decimal128
+    /// A link to an object of `PropertyInfo.objectClassName`.
+    case object
+}
+
+/// One persisted property of a class, as recorded in the file.
+package struct PropertyInfo: Codable, Hashable, Sendable, CustomStringConvertible {
+    package var name: String
+    package var kind: PropertyKind
+    package var isOptional: Bool
+    package var isPrimaryKey: Bool
+    package var isIndexed: Bool
+    /// The linked class, for `.object` properties.
+    package var objectClassName: String?
+
+    package init(name: String, kind: PropertyKind, isOptional: Bool = false, isPrimaryKey: Bool = false,
+                 isIndexed: Bool = false, objectClassName: String? = nil) {
+        self.name = name
+        self.kind = kind
+        self.isOptional = isOptional
+        self.isPrimaryKey = isPrimaryKey
+        self.isIndexed = isIndexed
+        self.objectClassName = objectClassName
+    }
+
+    /// How the storage layer stores the property: dates and doubles as doubles (a `Date` is a
+    /// `Double` of seconds since 2001, so nothing is lost), strings and data as byte strings,
+    /// links as the target's object key.
+    package var columnSpec: ColumnSpec {
+        switch kind {
+        case .bool: ColumnSpec(.bool, nullable: isOptional)
+        case .int, .object: ColumnSpec(.int, nullable: isOptional || kind == .object)
+        case .float: ColumnSpec(.float, nullable: isOptional)
+        case .double, .date: ColumnSpec(.double, nullable: isOptional)
+        case .string, .data: ColumnSpec(.bytes, nullable: isOptional)
+        case .objectId: ColumnSpec(.fixed, nullable: isOptional, fixedWidth: 12)
+        case .uuid, .decimal128: ColumnSpec(.fixed, nullable: isOptional, fixedWidth: 16)
+        }
+    }
+
+    /// Whether the property can be indexed or be a primary key (Realm's rules).
+    package var isIndexable: Bool {
+        [.bool, .int, .string, .date, .objectId, .uuid].contains(kind)
+    }
+
+    package var description: String {
+        var text = "\(name): \(kind == .object ? objectClassName ?? "object" : kind.rawValue)\(isOptional ? "?" : "")"
+        if isPrimaryKey { text += " (primary key)" } else if isIndexed { text += " (indexed)" }
+        return text
+    }
+}
+
+/// One class's persisted properties, in column order.
+package struct ObjectSchemaInfo: Codable, Hashable, Sendable {
+    package var className: String
+    package var properties: [PropertyInfo]
+    package var isEmbedded: Bool
+
+    package init(className: String, properties: [PropertyInfo], isEmbedded: Bool = false) {
+        self.className = className
+        self.properties = properties
+        self.isEmbedded = isEmbedded
+    }
+
+    package var primaryKey: PropertyInfo? { properties.first { $0.isPrimaryKey } }
+
+    /// Realm's limits and rules for a class definition; thrown as `.invalidInput`.
+    package func validate() throws {
+        guard !className.isEmpty, className.utf8.count <= 57 else {
+            throw StorageError(.invalidInput, "Class name '\(className)' must be 1 to 57 bytes long")
+        }
+        var names = Set<String>()
+        for property in properties {
+            guard !property.name.isEmpty, property.name.utf8.count <= 63 else {
+                throw StorageError(.invalidInput, "Property name '\(className).\(property.name)' must be 1 to 63 bytes long")
+            }
+            guard names.insert(property.name).inserted else {
+                throw StorageError(.invalidInput, "Property '\(className).\(property.name)' is declared twice")
+            }
+            if (property.isPrimaryKey || property.isIndexed) && !property.isIndexable {
+                throw StorageError(.invalidInput,
+                                   "Property '\(className).\(property.name)' of type \(property.kind.rawValue) cannot be \(property.isPrimaryKey ? "a primary key" : "indexed")")
+            }
+        }
+        if properties.filter(\.isPrimaryKey).count > 1 {
+            throw StorageError(.invalidInput, "Class '\(className)' declares more than one primary key")
+        }
+        if isEmbedded, let key = primaryKey {
+            throw StorageError(.invalidInput, "Embedded object '\(className)' cannot have a primary key ('\(key.name)')")
+        }
+    }
+}
