@@ -1,0 +1,75 @@
+// swift-tools-version: 6.1
+//
+// RealmActors benchmarks: a package of its own so that the library itself keeps depending on
+// nothing but the toolchain. Two ways in:
+//
+//   realm-bench  the side-by-side suite (W1–W12 of PERFORMANCE.md): RealmActors vs SQLite
+//                through GRDB, one child process per workload and side. See README.md.
+//   Micro        package-benchmark micro-benchmarks (malloc counts per operation):
+//                `swift package --package-path Benchmarks benchmark`.
+//
+// Swift packages come from the machine's local copies (git maps github.com to them), so every
+// version below must be one that exists there.
+//
+// package-benchmark on Linux + Swift 6.3: its manifest adds a dependency on
+// ordo-one/swift-runtime-interposer (absent here) whenever its "RuntimeInterposer" trait is
+// enabled, which it is by default. Naming the traits explicitly, `traits: ["MallocInterposer"]`,
+// replaces the default set, so "RuntimeInterposer" is off and SwiftPM prunes that dependency
+// (it is only used under that trait). The malloc counters still work: they come from
+// ordo-one/malloc-interposer, which is available. What is lost is ARC (retain/release) counting,
+// which no benchmark here uses. Do not add "RuntimeInterposer" or use the default traits.
+import PackageDescription
+
+/// Same strictness as the root package: Swift 6 language mode (complete concurrency checking).
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "RealmActorsBenchmarks",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .executable(name: "realm-bench", targets: ["RealmBench"]),
+    ],
+    dependencies: [
+        .package(name: "RealmActors", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(
+            url: "https://github.com/ordo-one/package-benchmark.git",
+            from: "1.38.1",
+            traits: ["MallocInterposer"]
+        ),
+    ],
+    targets: [
+        // The data model shared by every benchmark: Person, its deterministic generator and the
+        // SQLite schema. Both sides of every workload must see the same rows.
+        .target(
+            name: "BenchModel",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "RealmBench",
+            dependencies: [
+                "BenchModel",
+                .product(name: "RealmActors", package: "RealmActors"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // package-benchmark's convention: one executable target per suite, its sources in
+        // Benchmarks/<Name>/, built with the BenchmarkPlugin that generates the entry point.
+        .executableTarget(
+            name: "Micro",
+            dependencies: [
+                "BenchModel",
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Benchmarks/Micro",
+            swiftSettings: strictSettings,
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+    ]
+)

@@ -1,0 +1,442 @@
+import BenchModel
+import Foundation
+import GRDB
+import Synchronization
+
+/// The SQLite side: every workload through GRDB's `DatabasePool` (WAL), with prepared, cached
+/// statements, as a careful application would use it.
+///
+/// Durability is part of each comparison and is read back from the connection, not assumed:
+/// W7 and W8 run `synchronous=FULL` (a sync per commit, as our durable commits); every other
+/// workload runs GRDB's default `synchronous=NORMAL` (WAL commits not synced).
+struct SQLiteSide: BenchmarkSide {
+    func run(_ context: WorkloadContext) async throws -> WorkloadOutcome {
+        let workload = SQLiteWorkload(context: context)
+        let measured: Measured = switch context.spec.id {
+        case .w1a, .w1b: try workload.bulkInsert()
+        case .w2: try workload.primaryKeyLookups()
+        case .w3: try workload.filteredCount()
+        case .w4: try workload.indexedLookups()
+        case .w5: try workload.fullIteration()
+        case .w6: try workload.sortedPrefix()
+        case .w7: try await workload.sequentialDurableCommits()
+        case .w8: try await workload.concurrentDurableCommits()
+        case .w9: try await workload.observationLatency()
+        case .w10: try workload.openAndReadFirst()
+        case .w11: try workload.fileSize()
+        case .w12: try workload.updateAll()
+        }
+        return .measured(measured)
+    }
+}
+
+/// One SQLite workload run; its methods are the workloads, named by what they do.
+private struct SQLiteWorkload {
+    let context: WorkloadContext
+    var size: WorkloadSize { context.size }
+
+    // MARK: Setup
+
+    /// A new database file in the run's directory; `name` distinguishes repetitions.
+    func databasePath(_ name: String = "bench") -> String {
+        context.directory.appendingPathComponent("\(name).sqlite").path
+    }
+
+    /// Opens a pool (GRDB defaults: WAL, synchronous=NORMAL) and, when `durable`, switches the
+    /// writer connection, the only one that commits, to synchronous=FULL.
+    func openPool(at path: String, durable: Bool = false) throws -> DatabasePool {
+        let pool = try DatabasePool(path: path)
+        if durable {
+            try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+        }
+        return pool
+    }
+
+    /// A pool on a new file holding the schema and rows `1...rows`. `visit` sees every row
+    /// inserted, for workloads that precompute their expected answer.
+    func makeFilledPool(rows: Int, visit: (Person) -> Void = { _ in }) throws -> (DatabasePool, String) {
+        let path = databasePath()
+        let pool = try openPool(at: path)
+        try pool.write { db in
+            try SQLiteSchema.create(in: db)
+            let statement = try db.cachedStatement(sql: SQLiteSchema.insert)
+            for id in stride(from: 1, through: rows, by: 1) {
+                let person = Person.make(id: id)
+                visit(person)
+                try SQLiteSchema.insert(person, with: statement)
+            }
+        }
+        return (pool, path)
+    }
+
+    /// "journal_mode=wal, synchronous=NORMAL", read from the writer connection.
+    func durability(of pool: DatabasePool) throws -> String {
+        try pool.writeWithoutTransaction { db in
+            let journal = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?"
+            let level = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1
+            let names = [0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"]
+            return "journal_mode=\(journal), synchronous=\(names[level] ?? String(level))"
+        }
+    }
+
+    func rowCount(_ pool: DatabasePool) throws -> Int {
+        try pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM person") ?? 0 }
+    }
+
+    // MARK: Workloads
+
+    /// W1: `rows` pre-generated rows inserted in one transaction into an empty table that already
+    /// has the email index. Each repetition starts from a new file.
+    func bulkInsert() throws -> Measured {
+        let people = Person.dataSet(count: size.rows)
+        var samples: [Double] = []
+        var durability = ""
+        for repetition in 0..<context.repetitions {
+            let path = databasePath("rep\(repetition)")
+            let pool = try openPool(at: path)
+            try pool.write { try SQLiteSchema.create(in: $0) }
+            samples.append(try Stopwatch.time {
+                try pool.write { db in
+                    let statement = try db.cachedStatement(sql: SQLiteSchema.insert)
+                    for person in people {
+                        try SQLiteSchema.insert(person, with: statement)
+                    }
+                }
+            })
+            let count = try rowCount(pool)
+            guard count == size.rows else { throw WorkloadError("inserted \(count) rows, expected \(size.rows)") }
+            durability = try self.durability(of: pool)
+            try pool.close()
+            try removeDatabase(at: path)
+        }
+        let rate = Double(size.rows) / Statistics.median(samples)
+        return Measured(samples: samples, extras: ["rowsPerSecond": .init(rate, .perSecond)],
+                        durability: durability, checksum: size.rows)
+    }
+
+    /// W2: `operations` lookups of random ids in one read transaction, reading name and age.
+    func primaryKeyLookups() throws -> Measured {
+        let (pool, _) = try makeFilledPool(rows: size.rows)
+        let ids = LookupKeys.randomIDs(count: size.operations, rows: size.rows)
+        var checksum = 0
+        let samples = try (0..<context.repetitions).map { _ in
+            try Stopwatch.time {
+                checksum = try pool.read { db in
+                    let statement = try db.cachedStatement(sql: "SELECT name, age FROM person WHERE id = ?")
+                    var ageSum = 0
+                    var nameBytes = 0
+                    for id in ids {
+                        guard let row = try Row.fetchOne(statement, arguments: [id]) else {
+                            throw WorkloadError("no row with id \(id)")
+                        }
+                        let name: String = row[0]
+                        let age: Int = row[1]
+                        nameBytes += name.utf8.count
+                        ageSum += age
+                    }
+                    return ageSum &* 1_000_003 &+ nameBytes
+                }
+            }
+        }
+        return Measured(samples: samples, durability: try durability(of: pool), checksum: checksum)
+    }
+
+    /// W3: one `COUNT(*)` with an unindexed two-column filter over the whole table.
+    func filteredCount() throws -> Measured {
+        var expected = 0
+        let (pool, _) = try makeFilledPool(rows: size.rows) { person in
+            if person.age < 30 && person.score > 0.5 { expected += 1 }
+        }
+        var count = 0
+        let samples = try (0..<context.repetitions).map { _ in
+            try Stopwatch.time {
+                count = try pool.read { db in
+                    let statement = try db.cachedStatement(
+                        sql: "SELECT COUNT(*) FROM person WHERE age < 30 AND score > 0.5")
+                    return try Int.fetchOne(statement) ?? -1
+                }
+            }
+        }
+        guard count == expected else { throw WorkloadError("counted \(count) rows, expected \(expected)") }
+        return Measured(samples: samples, durability: try durability(of: pool), checksum: count)
+    }
+
+    /// W4: `operations` equality lookups on the unique email index, reading id and age.
+    func indexedLookups() throws -> Measured {
+        let (pool, _) = try makeFilledPool(rows: size.rows)
+        let ids = LookupKeys.randomIDs(count: size.operations, rows: size.rows)
+        let expectedRows = ids.map { Person.make(id: $0) }
+        let emails = expectedRows.map(\.email)
+        let expected = expectedRows.reduce(0) { $0 &* 1_000_003 &+ $1.id &* 100 &+ $1.age }
+        var checksum = 0
+        let samples = try (0..<context.repetitions).map { _ in
+            try Stopwatch.time {
+                checksum = try pool.read { db in
+                    let statement = try db.cachedStatement(sql: "SELECT id, age FROM person WHERE email = ?")
+                    var checksum = 0
+                    for email in emails {
+                        guard let row = try Row.fetchOne(statement, arguments: [email]) else {
+                            throw WorkloadError("no row with email \(email)")
+                        }
+                        let id: Int = row[0]
+                        let age: Int = row[1]
+                        checksum = checksum &* 1_000_003 &+ id &* 100 &+ age
+                    }
+                    return checksum
+                }
+            }
+        }
+        guard checksum == expected else { throw WorkloadError("checksum \(checksum), expected \(expected)") }
+        return Measured(samples: samples, durability: try durability(of: pool), checksum: checksum)
+    }
+
+    /// W5: a cursor over every row, reading age and name (summed so nothing is skipped).
+    func fullIteration() throws -> Measured {
+        let (pool, _) = try makeFilledPool(rows: size.rows)
+        var checksum = 0
+        let samples = try (0..<context.repetitions).map { _ in
+            try Stopwatch.time {
+                checksum = try pool.read { db in
+                    let statement = try db.cachedStatement(sql: "SELECT age, name FROM person")
+                    let rows = try Row.fetchCursor(statement)
+                    var ageSum = 0
+                    var nameBytes = 0
+                    var count = 0
+                    while let row = try rows.next() {
+                        let age: Int = row[0]
+                        let name: String = row[1]
+                        ageSum += age
+                        nameBytes += name.utf8.count
+                        count += 1
+                    }
+                    guard count == size.rows else { throw WorkloadError("iterated \(count) rows") }
+                    return ageSum &* 1_000_003 &+ nameBytes
+                }
+            }
+        }
+        return Measured(samples: samples, durability: try durability(of: pool), checksum: checksum)
+    }
+
+    /// W6: the first `operations` rows ordered by age, then name (no index on either), reading
+    /// id, name and age. The checksum (ages and name lengths) does not depend on how ties break.
+    func sortedPrefix() throws -> Measured {
+        let (pool, _) = try makeFilledPool(rows: size.rows)
+        var checksum = 0
+        let samples = try (0..<context.repetitions).map { _ in
+            try Stopwatch.time {
+                checksum = try pool.read { db in
+                    let statement = try db.cachedStatement(
+                        sql: "SELECT id, name, age FROM person ORDER BY age, name LIMIT ?")
+                    let rows = try Row.fetchAll(statement, arguments: [size.operations])
+                    guard rows.count == min(size.operations, size.rows) else {
+                        throw WorkloadError("read \(rows.count) sorted rows")
+                    }
+                    var checksum = 0
+                    for row in rows {
+                        let name: String = row[1]
+                        let age: Int = row[2]
+                        checksum = checksum &* 31 &+ age &* 100 &+ name.utf8.count
+                    }
+                    return checksum
+                }
+            }
+        }
+        return Measured(samples: samples, durability: try durability(of: pool), checksum: checksum)
+    }
+
+    /// W7: `operations` transactions, one after the other, each inserting one row and committed
+    /// with synchronous=FULL (one sync per commit in WAL mode).
+    func sequentialDurableCommits() async throws -> Measured {
+        let path = databasePath()
+        let pool = try openPool(at: path, durable: true)
+        try await pool.write { try SQLiteSchema.create(in: $0) }
+        let count = size.operations
+        var samples: [Double] = []
+        for repetition in 0..<context.repetitions {
+            let people = (1...count).map { Person.make(id: repetition * count + $0) }
+            samples.append(try await Stopwatch.time {
+                for person in people {
+                    try await pool.write { db in
+                        try SQLiteSchema.insert(person, with: db.cachedStatement(sql: SQLiteSchema.insert))
+                    }
+                }
+            })
+        }
+        let rows = try rowCount(pool)
+        guard rows == count * context.repetitions else { throw WorkloadError("\(rows) rows after the commits") }
+        let rate = Double(count) / Statistics.median(samples)
+        return Measured(samples: samples, extras: ["commitsPerSecond": .init(rate, .perSecond)],
+                        durability: try durability(of: pool), checksum: count)
+    }
+
+    /// W8: `tasks` concurrent tasks, each committing `operations` one-row transactions through
+    /// the pool's writer, synchronous=FULL. SQLite serialises them: one sync per commit.
+    func concurrentDurableCommits() async throws -> Measured {
+        let path = databasePath()
+        let pool = try openPool(at: path, durable: true)
+        try await pool.write { try SQLiteSchema.create(in: $0) }
+        let perTask = size.operations
+        let total = perTask * size.tasks
+        var samples: [Double] = []
+        for repetition in 0..<context.repetitions {
+            let batches = (0..<size.tasks).map { task in
+                (1...perTask).map { Person.make(id: repetition * total + task * perTask + $0) }
+            }
+            samples.append(try await Stopwatch.time {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for batch in batches {
+                        group.addTask {
+                            for person in batch {
+                                try await pool.write { db in
+                                    try SQLiteSchema.insert(person, with: db.cachedStatement(sql: SQLiteSchema.insert))
+                                }
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            })
+        }
+        let rows = try rowCount(pool)
+        guard rows == total * context.repetitions else { throw WorkloadError("\(rows) rows after the commits") }
+        let rate = Double(total) / Statistics.median(samples)
+        return Measured(samples: samples, extras: ["commitsPerSecond": .init(rate, .perSecond)],
+                        durability: try durability(of: pool), checksum: total)
+    }
+
+    /// W9: `ValueObservation.tracking { Person.fetchAll }` (all rows, by id) observed through
+    /// `values(in:)`; `operations` times, one row's score is updated and the latency from the
+    /// end of the commit to the arrival of the first element holding the new score is recorded.
+    /// Samples are those latencies.
+    ///
+    /// The commit instant is taken by ``CommitClock``, a transaction observer registered before
+    /// the observation's own: GRDB notifies observers in registration order right after COMMIT,
+    /// and `tracking` (a region that may change) re-fetches on the writer connection inside that
+    /// notification, so a clock read after `write` returns would miss the fetch.
+    func observationLatency() async throws -> Measured {
+        let (pool, _) = try makeFilledPool(rows: size.rows)
+        let commitClock = CommitClock()
+        pool.add(transactionObserver: commitClock, extent: .observerLifetime)
+        let observation = ValueObservation.tracking { db in
+            try Person.order(Column("id")).fetchAll(db)
+        }
+        var elements = observation.values(in: pool).makeAsyncIterator()
+        guard let initial = try await elements.next(), initial.count == size.rows else {
+            throw WorkloadError("the initial observed value is missing or incomplete")
+        }
+        let targets = LookupKeys.randomIDs(count: size.operations, rows: size.rows)
+        var latencies: [Double] = []
+        for (index, id) in targets.enumerated() {
+            // Outside 0..<1, so it is never a value the row had before.
+            let score = 1 + Double(index)
+            try await pool.write { db in
+                try db.execute(sql: "UPDATE person SET score = ? WHERE id = ?", arguments: [score, id])
+            }
+            guard let committed = commitClock.lastCommit else { throw WorkloadError("no commit observed") }
+            while true {
+                guard let people = try await elements.next() else {
+                    throw WorkloadError("the observation ended")
+                }
+                if people[id - 1].score == score { break }
+            }
+            latencies.append(Stopwatch.seconds(ContinuousClock.now - committed))
+        }
+        return Measured(
+            samples: latencies,
+            extras: [
+                "p50": .init(Statistics.percentile(50, of: latencies), .seconds),
+                "p99": .init(Statistics.percentile(99, of: latencies), .seconds),
+            ],
+            durability: try durability(of: pool), checksum: size.operations)
+    }
+
+    /// W10: open a pool on an existing file (built and closed in setup) and read the first row's
+    /// values. Timed from before the open to having the decoded row; closing is not timed.
+    func openAndReadFirst() throws -> Measured {
+        let (setupPool, path) = try makeFilledPool(rows: size.rows)
+        try setupPool.close()
+        let expected = Person.make(id: 1)
+        var durability = ""
+        var samples: [Double] = []
+        for _ in 0..<context.repetitions {
+            var opened: DatabasePool?
+            var first: Person?
+            samples.append(try Stopwatch.time {
+                let pool = try DatabasePool(path: path)
+                first = try pool.read { try Person.fetchOne($0, sql: "SELECT * FROM person ORDER BY id LIMIT 1") }
+                opened = pool
+            })
+            guard first == expected else { throw WorkloadError("first row \(String(describing: first))") }
+            if let opened {
+                durability = try self.durability(of: opened)
+                try opened.close()
+            }
+        }
+        return Measured(samples: samples, durability: durability, checksum: expected.age)
+    }
+
+    /// W11: the bytes on disk (database + WAL) after inserting `rows` rows as W1 does and a
+    /// `PRAGMA wal_checkpoint(TRUNCATE)`.
+    func fileSize() throws -> Measured {
+        let (pool, path) = try makeFilledPool(rows: size.rows)
+        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        let main = try fileBytes(path)
+        let wal = (try? fileBytes(path + "-wal")) ?? 0
+        return Measured(
+            samples: [Double(main + wal)],
+            extras: ["databaseFile": .init(Double(main), .bytes), "walFile": .init(Double(wal), .bytes)],
+            durability: try durability(of: pool), checksum: try rowCount(pool))
+    }
+
+    /// W12: in one transaction, one UPDATE per row setting a new score (an application changing
+    /// one property of every object, not a single set-based UPDATE).
+    func updateAll() throws -> Measured {
+        let (pool, _) = try makeFilledPool(rows: size.rows)
+        var updated = 0
+        let samples = try (0..<context.repetitions).map { repetition in
+            try Stopwatch.time {
+                updated = try pool.write { db in
+                    let statement = try db.cachedStatement(sql: "UPDATE person SET score = ? WHERE id = ?")
+                    let before = db.totalChangesCount
+                    for id in stride(from: 1, through: size.rows, by: 1) {
+                        try statement.execute(arguments: [Double(repetition) + Double(id) * 1e-7, id])
+                    }
+                    return db.totalChangesCount - before
+                }
+            }
+        }
+        guard updated == size.rows else { throw WorkloadError("updated \(updated) rows") }
+        return Measured(samples: samples, durability: try durability(of: pool), checksum: updated)
+    }
+
+    // MARK: Files
+
+    func fileBytes(_ path: String) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.size] as? NSNumber)?.intValue ?? 0
+    }
+
+    func removeDatabase(at path: String) throws {
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.removeItem(atPath: path + suffix)
+        }
+    }
+}
+
+/// Records when the last transaction committed, as seen by the first transaction observer.
+///
+/// Invariant: registered before any `ValueObservation` starts, so its `databaseDidCommit` runs
+/// before the observation's (GRDB calls observers in registration order).
+private final class CommitClock: TransactionObserver, Sendable {
+    private let instant = Mutex<ContinuousClock.Instant?>(nil)
+
+    var lastCommit: ContinuousClock.Instant? { instant.withLock { $0 } }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { false }
+    func databaseDidChange(with event: DatabaseEvent) {}
+    func databaseDidCommit(_ db: Database) {
+        let now = ContinuousClock.now
+        instant.withLock { $0 = now }
+    }
+    func databaseDidRollback(_ db: Database) {}
+}

@@ -1,0 +1,221 @@
+import Foundation
+
+/// One row of the suite: a workload of PERFORMANCE.md (W1 is split into W1a, 100k rows, and W1b,
+/// 1M rows, because both sizes have their own target).
+enum WorkloadID: String, CaseIterable, Codable, Sendable, Comparable {
+    case w1a = "W1a", w1b = "W1b", w2 = "W2", w3 = "W3", w4 = "W4", w5 = "W5", w6 = "W6"
+    case w7 = "W7", w8 = "W8", w9 = "W9", w10 = "W10", w11 = "W11", w12 = "W12"
+
+    /// Declaration order, which is the order of PERFORMANCE.md.
+    static func < (lhs: WorkloadID, rhs: WorkloadID) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+
+    /// Whether `--filter` token `name` selects this workload: exact id, or "W1" for W1a and W1b.
+    func matches(_ name: String) -> Bool {
+        let name = name.uppercased()
+        let id = rawValue.uppercased()
+        return id == name || (id.hasPrefix(name) && id.dropFirst(name.count).allSatisfy(\.isLetter))
+    }
+}
+
+/// The two implementations compared in every workload.
+enum Side: String, CaseIterable, Codable, Sendable {
+    /// RealmActors, the package in the root of this repository.
+    case ours
+    /// SQLite through GRDB (`DatabasePool`, WAL), what a Swift developer would use instead.
+    case sqlite
+
+    var title: String {
+        switch self {
+        case .ours: "ours"
+        case .sqlite: "SQLite"
+        }
+    }
+}
+
+/// `--quick` (smoke sizes, one repetition) or the sizes of PERFORMANCE.md.
+enum Mode: String, Codable, Sendable {
+    case full, quick
+}
+
+/// The sizes of one workload in one mode.
+///
+/// `rows` is the size of the data set the workload starts from (or inserts, for W1);
+/// `operations` is how many lookups, transactions or updates it times; `tasks` is the number of
+/// concurrent writers (W8 only, 1 elsewhere). W8 times `tasks × operations` writes.
+struct WorkloadSize: Codable, Sendable, Equatable {
+    var rows: Int
+    var operations: Int = 0
+    var tasks: Int = 1
+}
+
+/// A workload's definition: what it measures, its target ratio and its sizes.
+///
+/// ``all`` is THE table of sizes: change a workload's size or repetition count there and
+/// nowhere else. Full sizes are those of PERFORMANCE.md; quick sizes keep the whole quick run
+/// (both sides, every workload, a child process each) well under a minute on 2 cores.
+struct WorkloadSpec: Sendable {
+    let id: WorkloadID
+    /// What is measured, in a few words, for the table.
+    let what: String
+    /// The target ratio from PERFORMANCE.md (SQLite / ours, higher is better).
+    let target: String
+    let full: WorkloadSize
+    let quick: WorkloadSize
+    /// Repetitions in full mode (quick mode always runs one): 3 where one costs under ~20 s on
+    /// the reference machine, 1 where the result is deterministic (W11) or is already a
+    /// distribution over many operations (W9).
+    let fullRepetitions: Int
+    /// The primary number: a duration (lower is better) or a size in bytes (lower is better).
+    let unit: QuantityUnit
+
+    func size(_ mode: Mode) -> WorkloadSize { mode == .full ? full : quick }
+    func repetitions(_ mode: Mode) -> Int { mode == .full ? fullRepetitions : 1 }
+
+    static let all: [WorkloadSpec] = [
+        .init(id: .w1a, what: "bulk insert, one transaction", target: "≥ 2×",
+              full: .init(rows: 100_000), quick: .init(rows: 10_000), fullRepetitions: 3, unit: .seconds),
+        .init(id: .w1b, what: "bulk insert, one transaction", target: "≥ 2×",
+              full: .init(rows: 1_000_000), quick: .init(rows: 50_000), fullRepetitions: 3, unit: .seconds),
+        .init(id: .w2, what: "random PK lookups, read name+age", target: "≥ 2×",
+              full: .init(rows: 1_000_000, operations: 100_000), quick: .init(rows: 50_000, operations: 10_000),
+              fullRepetitions: 3, unit: .seconds),
+        .init(id: .w3, what: "count age<30 && score>0.5, no index", target: "≥ 10×",
+              full: .init(rows: 1_000_000), quick: .init(rows: 50_000), fullRepetitions: 3, unit: .seconds),
+        .init(id: .w4, what: "indexed email == x lookups", target: "≥ 1.5×",
+              full: .init(rows: 1_000_000, operations: 10_000), quick: .init(rows: 50_000, operations: 1_000),
+              fullRepetitions: 3, unit: .seconds),
+        .init(id: .w5, what: "iterate all, read age+name", target: "≥ 5×",
+              full: .init(rows: 1_000_000), quick: .init(rows: 50_000), fullRepetitions: 3, unit: .seconds),
+        .init(id: .w6, what: "sort by age,name; read first 100", target: "≥ 2×",
+              full: .init(rows: 100_000, operations: 100), quick: .init(rows: 10_000, operations: 100),
+              fullRepetitions: 3, unit: .seconds),
+        .init(id: .w7, what: "sequential durable 1-row txns", target: "≥ 1×",
+              full: .init(rows: 0, operations: 10_000), quick: .init(rows: 0, operations: 500),
+              fullRepetitions: 3, unit: .seconds),
+        .init(id: .w8, what: "concurrent durable 1-row txns", target: "≥ 5×",
+              full: .init(rows: 0, operations: 1_000, tasks: 8), quick: .init(rows: 0, operations: 50, tasks: 8),
+              fullRepetitions: 3, unit: .seconds),
+        .init(id: .w9, what: "commit → observer latency (p50)", target: "> 1×, p99 ≤ 5 ms",
+              full: .init(rows: 100_000, operations: 100), quick: .init(rows: 10_000, operations: 20),
+              fullRepetitions: 1, unit: .seconds),
+        .init(id: .w10, what: "open file, read first object", target: "≥ 1×",
+              full: .init(rows: 1_000_000), quick: .init(rows: 50_000), fullRepetitions: 3, unit: .seconds),
+        .init(id: .w11, what: "file size after insert+checkpoint", target: "≥ 1×",
+              full: .init(rows: 1_000_000), quick: .init(rows: 50_000), fullRepetitions: 1, unit: .bytes),
+        .init(id: .w12, what: "update score on every row, one txn", target: "≥ 2×",
+              full: .init(rows: 100_000), quick: .init(rows: 10_000), fullRepetitions: 3, unit: .seconds),
+    ]
+
+    static func spec(_ id: WorkloadID) -> WorkloadSpec {
+        all.first { $0.id == id }!
+    }
+
+    /// The sizes, compactly, for the table: "1M rows", "100k × 100k", "8 × 1k".
+    func sizeSummary(_ mode: Mode) -> String {
+        let size = size(mode)
+        switch id {
+        case .w7: return "\(Format.count(size.operations)) txns"
+        case .w8: return "\(size.tasks) × \(Format.count(size.operations)) txns"
+        case .w2, .w4: return "\(Format.count(size.operations)) of \(Format.count(size.rows))"
+        case .w9: return "\(Format.count(size.operations)) updates, \(Format.count(size.rows)) rows"
+        default: return "\(Format.count(size.rows)) rows"
+        }
+    }
+}
+
+/// Everything one side needs to run one workload in a child process.
+struct WorkloadContext: Sendable {
+    let spec: WorkloadSpec
+    let size: WorkloadSize
+    let repetitions: Int
+    /// A fresh, empty directory owned by this run; the child removes it when done.
+    let directory: URL
+}
+
+/// What one side reports for one workload.
+enum WorkloadOutcome: Sendable {
+    case measured(Measured)
+    /// This side has no implementation of the workload yet; `issue` is the tracker issue that
+    /// will add it. Not a failure.
+    case notImplemented(issue: Int)
+}
+
+/// The numbers one side measured for one workload.
+///
+/// Invariant: `samples` is not empty and is in the spec's unit; the headline number is their
+/// median. A sample is one repetition's timed part (setup excluded), except for W9, where it is
+/// one update's latency (so the median is p50), and W11, where it is the file size.
+struct Measured: Sendable {
+    var samples: [Double]
+    /// Secondary numbers: commits/s (W7, W8), p50/p99 (W9), file parts (W11).
+    var extras: [String: Quantity] = [:]
+    /// Durability / journal mode the measurement ran under, as read back from the database.
+    var durability: String
+    /// A value both sides must compute identically from the same data (a count, a sum), proving
+    /// the work was done and the two sides agree. `nil` when the workload has no such value.
+    var checksum: Int?
+}
+
+/// One side of the suite: runs a workload in the current (child) process.
+protocol BenchmarkSide: Sendable {
+    /// Runs `context.spec` with its setup untimed and its measured part timed, in
+    /// `context.directory`. Throws when the workload fails (a wrong answer is a failure too).
+    func run(_ context: WorkloadContext) async throws -> WorkloadOutcome
+}
+
+extension Side {
+    /// The implementation of this side.
+    var implementation: any BenchmarkSide {
+        switch self {
+        case .ours: RealmActorsSide()
+        case .sqlite: SQLiteSide()
+        }
+    }
+}
+
+/// A failure a workload detects itself (wrong count, missing row), as opposed to a database error.
+struct WorkloadError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Monotonic timing of the measured part of a workload.
+enum Stopwatch {
+    static func seconds(_ duration: Duration) -> Double {
+        let parts = duration.components
+        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
+    }
+
+    /// Seconds `body` took on the monotonic `ContinuousClock`.
+    static func time(_ body: () throws -> Void) rethrows -> Double {
+        let start = ContinuousClock.now
+        try body()
+        return seconds(ContinuousClock.now - start)
+    }
+
+    /// Seconds `body` took on the monotonic `ContinuousClock`.
+    static func time(_ body: () async throws -> Void) async rethrows -> Double {
+        let start = ContinuousClock.now
+        try await body()
+        return seconds(ContinuousClock.now - start)
+    }
+}
+
+/// Order statistics over samples.
+enum Statistics {
+    /// The median (mean of the two middle values for an even count). `values` must not be empty.
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    /// The nearest-rank percentile `p` (0...100). `values` must not be empty.
+    static func percentile(_ p: Double, of values: [Double]) -> Double {
+        let sorted = values.sorted()
+        let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
+        return sorted[min(max(rank, 1), sorted.count) - 1]
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+/// Command-line options of `realm-bench`. The `--child` form is internal: the parent re-runs
+/// this binary with it, one process per (workload, side).
+struct Options {
+    var mode: Mode = .full
+    var filter: [String]? = nil
+    var sides: [Side] = Side.allCases
+    var output: URL = Options.defaultOutput
+    var help = false
+    var child: WorkloadID? = nil
+    var childDirectory: URL? = nil
+
+    /// `Benchmarks/results/latest.json`, found from this source file so that it is the same
+    /// whether the suite is run from the repository root or from `Benchmarks/`.
+    static var defaultOutput: URL {
+        URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent() // RealmBench
+            .deletingLastPathComponent() // Sources
+            .deletingLastPathComponent() // Benchmarks
+            .appendingPathComponent("results/latest.json")
+    }
+
+    static let usage = """
+        USAGE: realm-bench [--quick] [--filter W3,W7] [--side sqlite|ours|both] [--output PATH]
+
+        Runs the workloads of PERFORMANCE.md (W1a, W1b, W2 … W12) for RealmActors ("ours") and
+        SQLite through GRDB, each workload and side in a child process of its own, then prints a
+        side-by-side table (medians, ratio SQLite/ours, peak RSS) and writes every number as JSON.
+
+        OPTIONS:
+          --quick            Small sizes and one repetition: a smoke test (seconds).
+          --filter LIST      Comma-separated workloads to run, e.g. W3,W7 (W1 = W1a and W1b).
+          --side SIDE        sqlite, ours or both (default both).
+          --output PATH      JSON output (default Benchmarks/results/latest.json). An existing
+                             file is first moved to previous.json (or NAME.previous.json) and
+                             the run is compared with it.
+          --help             Show this help.
+
+        Exit status: 0 when every workload that ran succeeded ("not implemented" is not a
+        failure), 1 when a child crashed or a workload failed, 64 on bad arguments.
+        """
+
+    struct UsageError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func parse(_ arguments: [String]) throws -> Options {
+        var options = Options()
+        var iterator = arguments.makeIterator()
+        func value(for flag: String) throws -> String {
+            guard let value = iterator.next(), !value.hasPrefix("--") else {
+                throw UsageError(description: "\(flag) needs a value")
+            }
+            return value
+        }
+        while let argument = iterator.next() {
+            switch argument {
+            case "--quick": options.mode = .quick
+            case "--help", "-h": options.help = true
+            case "--filter":
+                let names = try value(for: argument).split(separator: ",").map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }
+                for name in names where !WorkloadID.allCases.contains(where: { $0.matches(name) }) {
+                    throw UsageError(description: "unknown workload \(name)")
+                }
+                options.filter = names
+            case "--side":
+                let name = try value(for: argument)
+                if name == "both" {
+                    options.sides = Side.allCases
+                } else if let side = Side(rawValue: name) {
+                    options.sides = [side]
+                } else {
+                    throw UsageError(description: "--side must be sqlite, ours or both")
+                }
+            case "--output": options.output = URL(fileURLWithPath: try value(for: argument))
+            case "--child":
+                let name = try value(for: argument)
+                guard let id = WorkloadID(rawValue: name) else { throw UsageError(description: "unknown workload \(name)") }
+                options.child = id
+            case "--directory": options.childDirectory = URL(fileURLWithPath: try value(for: argument), isDirectory: true)
+            default: throw UsageError(description: "unknown argument \(argument)")
+            }
+        }
+        if options.child != nil && (options.sides.count != 1 || options.childDirectory == nil) {
+            throw UsageError(description: "--child needs --side sqlite|ours and --directory")
+        }
+        return options
+    }
+}
+
+func log(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+let options: Options
+do {
+    options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    log("realm-bench: \(error)\n\n\(Options.usage)")
+    exit(64)
+}
+if options.help {
+    print(Options.usage)
+    exit(0)
+}
+if let workload = options.child {
+    exit(await Child.run(workload, side: options.sides[0], mode: options.mode, directory: options.childDirectory!))
+}
+
+// The parent: one child per (workload, side), strictly one at a time (the machine has 2 cores and
+// the workloads are measured alone).
+let suiteStart = ContinuousClock.now
+let specs = WorkloadSpec.all.filter { spec in
+    options.filter.map { names in names.contains { spec.id.matches($0) } } ?? true
+}
+var results: [WorkloadResult] = []
+for spec in specs {
+    var result = WorkloadResult(
+        id: spec.id, what: spec.what, size: spec.size(options.mode),
+        repetitions: spec.repetitions(options.mode), target: spec.target)
+    for side in options.sides {
+        let report = ChildProcess.run(spec.id, side: side, mode: options.mode)
+        let seconds = report.childSeconds.map { String(format: " (child %.1f s)", $0) } ?? ""
+        log("\(spec.id.rawValue) \(side.rawValue): \(Reporter.cell(report))\(seconds)\(report.error.map { " — \($0)" } ?? "")")
+        if side == .ours { result.ours = report } else { result.sqlite = report }
+    }
+    if let ours = result.ours, let sqlite = result.sqlite, ours.status == .ok, sqlite.status == .ok {
+        if let a = ours.checksum, let b = sqlite.checksum, a != b {
+            result.ours?.status = .failed
+            result.ours?.error = "checksum \(a) differs from SQLite's \(b): the two sides disagree"
+        } else if let o = ours.median?.value, let s = sqlite.median?.value, o > 0 {
+            result.ratio = s / o
+        }
+    }
+    results.append(result)
+}
+
+let suite = SuiteReport(mode: options.mode, machine: MachineInfo.current(), workloads: results)
+print("")
+Reporter.printTable(suite)
+do {
+    if let previous = try Reporter.write(suite, to: options.output) {
+        Reporter.printComparison(suite, with: previous)
+    }
+    print("\nJSON: \(options.output.path)")
+} catch {
+    log("realm-bench: could not write \(options.output.path): \(error)")
+    exit(1)
+}
+print(String(format: "Total time: %.1f s", Stopwatch.seconds(ContinuousClock.now - suiteStart)))
+
+let failures = results.flatMap { [$0.ours, $0.sqlite] }.compactMap { $0 }.filter { $0.status == .failed }
+if !failures.isEmpty {
+    log("realm-bench: \(failures.count) workload run(s) failed: "
+        + failures.map { "\($0.workload.rawValue) \($0.side.rawValue)" }.joined(separator: ", "))
+    exit(1)
+}
