@@ -35,12 +35,47 @@ enum ObjectSchemaDiscovery {
         return levels.reversed().flatMap { $0 }
     }
 
-    /// An unmanaged object's values by property name, including values set by name.
+    /// An unmanaged object's values by property name.
+    ///
+    /// Reflection is slow (it decodes each field's type from its mangled name, for every object),
+    /// so it is the fallback: values set after `init()` are recorded by name as they are set, and
+    /// initial values that are the same for every instance are learned once per class. Only a
+    /// property whose initial value varies (`UUID()`, `Date()`) and that was not set afterwards
+    /// makes `add` reflect the object.
     static func unmanagedValues(of object: ObjectBase) -> [String: ColumnValue] {
-        var values: [String: ColumnValue] = [:]
-        for (name, property) in persistedChildren(of: object) { values[name] = property.unmanagedColumnValue }
-        if let dynamic = object.dynamicValues { values.merge(dynamic) { $1 } }
+        let defaults = stableDefaults(for: type(of: object))
+        var values = object.dynamicValues ?? [:]
+        var needsReflection = false
+        for (name, value) in defaults.values where values[name] == nil {
+            if let value { values[name] = value } else { needsReflection = true }
+        }
+        guard needsReflection else { return values }
+        for (name, property) in persistedChildren(of: object) where values[name] == nil {
+            values[name] = property.unmanagedColumnValue
+        }
         return values
+    }
+
+    /// Per property: its initial value when every new instance has the same one, else nil.
+    private struct StableDefaults {
+        var values: [(String, ColumnValue?)]
+    }
+
+    private static let defaultsCache = LockedValue<[ObjectIdentifier: StableDefaults]>([:])
+
+    private static func stableDefaults(for type: ObjectBase.Type) -> StableDefaults {
+        let id = ObjectIdentifier(type)
+        if let known = defaultsCache.withLock({ $0[id] }) { return known }
+        // Two fresh instances: a property whose initial values differ is read per object.
+        let first = persistedChildren(of: type.init())
+        let second = persistedChildren(of: type.init())
+        let values = zip(first, second).map { a, b -> (String, ColumnValue?) in
+            let value = a.property.unmanagedColumnValue
+            return (a.name, value == b.property.unmanagedColumnValue ? value : nil)
+        }
+        let defaults = StableDefaults(values: values)
+        defaultsCache.withLock { $0[id] = defaults }
+        return defaults
     }
 }
 

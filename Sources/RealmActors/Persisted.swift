@@ -87,10 +87,10 @@ public struct Persisted<Value: _Persistable> {
         }
         set {
             guard let state = object.realmState else {
-                if object.dynamicValues != nil {
-                    let name = PropertyLabels.name(of: storageKeyPath) { $0[keyPath: storageKeyPath].column = -2 }
-                    object.dynamicValues?[name] = nil
-                }
+                // Also recorded by name, so that `add` can read the object without reflection.
+                let name = PropertyLabels.name(of: storageKeyPath) { $0[keyPath: storageKeyPath].column = -2 }
+                if object.dynamicValues == nil { object.dynamicValues = [:] }
+                object.dynamicValues![name] = newValue._rlmValue.value
                 object[keyPath: storageKeyPath].unmanagedValue = newValue
                 return
             }
@@ -107,9 +107,12 @@ public struct Persisted<Value: _Persistable> {
     ) -> Int {
         let cached = object[keyPath: storageKeyPath].column
         if cached >= 0 { return cached }
-        let name = PropertyLabels.name(of: storageKeyPath) { probe in probe[keyPath: storageKeyPath].column = -2 }
-        guard let column = state.table.columns[name] else {
-            fatalError("Property '\(name)' of '\(EnclosingSelf.self)' is not in the realm's schema for '\(state.table.name)'.")
+        let column = state.realm.column(for: storageKeyPath, in: state.table) {
+            let name = PropertyLabels.name(of: storageKeyPath) { probe in probe[keyPath: storageKeyPath].column = -2 }
+            guard let column = state.table.columns[name] else {
+                fatalError("Property '\(name)' of '\(EnclosingSelf.self)' is not in the realm's schema for '\(state.table.name)'.")
+            }
+            return column
         }
         object[keyPath: storageKeyPath].column = column
         return column
@@ -163,13 +166,32 @@ enum PropertyLabels {
     }
 }
 
-/// A lock-guarded `[AnyKeyPath: String]`.
+/// A lock-guarded map from key paths to property names, keyed by the key path object's identity
+/// (a pointer hash, much cheaper than hashing a key path's components).
 ///
-/// `@unchecked Sendable`: every access to `table` happens under `lock`; key paths are immutable.
+/// Each entry retains its key path, so an identity is never reused for another key path while it
+/// is cached, and a hit is confirmed with `===`; a key path that is equal but not identical falls
+/// back to the component-wise table.
+///
+/// `@unchecked Sendable`: every access to the tables happens under `lock`; key paths are immutable.
 final class KeyPathTable: @unchecked Sendable {
     private let lock = NSLock()
-    private var table: [AnyKeyPath: String] = [:]
+    private var byIdentity: [ObjectIdentifier: (keyPath: AnyKeyPath, name: String)] = [:]
+    private var byValue: [AnyKeyPath: String] = [:]
 
-    func name(for keyPath: AnyKeyPath) -> String? { lock.withLock { table[keyPath] } }
-    func record(_ keyPath: AnyKeyPath, name: String) { lock.withLock { table[keyPath] = name } }
+    func name(for keyPath: AnyKeyPath) -> String? {
+        lock.withLock {
+            if let entry = byIdentity[ObjectIdentifier(keyPath)], entry.keyPath === keyPath { return entry.name }
+            guard let name = byValue[keyPath] else { return nil }
+            byIdentity[ObjectIdentifier(keyPath)] = (keyPath, name)
+            return name
+        }
+    }
+
+    func record(_ keyPath: AnyKeyPath, name: String) {
+        lock.withLock {
+            byValue[keyPath] = name
+            byIdentity[ObjectIdentifier(keyPath)] = (keyPath, name)
+        }
+    }
 }

@@ -25,7 +25,19 @@ public final class Realm {
     /// The open write transaction, if any.
     private(set) var writer: WriteTransaction?
     /// The schema at the handle's version (including tables a write transaction created).
-    private(set) var catalog: SchemaCatalog
+    private(set) var catalog: SchemaCatalog {
+        didSet {
+            if catalog !== oldValue {
+                checkedTables = [:]
+                columnCache = [:]
+            }
+        }
+    }
+    /// Classes already checked against their table under the current catalog.
+    private var checkedTables: [ObjectIdentifier: Table] = [:]
+    /// Property columns by the identity of the `@Persisted` storage key path (which the cache
+    /// retains, so an identity is never reused for another key path while cached).
+    private var columnCache: [ObjectIdentifier: (keyPath: AnyKeyPath, table: Table, column: Int)] = [:]
     private var catalogChanged = false
     /// The first error of the current write transaction from an operation that cannot throw
     /// (`add`, `create`): the transaction cannot commit and `commitWrite`/`write` throw it.
@@ -202,9 +214,11 @@ public final class Realm {
 
     /// The table of a class, created in the current write transaction if the class is new.
     func tableCreatingIfNeeded(for type: ObjectBase.Type) throws -> Table {
+        if let checked = checkedTables[ObjectIdentifier(type)] { return checked }
         let schema = ObjectSchemaDiscovery.schema(for: type)
         if let table = catalog.tables[schema.className] {
             try SchemaMigration.checkMatches(table, schema, configuration: configuration)
+            checkedTables[ObjectIdentifier(type)] = table
             return table
         }
         let stored = try requireWrite().createTable(schema)
@@ -218,6 +232,16 @@ public final class Realm {
     func replaceCatalog(_ stored: StoredSchema) {
         catalog = SchemaCatalog(stored)
         catalogChanged = true
+    }
+
+    /// The column of the property at a `@Persisted` storage key path, for a table; `resolve`
+    /// finds it the first time.
+    func column(for keyPath: AnyKeyPath, in table: Table, resolve: () -> Int) -> Int {
+        let id = ObjectIdentifier(keyPath)
+        if let entry = columnCache[id], entry.keyPath === keyPath, entry.table === table { return entry.column }
+        let column = resolve()
+        columnCache[id] = (keyPath, table, column)
+        return column
     }
 
     // MARK: Reading rows

@@ -110,6 +110,16 @@ func fileConfiguration(_ directory: TemporaryDirectory, _ name: String = "test.r
         #expect(second.optionalInt == nil && second.optionalString == nil && second.optionalDate == nil && second.optionalBool == nil)
     }
 
+    @Test func initialValuesThatVaryPerInstanceAreStoredPerObject() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+        let first = AllTypes()  // `uuid = UUID()`: a different initial value for every instance
+        let second = AllTypes()
+        let (firstUUID, secondUUID) = (first.uuid, second.uuid)
+        #expect(firstUUID != secondUUID)
+        try realm.write { realm.add([first, second]) }
+        #expect(first.uuid == firstUUID && second.uuid == secondUUID)
+    }
+
     @Test func unmanagedObjectsArePlainObjects() {
         let dog = Dog()
         #expect(dog.name == "" && dog.age == nil && dog.realm == nil && !dog.isInvalidated)
