@@ -172,6 +172,10 @@ public final class Realm {
     ///
     /// - Throws: ``Realm/Error/Code/wrongTransactionState`` if a write transaction is already
     ///   open on this handle; whatever `block` throws; commit errors (see ``commitWrite()``).
+    ///
+    /// Inside an actor, a block that reads the actor's own properties is actor-isolated, and
+    /// Swift 6.3 reports passing it here as "sending the realm" (a known limitation of the
+    /// compiler's region analysis); copy what the block needs into local constants first.
     @discardableResult
     public func write<Result>(_ block: () throws -> Result) throws -> Result {
         guard writer == nil else {
