@@ -143,6 +143,17 @@ final class ObjectState {
         self.key = key
     }
 
+    /// A state whose position is already known (the object was found by walking its table), so
+    /// its first property read needs no lookup.
+    init(realm: Realm, table: Table, leaf: ClusterLeaf, row: Int) {
+        self.realm = realm
+        self.table = table
+        key = leaf.key(row)
+        stamp = realm.stamp
+        self.leaf = leaf.base
+        self.row = row
+    }
+
     /// The leaf and row of the object now, or nil if it no longer exists.
     @inline(__always)
     func location() -> (ClusterLeaf, Int)? {

@@ -30,11 +30,14 @@ public final class Realm {
             if catalog !== oldValue {
                 checkedTables = [:]
                 columnCache = [:]
+                currentTables = [:]
             }
         }
     }
     /// Classes already checked against their table under the current catalog.
     private var checkedTables: [ObjectIdentifier: Table] = [:]
+    /// Tables known to belong to the current catalog (retained, so identities stay unique).
+    private var currentTables: [ObjectIdentifier: Table] = [:]
     /// Property columns by the identity of the `@Persisted` storage key path (which the cache
     /// retains, so an identity is never reused for another key path while cached).
     private var columnCache: [ObjectIdentifier: (keyPath: AnyKeyPath, table: Table, column: Int)] = [:]
@@ -248,6 +251,15 @@ public final class Realm {
         return column
     }
 
+    /// Whether `table` belongs to the current schema (it may come from a rolled-back write).
+    /// An identity check in the common case; a name lookup only after the schema changed.
+    func isCurrent(_ table: Table) -> Bool {
+        if let known = currentTables[ObjectIdentifier(table)], known === table { return true }
+        guard catalog.tables[table.name]?.tree == table.tree else { return false }
+        currentTables[ObjectIdentifier(table)] = table
+        return true
+    }
+
     // MARK: Reading rows
 
     /// The root of a table's tree at this handle's version.
@@ -263,7 +275,7 @@ public final class Realm {
     /// Where an object is now, or nil if it does not exist (deleted, or its table was created
     /// by a transaction that was rolled back).
     func locate(_ table: Table, _ key: UInt64) -> (ClusterLeaf, Int)? {
-        guard catalog.tables[table.name]?.tree == table.tree else { return nil }
+        guard isCurrent(table) else { return nil }
         do {
             if let writer { return try writer.row(in: writer.root(of: table.tree), key: key) }
             return try reader.row(in: reader.root(of: table.tree), key: key)

@@ -45,10 +45,68 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return firstIndex { $0.realmState?.key == state.key }
     }
 
-    /// Iterates over a snapshot of the objects taken now.
-    public func makeIterator() -> IndexingIterator<[Element]> {
-        guard let table else { return [Element]().makeIterator() }
-        return handle.keys(of: table).map { handle.managedObject(Element.self, table: table, key: $0) }.makeIterator()
+    /// Iterates over the objects as they are now: a snapshot, so changes made while iterating
+    /// (deleting or adding objects in a write, refreshing) do not disturb the loop.
+    ///
+    /// Outside a write transaction the snapshot is the handle's current version, pinned by the
+    /// iterator and walked leaf by leaf with nothing copied; inside one, the keys are copied first.
+    public func makeIterator() -> Iterator {
+        Iterator(results: self)
+    }
+
+    /// The iterator of ``Results``.
+    public struct Iterator: IteratorProtocol {
+        private let handle: Realm
+        private let table: Table?
+        /// Inside a write transaction: the keys to visit.
+        private var keys: [UInt64] = []
+        private var keyIndex = 0
+        /// Outside one: the version being walked (pinned while the iterator lives) and its leaves.
+        private var snapshot: ReadTransaction?
+        private var leaves: [UnsafeRawPointer] = []
+        private var leafIndex = 0
+        private var row = 0
+        private let stamp: UInt64
+
+        init(results: Results) {
+            handle = results.handle
+            table = results.table
+            stamp = handle.stamp
+            guard let table else { return }
+            if handle.isInWriteTransaction {
+                keys = handle.keys(of: table)
+            } else {
+                snapshot = handle.reader
+                leaves = handle.leaves(of: table)
+            }
+        }
+
+        /// The next object, or nil at the end.
+        public mutating func next() -> Element? {
+            guard let table else { return nil }
+            guard snapshot != nil else {
+                guard keyIndex < keys.count else { return nil }
+                defer { keyIndex += 1 }
+                return handle.managedObject(Element.self, table: table, key: keys[keyIndex])
+            }
+            while leafIndex < leaves.count {
+                let leaf = ClusterLeaf(leaves[leafIndex])
+                if row < leaf.count {
+                    defer { row += 1 }
+                    // While the handle is still at the snapshot's version the object starts with
+                    // its position known; after the loop wrote or refreshed, it is found by key.
+                    guard handle.stamp == stamp else {
+                        return handle.managedObject(Element.self, table: table, key: leaf.key(row))
+                    }
+                    let object = Element()
+                    object.realmState = ObjectState(realm: handle, table: table, leaf: leaf, row: row)
+                    return object
+                }
+                leafIndex += 1
+                row = 0
+            }
+            return nil
+        }
     }
 
     /// `Results<Dog> <count objects>`.
@@ -66,6 +124,17 @@ extension Realm {
         } catch {
             fatalError("The realm file is damaged: \(error)")
         }
+    }
+
+    /// The leaf pages of a table at the read version (valid while the version is current).
+    func leaves(of table: Table) -> [UnsafeRawPointer] {
+        var leaves: [UnsafeRawPointer] = []
+        do {
+            try reader.forEachCluster(in: reader.root(of: table.tree)) { leaves.append($0.base); return true }
+        } catch {
+            fatalError("The realm file is damaged: \(error)")
+        }
+        return leaves
     }
 
     /// Every object key of a table, in order.

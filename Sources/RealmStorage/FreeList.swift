@@ -109,9 +109,11 @@ package struct FreeList: Equatable, Sendable {
     static let entrySize = 24
     static let entriesPerPage = (PageLayout.pageSize - entriesOffset) / entrySize
 
-    /// How many chain pages the current entries need.
+    /// How many chain pages the current entries need (counted, not materialized: called in a
+    /// loop at every commit).
     var chainPagesNeeded: Int {
-        (entries.count + Self.entriesPerPage - 1) / Self.entriesPerPage
+        let count = reusable.count + pending.reduce(0) { $0 + $1.runs.count }
+        return (count + Self.entriesPerPage - 1) / Self.entriesPerPage
     }
 
     /// Writes the entries into the chain's pages (already allocated, in order; extra pages stay

@@ -237,6 +237,25 @@ func fileConfiguration(_ directory: TemporaryDirectory, _ name: String = "test.r
         #expect(realm.isEmpty)
     }
 
+    @Test func iterationWalksASnapshotEvenWhenTheLoopWrites() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+        try realm.write { for id in 0..<600 { realm.add(Dog(value: ["id": id, "name": "dog \(id)"])) } }
+        var visited = 0
+        for dog in realm.objects(Dog.self) {
+            // Each write makes a new version and frees pages of older ones; the loop keeps its own.
+            let id = dog.id
+            try realm.write {
+                if id % 3 == 0 { realm.delete(dog) } else { dog.name = "renamed \(id)" }
+                realm.add(Dog(value: ["id": 10_000 + id]))
+            }
+            visited += 1
+        }
+        #expect(visited == 600)
+        let remaining = realm.objects(Dog.self)
+        #expect(remaining.count == 600 - 200 + 600)
+        #expect(remaining.filter { $0.id < 10_000 }.allSatisfy { $0.name == "renamed \($0.id)" })
+    }
+
     @Test func schemaChangesNeedAHigherVersion() throws {
         let directory = try TemporaryDirectory()
         var config = fileConfiguration(directory)
