@@ -137,10 +137,14 @@ final class ObjectState {
     private var leaf: UnsafeRawPointer?
     private var row = 0
 
+    /// The realm's invalidation count when this object was read.
+    private let generation: UInt64
+
     init(realm: Realm, table: Table, key: UInt64) {
         self.realm = realm
         self.table = table
         self.key = key
+        generation = realm.invalidations
     }
 
     /// A state whose position is already known (the object was found by walking its table), so
@@ -149,15 +153,18 @@ final class ObjectState {
         self.realm = realm
         self.table = table
         key = leaf.key(row)
+        generation = realm.invalidations
         stamp = realm.stamp
         self.leaf = leaf.base
         self.row = row
     }
 
-    /// The leaf and row of the object now, or nil if it no longer exists.
+    /// The leaf and row of the object now, or nil if it no longer exists (or its realm was
+    /// invalidated since it was read).
     @inline(__always)
     func location() -> (ClusterLeaf, Int)? {
         if stamp == realm.stamp, let leaf { return (ClusterLeaf(leaf), row) }
+        guard generation == realm.invalidations else { return nil }
         guard let (found, foundRow) = realm.locate(table, key) else {
             leaf = nil
             return nil

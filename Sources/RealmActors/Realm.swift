@@ -97,6 +97,20 @@ public final class Realm {
         return true
     }
 
+    /// Stops reading the current version: every object and collection read so far becomes
+    /// invalidated, and the handle no longer pins the version (so its pages can be reused).
+    /// The next read starts at the newest version. An open write transaction is cancelled.
+    public func invalidate() {
+        if writer != nil { cancelWrite() }
+        invalidations &+= 1
+        if let newest = try? file.database.beginRead() { reader = newest }
+        catalog = file.schema
+        stamp &+= 1
+    }
+
+    /// Counts ``invalidate()`` calls; objects read before the last one are invalid.
+    private(set) var invalidations: UInt64 = 0
+
     /// Whether the realm holds no objects.
     public var isEmpty: Bool {
         catalog.tables.values.allSatisfy { table in

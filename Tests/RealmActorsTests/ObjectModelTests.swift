@@ -307,3 +307,64 @@ final class PersonV2: Object {
     @Persisted var name = ""
     @Persisted var nickname: String?
 }
+
+@Suite struct RealmHandleTests {
+    @Test func schemaDescribesTheStoredClasses() throws {
+        var config = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
+        config.objectTypes = [Person.self, Dog.self]
+        let realm = try Realm(configuration: config)
+        let person = try #require(realm.schema["Person"])
+        #expect(person.primaryKeyProperty?.name == "email")
+        #expect(person.properties.map(\.name) == ["email", "city", "name", "age"])
+        #expect(person["city"]?.isIndexed == true && person["city"]?.type == .string)
+        #expect(realm.schema["Dog"]?["age"]?.isOptional == true)
+        #expect(realm.schema["Cat"] == nil)
+    }
+
+    @Test func handlesSeeOtherHandlesCommitsAfterRefresh() throws {
+        let directory = try TemporaryDirectory()
+        let config = fileConfiguration(directory)
+        let reader = try Realm(configuration: config)
+        let writer = try Realm(configuration: config)
+        try writer.write { writer.add(Dog(value: ["id": 1])) }
+        #expect(reader.objects(Dog.self).isEmpty)  // still reading its version
+        #expect(reader.refresh())
+        #expect(reader.objects(Dog.self).count == 1)
+        #expect(!reader.refresh())
+    }
+
+    @Test func invalidateInvalidatesEverythingRead() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+        try realm.write { realm.add(Dog(value: ["id": 1])) }
+        let dog = try #require(realm.object(ofType: Dog.self, forPrimaryKey: 1))
+        realm.invalidate()
+        #expect(dog.isInvalidated)
+        #expect(realm.object(ofType: Dog.self, forPrimaryKey: 1)?.isInvalidated == false)
+    }
+
+    @Test func readOnlyRealmsOpenExistingFilesOnly() throws {
+        let directory = try TemporaryDirectory()
+        var config = fileConfiguration(directory)
+        config.readOnly = true
+        #expect(throws: Realm.Error.self) { _ = try Realm(configuration: config) }
+        do {
+            let writable = try Realm(configuration: fileConfiguration(directory))
+            try writable.write { writable.add(Dog(value: ["id": 7, "name": "Rex"])) }
+        }
+        let realm = try Realm(configuration: config)
+        #expect(realm.object(ofType: Dog.self, forPrimaryKey: 7)?.name == "Rex")
+    }
+
+    @Test func aCorruptFileIsAnErrorNotACrash() throws {
+        let directory = try TemporaryDirectory()
+        let config = fileConfiguration(directory)
+        try Data("this is not a realm".utf8).write(to: config.fileURL!)
+        do {
+            _ = try Realm(configuration: config)
+            Issue.record("expected invalidDatabase")
+        } catch let error as Realm.Error {
+            #expect(error.code == .invalidDatabase)
+            #expect(error.fileURL == config.fileURL)
+        }
+    }
+}

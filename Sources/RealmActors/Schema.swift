@@ -1,0 +1,149 @@
+internal import RealmRuntime
+
+/// The type of a persisted property: Realm Swift's `PropertyType`.
+public enum PropertyType: Int, Sendable, CustomStringConvertible {
+    /// `Int` and its sized variants.
+    case int = 0
+    /// `Bool`.
+    case bool = 1
+    /// `String`.
+    case string = 2
+    /// `Data`.
+    case data = 3
+    /// `Date`.
+    case date = 4
+    /// `Float`.
+    case float = 5
+    /// `Double`.
+    case double = 6
+    /// A link to another object.
+    case object = 7
+    /// `ObjectId`.
+    case objectId = 10
+    /// `Decimal128`.
+    case decimal128 = 11
+    /// `UUID`.
+    case uuid = 12
+
+    init(_ kind: PropertyKind) {
+        switch kind {
+        case .bool: self = .bool
+        case .int: self = .int
+        case .float: self = .float
+        case .double: self = .double
+        case .string: self = .string
+        case .data: self = .data
+        case .date: self = .date
+        case .objectId: self = .objectId
+        case .uuid: self = .uuid
+        case .decimal128: self = .decimal128
+        case .object: self = .object
+        }
+    }
+
+    /// The type's name as Realm prints it ("int", "string", …).
+    public var description: String {
+        switch self {
+        case .int: "int"
+        case .bool: "bool"
+        case .string: "string"
+        case .data: "data"
+        case .date: "date"
+        case .float: "float"
+        case .double: "double"
+        case .object: "object"
+        case .objectId: "object id"
+        case .decimal128: "decimal128"
+        case .uuid: "uuid"
+        }
+    }
+}
+
+/// One persisted property of a class in a realm's schema.
+public struct Property: Sendable, Equatable, CustomStringConvertible {
+    /// The property's name.
+    public let name: String
+    /// What the property holds.
+    public let type: PropertyType
+    /// Whether it may be nil.
+    public let isOptional: Bool
+    /// Whether it has a secondary index (a primary key is indexed too).
+    public let isIndexed: Bool
+    /// Whether it is the class's primary key.
+    public let isPrimary: Bool
+    /// The linked class's name, for links.
+    public let objectClassName: String?
+
+    init(_ info: PropertyInfo) {
+        name = info.name
+        type = PropertyType(info.kind)
+        isOptional = info.isOptional
+        isIndexed = info.isIndexed || info.isPrimaryKey
+        isPrimary = info.isPrimaryKey
+        objectClassName = info.objectClassName
+    }
+
+    /// `name {type, optional, indexed}`-style summary.
+    public var description: String {
+        var flags = ["type = \(type)"]
+        if let objectClassName { flags.append("objectClassName = \(objectClassName)") }
+        flags.append("indexed = \(isIndexed ? "YES" : "NO")")
+        flags.append("isPrimary = \(isPrimary ? "YES" : "NO")")
+        flags.append("optional = \(isOptional ? "YES" : "NO")")
+        return "\(name) {\n\t\t" + flags.joined(separator: ";\n\t\t") + ";\n\t}"
+    }
+}
+
+/// The schema of one class in a realm: Realm Swift's `ObjectSchema`.
+public struct ObjectSchema: Sendable, Equatable, CustomStringConvertible {
+    /// The stored class name.
+    public let className: String
+    /// The persisted properties, in declaration order.
+    public let properties: [Property]
+    /// Whether the class is an embedded object.
+    public let isEmbedded: Bool
+
+    init(_ info: ObjectSchemaInfo) {
+        className = info.className
+        properties = info.properties.map(Property.init)
+        isEmbedded = info.isEmbedded
+    }
+
+    /// The primary key property, if the class has one.
+    public var primaryKeyProperty: Property? { properties.first { $0.isPrimary } }
+
+    /// The property with the given name, if any.
+    public subscript(propertyName: String) -> Property? {
+        properties.first { $0.name == propertyName }
+    }
+
+    /// The class and its properties, as Realm prints schemas.
+    public var description: String {
+        "\(className) {\n\t" + properties.map(\.description).joined(separator: "\n\t") + "\n}"
+    }
+}
+
+/// The classes a realm stores: Realm Swift's `Schema`.
+public struct Schema: Sendable, Equatable, CustomStringConvertible {
+    /// Every class, sorted by name.
+    public let objectSchema: [ObjectSchema]
+
+    init(_ catalog: SchemaCatalog) {
+        objectSchema = catalog.tables.values.map { ObjectSchema($0.schema) }.sorted { $0.className < $1.className }
+    }
+
+    /// The schema of the class with the given name, if the realm stores it.
+    public subscript(className: String) -> ObjectSchema? {
+        objectSchema.first { $0.className == className }
+    }
+
+    /// Every class's schema.
+    public var description: String {
+        "Schema {\n" + objectSchema.map(\.description).joined(separator: "\n") + "\n}"
+    }
+}
+
+extension Realm {
+    /// The classes this realm stores at its current version.
+    public var schema: Schema { Schema(catalog) }
+}
