@@ -90,6 +90,10 @@ extension PropertyInfo {
             guard isOptional else { throw invalid() }
             return .null
         }
+        // A persistable enum case stores its raw value.
+        if let enumCase = value as? any PersistableEnum {
+            return try columnValue(from: rawValue(of: enumCase), className: className)
+        }
         // Unwrap optionals hidden inside `Any`.
         let mirror = Mirror(reflecting: value)
         if mirror.displayStyle == .optional {
@@ -117,11 +121,21 @@ extension PropertyInfo {
             if let date = value as? Date { return .double(date.timeIntervalSinceReferenceDate) }
         case .uuid:
             if let uuid = value as? UUID { return uuid._rlmValue.value }
-        case .objectId, .decimal128, .object:
+        case .objectId:
+            if let id = value as? ObjectId { return id._rlmValue.value }
+        case .decimal128:
+            if let decimal = value as? Decimal128 { return decimal._rlmValue.value }
+            if let int = value as? any BinaryInteger, let exact = Decimal128(exactly: int) { return exact._rlmValue.value }
+            if let double = value as? Double { return Decimal128(double)._rlmValue.value }
+            if let float = value as? Float { return Decimal128(Double("\(float)") ?? Double(float))._rlmValue.value }
+            if let string = value as? String, let parsed = try? Decimal128(string: string) { return parsed._rlmValue.value }
+        case .object:
             break
         }
         throw invalid()
     }
+
+    private func rawValue<E: PersistableEnum>(of value: E) -> Any { value.rawValue }
 
     /// A stored value as the Swift value dynamic access returns.
     func swiftValue(_ value: ColumnValue) -> Any? {
@@ -135,6 +149,8 @@ extension PropertyInfo {
         case (.string, .bytes(let bytes)): return String(decoding: bytes, as: UTF8.self)
         case (.data, .bytes(let bytes)): return Data(bytes)
         case (.uuid, .fixed): return UUID(_rlmValue: _RealmValue(value))
+        case (.objectId, .fixed): return ObjectId(_rlmValue: _RealmValue(value))
+        case (.decimal128, .fixed): return Decimal128(_rlmValue: _RealmValue(value))
         default: return nil
         }
     }
