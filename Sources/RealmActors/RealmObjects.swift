@@ -33,10 +33,7 @@ extension Realm {
         }
         do {
             let table = try tableCreatingIfNeeded(for: type(of: object))
-            let values = try physicalValues(ObjectSchemaDiscovery.unmanagedValues(of: object), table)
-            let key = try store(values, in: table, update: update)
-            object.realmState = ObjectState(realm: self, table: table, key: key)
-            object.dynamicValues = nil
+            try insertOrUpdate(object, in: table, update: update)
         } catch {
             recordDeferredError(error)
         }
@@ -70,19 +67,27 @@ extension Realm {
                     if update == .modified, self.value(column: column, key: existing, in: table) == value { continue }
                     try write.setValue(value, column: column, of: existing, in: table)
                 }
-                object.realmState = ObjectState(realm: self, table: table, key: existing)
-                object.dynamicValues = nil
+                manage(object, table: table, key: existing)
                 bumpStamp()
                 return object
             }
-            let values = try physicalValues(ObjectSchemaDiscovery.unmanagedValues(of: object), table)
-            let key = try store(values, in: table, update: update)
-            object.realmState = ObjectState(realm: self, table: table, key: key)
-            object.dynamicValues = nil
+            try insertOrUpdate(object, in: table, update: update)
         } catch {
             recordDeferredError(error)
         }
         return object
+    }
+
+    /// Stores an unmanaged object's values (see ``store(_:in:update:)``) and makes it managed.
+    private func insertOrUpdate(_ object: Object, in table: Table, update: UpdatePolicy) throws {
+        let values = try physicalValues(ObjectSchemaDiscovery.unmanagedValues(of: object), table)
+        manage(object, table: table, key: try store(values, in: table, update: update))
+    }
+
+    /// Turns an unmanaged instance into an accessor of the stored object `key`.
+    private func manage(_ object: Object, table: Table, key: UInt64) {
+        object.realmState = ObjectState(realm: self, table: table, key: key)
+        object.dynamicValues = nil
     }
 
     /// Every physical column's value for a new row, by property name.
