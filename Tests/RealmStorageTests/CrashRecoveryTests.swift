@@ -1,0 +1,292 @@
+import Foundation
+import Testing
+@testable import RealmStorage
+@testable import realm_crash_writer
+
+/// A real process writes transactions in a loop (`realm-crash-writer`, durability `.full`) and is
+/// killed with SIGKILL at random moments, many times, on the same file. After every kill the file
+/// must open at the last commit the writer reported (or the one in flight, never later), hold
+/// exactly the content recomputed from the workload, and pass `verify()`.
+@Suite struct CrashRecoveryTests {
+    /// What the model knows about a key: which transaction of which run wrote it, and how long.
+    struct Entry {
+        var transaction: UInt64
+        var seed: UInt64
+        var length: Int
+    }
+
+    @Test func killedWriterLosesNoReportedCommit() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let executable = try CrashWriterExecutable.path()
+        var random = SeededGenerator(seed: 0xC0DE_D1ED)
+        var model: [UInt64: Entry] = [:]
+        var durable: UInt64 = 0  // the counter verified after the previous kill
+        var unreportedButDurable = 0  // kills between a commit's sync and its report
+        var tornBatches = 0  // kills while a batch was being written (its pages are in the file)
+        var previousTornTransaction: TransactionID = 0
+        let rounds = 40
+
+        for round in 0..<rounds {
+            let seed = 1 + random.next() % 1_000_000
+            let errorLog = directory.path("writer-\(round).stderr")
+            let child = try ChildProcess(executable: executable, arguments: [path, "\(seed)"], standardError: errorLog)
+            var reported = durable
+            var lines: [String] = []
+            func record(_ line: String) {
+                lines.append(line)
+                let parts = line.split(separator: " ")
+                if parts.count == 2, parts[0] == "start", let counter = UInt64(parts[1]) {
+                    #expect(counter == durable, "round \(round): the writer resumed at \(counter), the file was checked at \(durable)")
+                } else if parts.count == 2, parts[0] == "committed", let counter = UInt64(parts[1]) {
+                    #expect(counter == reported + 1, "round \(round): reported \(counter) after \(reported)")
+                    reported = counter
+                } else {
+                    Issue.record("round \(round): unexpected writer output \(line)")
+                }
+            }
+            // Kill at once (1 in 10: possibly before the file even exists), after the writer opened
+            // the file, or after it reported 1–6 commits; then sometimes wait a random fraction of
+            // a commit (not synchronization: only to spread the kill point over the commit).
+            let plan = random.next() % 10
+            if plan != 0 {
+                let wanted = plan == 1 ? 1 : 2 + Int(random.next() % 6)
+                while lines.count < wanted, let line = child.readLine() { record(line) }
+                if random.next() % 2 == 0 { usleep(UInt32(random.next() % 4_000)) }
+            }
+            child.sendKill()
+            let status = child.wait()
+            while let line = child.readLine() { record(line) }  // what it printed before dying
+            let errors = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
+            #expect(status == .signaled(SIGKILL), "round \(round): writer ended with \(status): \(errors)")
+
+            // Reopen read-only, so that this check writes nothing and the next writer recovers
+            // the file exactly as the kill left it.
+            guard FileManager.default.fileExists(atPath: path) else {
+                #expect(durable == 0 && reported == 0, "round \(round): the file disappeared")
+                continue
+            }
+            let database = try Database.open(path: path, options: DatabaseOptions(readOnly: true))
+            let read = try database.beginRead()
+            var counter: UInt64 = 0
+            var counterSeed: UInt64 = 0
+            if try read.treeIDs().contains(CrashWorkload.tree) {
+                let bytes = try #require(try read.value(CrashWorkload.tree, key: CrashWorkload.counterKey))
+                let decoded = try #require(CrashWorkload.decodeCounter(bytes))
+                (counter, counterSeed) = (decoded.transaction, decoded.seed)
+            }
+            #expect(counter == reported || counter == reported + 1,
+                    "round \(round): the file holds transaction \(counter), the writer reported \(reported)")
+            try #require(counter >= durable, "round \(round): transaction \(counter) is older than the checked \(durable)")
+            if counter > durable { #expect(counterSeed == seed) }
+            if counter == reported + 1 { unreportedButDurable += 1 }
+
+            // Replay this run's transactions into the model and compare the whole tree.
+            if counter > durable {
+                for transaction in (durable + 1)...counter {
+                    for operation in CrashWorkload.operations(seed: seed, transaction: transaction) {
+                        if let length = operation.length {
+                            model[operation.key] = Entry(transaction: transaction, seed: seed, length: length)
+                        } else {
+                            model[operation.key] = nil
+                        }
+                    }
+                }
+            }
+            if counter > 0 {
+                try Self.expectTree(read, equals: model, counter: counter, round: round)
+            }
+            _ = try database.verify()
+
+            // Evidence that this kill interrupted a batch: pages written by a transaction newer
+            // than the version the file opened at (the meta page, written last, did not make it).
+            let newest = Self.newestPageTransaction(path: path)
+            if newest > read.transaction && newest != previousTornTransaction && counter > 0 {
+                tornBatches += 1
+                previousTornTransaction = newest
+            }
+            durable = counter
+
+            // Now and then close cleanly in between (a checkpoint: the next open verifies nothing).
+            if round % 10 == 9 {
+                _ = consume read
+                _ = consume database
+                try Database.open(path: path).close()
+            }
+        }
+        // The kills must have landed in commits, or this test proved little.
+        #expect(durable > UInt64(rounds), "only \(durable) transactions in \(rounds) runs")
+        #expect(unreportedButDurable + tornBatches >= 2,
+                "kills mid-commit: \(unreportedButDurable) after the sync, \(tornBatches) while writing the batch")
+        print("CrashRecoveryTests: \(rounds) kills, \(durable) transactions, \(unreportedButDurable) kills between sync and report, \(tornBatches) kills while writing a batch")
+    }
+
+    /// Every key of the tree against the model, and key 0 against the counter.
+    static func expectTree(_ read: ReadTransaction, equals model: [UInt64: Entry], counter: UInt64, round: Int) throws {
+        var seen = 0
+        var mismatches: [String] = []
+        try read.forEach(in: read.root(of: CrashWorkload.tree)) { key, bytes in
+            seen += 1
+            if key == CrashWorkload.counterKey {
+                if CrashWorkload.decodeCounter(Array(bytes))?.transaction != counter { mismatches.append("counter") }
+            } else if let entry = model[key] {
+                let expected = CrashWorkload.value(key: key, transaction: entry.transaction, seed: entry.seed, length: entry.length)
+                if !bytes.elementsEqual(expected) {
+                    mismatches.append("key \(key): \(bytes.count) bytes, expected \(entry.length) from transaction \(entry.transaction)")
+                }
+            } else {
+                mismatches.append("key \(key) should not exist")
+            }
+            return mismatches.count < 5
+        }
+        #expect(mismatches.isEmpty, "round \(round): \(mismatches)")
+        #expect(seen == model.count + 1, "round \(round): \(seen) keys, expected \(model.count + 1)")
+        #expect(try read.count(of: CrashWorkload.tree) == UInt64(model.count + 1))
+    }
+
+    /// The highest transaction id in any data page header of the file.
+    static func newestPageTransaction(path: String) -> TransactionID {
+        guard let data = FileManager.default.contents(atPath: path) else { return 0 }
+        return data.withUnsafeBytes { buffer in
+            var newest: TransactionID = 0
+            var offset = 2 * PageLayout.pageSize
+            while offset + PageLayout.pageSize <= buffer.count {
+                let page = buffer.baseAddress! + offset
+                if page.pageKind != nil && page.pageKind != .meta { newest = max(newest, page.pageTransaction) }
+                offset += PageLayout.pageSize
+            }
+            return newest
+        }
+    }
+}
+
+/// Finds the `realm-crash-writer` binary.
+///
+/// SwiftPM puts every product of one build into one directory (`.build/<triple>/debug`, with
+/// `.build/debug` a link to it), and the test target depends on the writer, so `swift test`
+/// always builds it there. On Linux the test process *is* `<that directory>/<Package>PackageTests.xctest`
+/// (an executable), so the writer is beside `/proc/self/exe`; on macOS the test bundle is a
+/// directory inside it (`….xctest/Contents/MacOS/…`), so the search walks up a few levels. The
+/// `REALM_CRASH_WRITER` environment variable overrides both, and `.build/debug` under the package
+/// root (found from this source file's path) is the last resort.
+enum CrashWriterExecutable {
+    static let name = "realm-crash-writer"
+
+    static func path() throws -> String {
+        if let override = ProcessInfo.processInfo.environment["REALM_CRASH_WRITER"] { return override }
+        var starts: [URL] = []
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            starts.append(URL(fileURLWithPath: executable))
+        }
+        if let executable = Bundle.main.executableURL { starts.append(executable.resolvingSymlinksInPath()) }
+        starts.append(URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath())
+        for start in starts {
+            var directory = start.deletingLastPathComponent()
+            for _ in 0..<5 {
+                let candidate = directory.appendingPathComponent(name).path
+                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let fallback = packageRoot.appendingPathComponent(".build/debug/\(name)").path
+        if FileManager.default.isExecutableFile(atPath: fallback) { return fallback }
+        throw StorageError(.fileNotFound, "\(name) not found next to the test executable (\(starts.map(\.path))) nor at \(fallback)")
+    }
+}
+
+/// A child process with its standard output on a pipe, read line by line.
+///
+/// Spawned with `posix_spawn` rather than `Foundation.Process` so the test controls exactly what
+/// it inherits: the pipe is created close-on-exec and only `dup2`ed into this child, so a
+/// writer launched by another test running in parallel cannot hold our pipe open (which would
+/// hide the end of file).
+final class ChildProcess {
+    enum Status: Equatable, CustomStringConvertible {
+        case exited(Int32)
+        case signaled(Int32)
+        var description: String {
+            switch self {
+            case .exited(let code): "exit \(code)"
+            case .signaled(let signal): "signal \(signal)"
+            }
+        }
+    }
+
+    private static let spawnLock = NSLock()
+    let pid: pid_t
+    private let output: Int32
+    private var buffer: [UInt8] = []
+    private var atEnd = false
+    private var status: Status?
+
+    init(executable: String, arguments: [String], standardError: String) throws {
+        // Tests spawn in parallel: between `pipe` and `fcntl` another spawn would inherit the
+        // descriptors, so all spawns of this process take one lock (Glibc does not export pipe2).
+        let (pid, descriptor) = try Self.spawnLock.withLock { () throws -> (pid_t, Int32) in
+            var descriptors: [Int32] = [-1, -1]
+            guard pipe(&descriptors) == 0 else { throw StorageError.fromErrno(errno, "pipe", path: nil) }
+            for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_adddup2(&actions, descriptors[1], 1)  // dup2 clears close-on-exec
+            posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+            defer { for argument in argv { free(argument) } }
+            let environment: [UnsafeMutablePointer<CChar>?] = [nil]
+            var pid: pid_t = 0
+            let result = posix_spawn(&pid, executable, &actions, nil, argv, environment)
+            close(descriptors[1])
+            guard result == 0 else {
+                close(descriptors[0])
+                throw StorageError.fromErrno(result, "Could not start \(executable)", path: nil)
+            }
+            return (pid, descriptors[0])
+        }
+        self.pid = pid
+        output = descriptor
+    }
+
+    deinit {
+        if status == nil {
+            sendKill()
+            _ = wait()
+        }
+        close(output)
+    }
+
+    /// The next line of output, or nil at the end of the output (the child closed it or died).
+    func readLine() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            if atEnd { return nil }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 {
+                atEnd = true
+                if !buffer.isEmpty { buffer.append(UInt8(ascii: "\n")) }  // an unterminated last line
+                continue
+            }
+            buffer.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    func sendKill() { _ = kill(pid, SIGKILL) }
+
+    /// Waits for the child to end (once; later calls return the same status).
+    func wait() -> Status {
+        if let status { return status }
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+        // WIFEXITED/WTERMSIG are C macros Swift does not import.
+        let result: Status = raw & 0x7F == 0 ? .exited((raw >> 8) & 0xFF) : .signaled(raw & 0x7F)
+        status = result
+        return result
+    }
+}
