@@ -149,8 +149,19 @@ package final class Database: Sendable {
         guard descriptor >= 0 else {
             throw StorageError.fromErrno(errno, "Could not open the lock file", path: path)
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let code = errno
+        // A conflict can be transient: a process that forks (posix_spawn included) shares every
+        // open file description, lock files too, with the child until the child's exec closes
+        // it, so a file this process has just closed may look locked for a moment. Retry for
+        // about 100 ms before reporting another process.
+        func tryLock() -> Int32 { flock(descriptor, LOCK_EX | LOCK_NB) == 0 ? 0 : errno }
+        var code = tryLock()
+        var attempts = 0
+        while code == EWOULDBLOCK && attempts < 50 {
+            attempts += 1
+            usleep(2_000)
+            code = tryLock()
+        }
+        guard code == 0 else {
             closeDescriptor(descriptor)
             if code == EWOULDBLOCK {
                 throw StorageError(.incompatibleLockFile,
