@@ -1,0 +1,121 @@
+import Testing
+@testable import RealmStorage
+
+/// Freed pages are reused once no reader can see them: a steady workload keeps the file at a
+/// fixed size, a pinned reader makes it grow, and releasing the reader lets the space be reused.
+@Suite struct SpaceReuseTests {
+    /// Live keys of the sliding window.
+    static let window: UInt64 = 2_000
+    static let perCommit: UInt64 = 100
+
+    static func value(_ key: UInt64) -> [UInt8] {
+        var bytes = [UInt8](repeating: UInt8(truncatingIfNeeded: key), count: 100)
+        withUnsafeBytes(of: key.littleEndian) { bytes.replaceSubrange(0..<8, with: $0) }
+        return bytes
+    }
+
+    /// A database holding keys `0..<window`.
+    static func makeDatabase(_ directory: TemporaryDirectory) throws -> (Database, TreeID) {
+        let database = try Database.open(path: directory.path(), options: DatabaseOptions(durability: .none))
+        let write = try database.beginWrite()
+        let tree = try write.createTree()
+        for key in 0..<window { try write.put(tree, key: key, value: value(key)) }
+        try write.commit()
+        return (database, tree)
+    }
+
+    /// Commit `step` of the workload: inserts 100 new keys at the top, deletes the 100 oldest.
+    static func slide(_ database: Database, _ tree: TreeID, step: UInt64) throws {
+        let write = try database.beginWrite()
+        for key in (window + step * perCommit)..<(window + (step + 1) * perCommit) {
+            try write.put(tree, key: key, value: value(key))
+        }
+        for key in (step * perCommit)..<((step + 1) * perCommit) {
+            #expect(try write.remove(tree, key: key))
+        }
+        try write.commit()
+    }
+
+    @Test func aSteadyWorkloadStopsGrowingTheFile() throws {
+        let directory = try TemporaryDirectory()
+        let (database, tree) = try Self.makeDatabase(directory)
+        var pageCounts: [UInt64] = []
+        for step in 0..<UInt64(300) {
+            try Self.slide(database, tree, step: step)
+            pageCounts.append(database.pageCount)
+        }
+        let warm = pageCounts[29]
+        let largest = pageCounts[30...].max()!
+        // Without reuse, 270 commits that each rewrite ~10 leaves would add thousands of pages.
+        #expect(largest <= warm + warm / 20 + 4, "page count after warm-up \(warm), later up to \(largest): \(pageCounts.suffix(10))")
+        #expect(pageCounts.last! < warm * 2)
+        #expect(try database.beginRead().count(of: tree) == Self.window)
+        let report = try database.verify()
+        #expect(report.entries == Self.window)
+        #expect(report.freePages == database.freePageCount)
+        #expect(report.usedPages + report.freePages == database.pageCount)
+        #expect(database.freePageCount > 0, "the commits free pages")
+    }
+
+    @Test func aPinnedReaderMakesTheFileGrowUntilItIsReleased() throws {
+        let directory = try TemporaryDirectory()
+        let (database, tree) = try Self.makeDatabase(directory)
+        var step: UInt64 = 0
+        for _ in 0..<40 { try Self.slide(database, tree, step: step); step += 1 }
+        let steady = database.pageCount
+
+        var pinned: ReadTransaction? = try database.beginRead()
+        let pinnedVersion = pinned!.transaction
+        let pinnedStep = step
+        for _ in 0..<60 { try Self.slide(database, tree, step: step); step += 1 }
+        let grown = database.pageCount
+        // Every commit frees the pages it copied, and none of them may be reused while the
+        // pinned version can still read them: at least one page per commit.
+        #expect(grown >= steady + 60, "pinned: \(steady) → \(grown) pages")
+        let waiting = database.freePageCount
+        #expect(waiting >= 60, "the freed pages wait in the free list: \(waiting)")
+        #expect(try pinned!.count(of: tree) == Self.window)
+        let oldest = pinnedStep * Self.perCommit  // deleted by the first commit after the pin
+        #expect(try pinned!.value(tree, key: oldest) == Self.value(oldest), "the pinned version still holds keys deleted since")
+        #expect(try database.beginRead().value(tree, key: oldest) == nil)
+        #expect(pinned!.transaction == pinnedVersion)
+
+        pinned = nil
+        #expect(database.activeVersionCount == 1)
+        for _ in 0..<100 { try Self.slide(database, tree, step: step); step += 1 }
+        let after = database.pageCount
+        #expect(after <= grown + grown / 50 + 2, "released: \(grown) → \(after) pages")
+        #expect(database.freePageCount < waiting + grown - steady, "the waiting pages were reused")
+        let report = try database.verify()
+        #expect(report.freePages == database.freePageCount)
+        #expect(report.entries == Self.window)
+    }
+
+    @Test func freePageCountAccountsForEveryPage() throws {
+        let directory = try TemporaryDirectory()
+        let (database, tree) = try Self.makeDatabase(directory)
+        // A bulk load into an empty file frees (almost) nothing.
+        #expect(database.freePageCount < 10, "\(database.freePageCount)")
+        let full = try database.verify()
+        #expect(full.freePages == database.freePageCount)
+        #expect(full.usedPages + full.freePages == database.pageCount)
+
+        // Removing everything frees every page the tree used.
+        let write = try database.beginWrite()
+        for key in 0..<Self.window { try write.remove(tree, key: key) }
+        try write.commit()
+        let empty = try database.verify()
+        #expect(empty.entries == 0)
+        #expect(empty.freePages == database.freePageCount)
+        #expect(database.freePageCount >= full.usedPages - 4, "free \(database.freePageCount), the tree used \(full.usedPages)")
+        #expect(empty.usedPages <= 4, "only the catalog and the free list remain: \(empty.usedPages)")
+
+        // Refilling reuses the free pages instead of growing the file.
+        let pageCount = database.pageCount
+        let refill = try database.beginWrite()
+        for key in 0..<Self.window { try refill.put(tree, key: key, value: Self.value(key)) }
+        try refill.commit()
+        #expect(database.pageCount <= pageCount + 2, "\(pageCount) → \(database.pageCount)")
+        #expect(try database.verify().entries == Self.window)
+    }
+}
