@@ -58,6 +58,10 @@ package final class Database: Sendable {
         /// What the next write transaction builds on.
         var tip: VersionTip
         var generation: UInt64 = 0
+        /// The lowest transaction id never given to a commit. Ids are never reused: a failed flush
+        /// may have left its meta page (naming pages stamped with its id) in the file, and a retry
+        /// under the same id could then pass recovery's checks with a mix of both batches' pages.
+        var nextTransaction: TransactionID
         var writerActive = false
         /// Pinned versions and their reader counts.
         var pins: [TransactionID: Int] = [:]
@@ -77,7 +81,8 @@ package final class Database: Sendable {
         self.map = map
         self.file = file
         self.lockDescriptor = lockDescriptor
-        state = Mutex(State(published: meta, publishedTip: tip, publishedSlot: slot, tip: tip))
+        state = Mutex(State(published: meta, publishedTip: tip, publishedSlot: slot, tip: tip,
+                            nextTransaction: meta.transaction + 1))
     }
 
     deinit {
@@ -311,7 +316,7 @@ package final class Database: Sendable {
         guard !options.readOnly else {
             throw StorageError(.wrongTransactionState, "Cannot write to a realm opened read-only", path: path)
         }
-        let (tip, below, generation, horizon) = try state.withLock { state in
+        return try state.withLock { state in
             if let failure = state.failure { throw failure }
             guard !state.isClosed else { throw StorageError(.wrongTransactionState, "The database is closed", path: path) }
             guard !state.writerActive else {
@@ -319,9 +324,11 @@ package final class Database: Sendable {
             }
             state.writerActive = true
             let horizon = min(state.pins.keys.min() ?? state.published.transaction, state.published.transaction)
-            return (state.tip, Array(state.pending.reversed()), state.generation, horizon)
+            return WriteTransaction(database: self, base: state.tip, below: state.pending.reversed(),
+                                    generation: state.generation,
+                                    transaction: max(state.tip.meta.transaction + 1, state.nextTransaction),
+                                    horizon: horizon)
         }
-        return WriteTransaction(database: self, base: tip, below: below, generation: generation, horizon: horizon)
     }
 
     func writeTransactionEnded() {
@@ -337,6 +344,7 @@ package final class Database: Sendable {
             }
             state.pending.append(commit)
             state.tip = commit.tip
+            state.nextTransaction = commit.tip.meta.transaction + 1
         }
     }
 
@@ -437,10 +445,10 @@ package final class Database: Sendable {
     /// meta slot: nothing is newer than the durable base, and open checks nothing. Costs one sync.
     private func writeCheckpoint() throws {
         guard let file else { return }
-        let (published, slot) = state.withLock { ($0.published, $0.publishedSlot) }
+        let (published, slot, next) = state.withLock { ($0.published, $0.publishedSlot, $0.nextTransaction) }
         guard published.durableBase < published.transaction else { return }
         var checkpoint = published
-        checkpoint.transaction += 1
+        checkpoint.transaction = max(published.transaction + 1, next)
         checkpoint.durableBase = published.transaction
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { page.deallocate() }
@@ -451,6 +459,7 @@ package final class Database: Sendable {
             state.published = checkpoint
             state.publishedTip.meta = checkpoint
             state.publishedSlot = 1 - slot
+            state.nextTransaction = checkpoint.transaction + 1
             if state.pending.isEmpty { state.tip.meta = checkpoint }
         }
     }
@@ -458,7 +467,8 @@ package final class Database: Sendable {
     /// Flushes pending commits, then releases the lock file so the file may be opened again.
     ///
     /// - Throws: `.wrongTransactionState` while a read or write transaction is alive (another
-    ///   instance could otherwise reuse pages they still read). Later calls on this instance throw.
+    ///   instance could otherwise reuse pages they still read); the sync failure that stopped
+    ///   writes, or a failure of the final flush, after releasing the file. Later calls do nothing.
     package func close() throws {
         try state.withLock { state in
             guard !state.writerActive, state.pins.isEmpty else {
@@ -467,16 +477,24 @@ package final class Database: Sendable {
                                    path: path)
             }
         }
-        let failed = state.withLock { $0.failure != nil }
-        if !options.readOnly && !failed {
-            try flush()
-            try writeCheckpoint()
+        let failure = state.withLock { $0.failure }
+        var closeError: (any Error)? = failure
+        if !options.readOnly && failure == nil {
+            do {
+                try flush()
+                try writeCheckpoint()
+            } catch {
+                closeError = error
+            }
         }
         let alreadyClosed = state.withLock { state in
             defer { state.isClosed = true }
             return state.isClosed
         }
         if !alreadyClosed, lockDescriptor >= 0 { _ = flock(lockDescriptor, LOCK_UN) }
+        // After a failed sync the last commits may not be on disk: closing says so rather than
+        // pretending all is well, but still releases the file.
+        if !alreadyClosed, let closeError { throw closeError }
     }
 }
 

@@ -163,8 +163,9 @@ package struct FreeList: Equatable, Sendable {
                 let offset = entriesOffset + slot * entrySize
                 let freedBy = base.u64(offset)
                 let run = PageRun(start: base.u64(offset + 8), count: base.u64(offset + 16))
-                guard run.start >= PageLayout.firstDataPage, run.count > 0, run.count <= pageCount,
-                      run.end <= pageCount
+                // `start` is checked before `end` is computed: both come from the file.
+                guard run.start >= PageLayout.firstDataPage, run.start <= pageCount, run.count > 0,
+                      run.count <= pageCount - run.start
                 else { throw StorageError(.invalidDatabase, "Free-list page \(current.page) has a bad run") }
                 if freedBy == 0 {
                     reusable.append(run)

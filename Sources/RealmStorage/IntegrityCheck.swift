@@ -65,6 +65,14 @@ struct IntegrityCheck<Source: PageSource> {
 
     private var accounting: Bool { !seen.isEmpty }
 
+    /// `a + b` for counts read from the file, which may be anything: an overflow is a problem
+    /// (no real tree holds 2^64 entries), never a trap.
+    private mutating func sum(_ a: UInt64, _ b: UInt64, at page: PageNumber) -> UInt64 {
+        let (total, overflow) = a.addingReportingOverflow(b)
+        if overflow { problems.append("page \(page) records more entries than can exist") }
+        return overflow ? .max : total
+    }
+
     private mutating func mark(_ page: PageNumber, count: UInt64 = 1) {
         guard accounting else { return }
         for number in page..<(page + count) where number < UInt64(seen.count) {
@@ -76,7 +84,8 @@ struct IntegrityCheck<Source: PageSource> {
     /// Checks bounds, kind, transaction and checksum of a page or run; nil if it is bad.
     private mutating func checked(_ page: PageNumber, _ transaction: TransactionID, _ kinds: Set<PageKind>,
                                   pages: UInt64 = 1) -> UnsafeRawPointer? {
-        guard page >= PageLayout.firstDataPage, page + pages <= source.pageLimit, pages > 0 else {
+        guard page >= PageLayout.firstDataPage, pages > 0, pages <= source.pageLimit,
+              page <= source.pageLimit - pages else {
             problems.append("page \(page) is outside the file")
             return nil
         }
@@ -113,7 +122,7 @@ struct IntegrityCheck<Source: PageSource> {
             if check.accounting && counted != tree.count {
                 check.problems.append("tree \(key) records \(tree.count) entries but holds \(counted)")
             }
-            check.entries += counted
+            check.entries = check.sum(check.entries, counted, at: tree.page)
         }
     }
 
@@ -182,7 +191,7 @@ struct IntegrityCheck<Source: PageSource> {
             if accounting && counted != node.childCount(index) {
                 problems.append("inner page \(page) records \(node.childCount(index)) entries under child \(index) but it holds \(counted)")
             }
-            total += node.childCount(index)
+            total = sum(total, node.childCount(index), at: page)
         }
         return total
     }
@@ -223,7 +232,7 @@ struct IntegrityCheck<Source: PageSource> {
             if accounting && counted != node.childCount(index) {
                 problems.append("index page \(page) records \(node.childCount(index)) keys under child \(index) but it holds \(counted)")
             }
-            total += node.childCount(index)
+            total = sum(total, node.childCount(index), at: page)
         }
         return node.isInner ? total : UInt64(node.count)
     }

@@ -55,7 +55,7 @@ extension PageSource {
             let base = page(number)
             switch base.pageKind {
             case .leaf:
-                guard base.pageCount16 <= PageLayout.pageSize / ValueLeaf.slotSize else { break }
+                guard base.pageCount16 <= ValueLeaf.maximumCount else { break }
                 return base
             case .cluster:
                 guard ClusterLeaf(base).isWellFormed() else { break }
@@ -101,9 +101,13 @@ extension PageSource {
         case .inline(let buffer):
             return buffer
         case .overflow(let number, _, let length):
-            let pages = OverflowRun.pages(forLength: Int(clamping: length))
+            // The length is checked first: it comes from the file and sizes the run.
+            guard length <= UInt64(StorageLimits.maximumValueLength) else {
+                throw StorageError(.invalidDatabase, "Realm file is damaged: overflow value of \(length) bytes at page \(number)")
+            }
+            let pages = OverflowRun.pages(forLength: Int(length))
             let base = try checkedPage(number, .overflow)
-            guard length <= UInt64(StorageLimits.maximumValueLength), number + pages <= pageLimit,
+            guard pages <= pageLimit, number <= pageLimit - pages,
                   UInt64(base.u32(PageLayout.auxOffset)) == pages, base.u64(24) == length
             else { throw StorageError(.invalidDatabase, "Realm file is damaged: bad overflow run at page \(number)") }
             return UnsafeRawBufferPointer(start: base + OverflowRun.dataOffset, count: Int(length))
@@ -134,7 +138,7 @@ extension PageSource {
         switch base.pageKind {
         case .leaf:
             let leaf = ValueLeaf(base)
-            guard leaf.count <= PageLayout.pageSize / ValueLeaf.slotSize else { break }
+            guard leaf.count <= ValueLeaf.maximumCount else { break }
             var index = leaf.find(start).index
             while index < leaf.count {
                 guard try body(leaf.key(index), bytes(of: storedValue(leaf, index))) else { return false }
@@ -182,7 +186,7 @@ extension PageSource {
         }
         let base = page(number)
         switch base.pageKind {
-        case .leaf where base.pageCount16 <= PageLayout.pageSize / ValueLeaf.slotSize:
+        case .leaf where base.pageCount16 <= ValueLeaf.maximumCount:
             return base
         case .inner where base.pageCount16 >= 1 && base.pageCount16 <= InnerNode.capacity:
             return base

@@ -14,6 +14,8 @@ package struct ValueLeaf {
     package static let maximumInlineLength = 1024
     package static let overflowMarker: UInt16 = 0xFFFF
     package static let overflowReferenceSize = OverflowReference.size
+    /// The most slots that fit in a page; a larger count in a page header means damage.
+    package static let maximumCount = (PageLayout.pageSize - slotsOffset) / slotSize
 
     package let base: UnsafeRawPointer
 

@@ -29,12 +29,14 @@ package final class WriteTransaction: PageSource {
     var roots: [TreeID: TreeRoot?] = [:]
     private var isFinished = false
 
-    init(database: Database, base: VersionTip, below: [PreparedCommit], generation: UInt64, horizon: TransactionID) {
+    init(database: Database, base: VersionTip, below: [PreparedCommit], generation: UInt64,
+         transaction: TransactionID, horizon: TransactionID) {
+        precondition(transaction > base.meta.transaction)
         self.database = database
         self.base = base
         self.below = below
         self.generation = generation
-        transaction = base.meta.transaction + 1
+        self.transaction = transaction
         pageLimit = base.meta.pageCount
         catalog = base.meta.catalog
         freeList = base.freeList

@@ -293,11 +293,10 @@ import Testing
         stride(from: 2 * PageLayout.pageSize, to: data.count, by: PageLayout.pageSize).filter { data[$0 + PageLayout.kindOffset] == kind.rawValue }
     }
 
-    /// A leaf's overflow reference with a length near `UInt64.max`: `bytes(of:)` computes
-    /// `OverflowRun.pages(forLength: Int(clamping: length))` before checking the length against
-    /// the 16 MB limit, and `32 + Int.max` traps. A plain read of a closed file (no checksum is
-    /// verified) crashes.
-    @Test(.disabled("bug: PageSource.bytes(of:) traps on an overflow length > Int.max - 4127 (arithmetic overflow before the length check)"))
+    /// A leaf's overflow reference with a length near `UInt64.max`, in a closed file (so no
+    /// checksum is verified on open): the length must be checked against the 16 MB limit before
+    /// it sizes the run (`32 + Int.max` once trapped in `bytes(of:)`).
+    @Test
     func anOverflowReferenceWithAHugeLengthDoesNotCrashAReader() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
@@ -320,54 +319,50 @@ import Testing
     }
 
     /// An inner page whose checksum is valid but whose child counts are garbage: the integrity
-    /// walk sums them with `+=` (IntegrityCheck.walkNode, `total += node.childCount(index)`) and
-    /// traps on overflow, in `verify()` and, for a page of the newest batch, in `open()`.
-    @Test(.disabled("bug: IntegrityCheck.walkNode traps summing huge child counts of a checksum-valid inner page"))
+    /// walk's sums must report the overflow, not trap (in `verify()` and, for a page of the
+    /// newest batch, in `open()`).
+    @Test
     func anInnerPageWithHugeChildCountsDoesNotCrashVerify() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path()
-        try Self.makeDatabase(at: path)
-        let root = try Database.open(path: path, options: DatabaseOptions(readOnly: true)).beginRead().root(of: 1)
-        var data = try #require(Self.bytes(path))
-        let inner = Int(root.page) * PageLayout.pageSize
-        try #require(data[inner + PageLayout.kindOffset] == PageKind.inner.rawValue, "the first tree's root is an inner page")
-        data.withUnsafeMutableBytes { buffer in
-            let page = buffer.baseAddress! + inner
+        try Self.expectVerifyRejects(rootEdit: { page in
             for index in 0..<2 { page.setU64(InnerNode.offset(index) + 24, UInt64.max / 2 + 1) }
-            PageChecksum.seal(page, length: PageLayout.pageSize)
-        }
-        let result = try Self.check(data, in: directory)
-        #expect(result.status == .exited(0), "\(result.status) at \(result.crash)")
-        #expect(result.outcome.contains("verify=invalidDatabase"), "\(result.outcome)")
+        })
     }
 
-    /// An inner page (checksum valid) whose child pointer is `UInt64.max`: `IntegrityCheck.checked`
-    /// bounds it with `page + pages <= source.pageLimit`, which traps on overflow before it can
-    /// report "outside the file". (The readers' `checkedPage` compares `number < pageLimit` and
-    /// is fine.)
-    @Test(.disabled("bug: IntegrityCheck.checked traps on page + pages overflow for a child page near UInt64.max"))
+    /// An inner page (checksum valid) whose child pointer is `UInt64.max`: the integrity check
+    /// must bound it without computing `page + pages`, which overflows.
+    @Test
     func aChildPointerNearUInt64MaxDoesNotCrashVerify() throws {
+        try Self.expectVerifyRejects(rootEdit: { page in
+            page.setU64(InnerNode.offset(1) + 8, UInt64.max)  // (key, child page, child transaction, count)
+        })
+    }
+
+    /// Edits the first tree's root (an inner page) of a fresh database, reseals its checksum, and
+    /// expects the checker process to open the file and report it damaged without crashing.
+    static func expectVerifyRejects(rootEdit: (UnsafeMutableRawPointer) -> Void,
+                                    sourceLocation: SourceLocation = #_sourceLocation) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        try Self.makeDatabase(at: path)
+        try makeDatabase(at: path)
         let root = try Database.open(path: path, options: DatabaseOptions(readOnly: true)).beginRead().root(of: 1)
-        var data = try #require(Self.bytes(path))
+        var data = try #require(bytes(path), sourceLocation: sourceLocation)
         let inner = Int(root.page) * PageLayout.pageSize
-        try #require(data[inner + PageLayout.kindOffset] == PageKind.inner.rawValue, "the first tree's root is an inner page")
+        try #require(data[inner + PageLayout.kindOffset] == PageKind.inner.rawValue,
+                     "the first tree's root is an inner page", sourceLocation: sourceLocation)
         data.withUnsafeMutableBytes { buffer in
             let page = buffer.baseAddress! + inner
-            page.setU64(InnerNode.offset(1) + 8, UInt64.max)  // (key, child page, child transaction, count)
+            rootEdit(page)
             PageChecksum.seal(page, length: PageLayout.pageSize)
         }
-        let result = try Self.check(data, in: directory)
-        #expect(result.status == .exited(0), "\(result.status) at \(result.crash)")
-        #expect(result.outcome.contains("verify=invalidDatabase"), "\(result.outcome)")
+        let result = try check(data, in: directory)
+        #expect(result.status == .exited(0), "\(result.status) at \(result.crash)", sourceLocation: sourceLocation)
+        #expect(result.outcome.contains("verify=invalidDatabase"), "\(result.outcome)", sourceLocation: sourceLocation)
     }
 
-    /// A free-list entry whose start is near `UInt64.max`: `FreeList.decode` checks
-    /// `run.count <= pageCount` and then `run.end <= pageCount`, and `run.end` (`start + count`)
-    /// traps. After a clean close the chain is trusted, so `open()` itself crashes.
-    @Test(.disabled("bug: FreeList.decode traps computing run.end for a start near UInt64.max; open() of a closed file crashes"))
+    /// A free-list entry whose start is near `UInt64.max`: `FreeList.decode` must bound the start
+    /// before computing `run.end` (`start + count` once trapped). After a clean close the chain
+    /// is trusted, so this is `open()` itself.
+    @Test
     func aFreeListEntryNearUInt64MaxDoesNotCrashOpen() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
@@ -384,11 +379,10 @@ import Testing
         #expect(result.outcome.hasPrefix("open=invalidDatabase"), "\(result.outcome)")
     }
 
-    /// A value leaf that is the file's last page, with entry count 341: readers accept up to
-    /// `pageSize / slotSize` = 341 entries, but slots start at byte 24, so slots 339 and 340 lie
-    /// past the end of the page (only 339 fit) — and past the end of the file, which the mapping
-    /// turns into SIGBUS.
-    @Test(.disabled("bug: readers accept a leaf count up to 341 but only 339 slots fit; reading the last page of the file past its end raises SIGBUS"))
+    /// A value leaf that is the file's last page, with entry count 341 = `pageSize / slotSize`:
+    /// slots start at byte 24, so only 339 fit, and slots past them lie past the end of the file,
+    /// which the mapping turns into SIGBUS. Readers must bound the count by what fits.
+    @Test
     func aLeafCountPastThePageDoesNotCrashAReader() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
