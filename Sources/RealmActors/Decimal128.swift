@@ -611,9 +611,9 @@ extension Decimal128: _PersistableNonOptional {
     /// The stored form.
     public var _rlmValue: _RealmValue { _RealmValue(.fixed(storedBytes)) }
     /// From the stored form.
-    public init?(_rlmValue: _RealmValue) {
-        guard case .fixed(let bytes) = _rlmValue.value, bytes.count == 16 else { return nil }
-        self.init(storedBytes: bytes)
+    public static func _rlmFromValue(_ stored: _RealmValue) -> Self? {
+        guard case .fixed(let bytes) = stored.value, bytes.count == 16 else { return nil }
+        return Self(storedBytes: bytes)
     }
 }
 

@@ -1,22 +1,22 @@
 import Foundation
 internal import RealmRuntime
 
-/// The base of every class RealmActors persists: ``Object`` and, later, `EmbeddedObject`.
+/// The base of every class RealmActors persists: ``Object`` and ``EmbeddedObject``.
 ///
 /// Subclasses declare `@Persisted` properties; anything else is an ordinary Swift property that
 /// RealmActors ignores. An instance starts *unmanaged* (a plain object holding its own values);
 /// `realm.add(_:)` makes that same instance *managed*: its persisted properties then read and
 /// write the realm.
-open class ObjectBase {
+open class ObjectBase: Hashable, CustomStringConvertible {
     /// Creates an unmanaged object; properties take the initial values of their declarations.
     public required init() {}
 
     /// The realm, table and key of a managed object; nil while unmanaged.
     final var realmState: ObjectState?
 
-    /// Values an unmanaged object was given by property name (`Object(value:)`, `obj["x"] = …`);
-    /// they take precedence over the wrappers' own values until a property is set directly.
-    final var dynamicValues: [String: ColumnValue]?
+    /// Values an unmanaged object was given by property name (`Object(value:)`, `obj["x"] = …`,
+    /// and every `@Persisted` setter); they take precedence over the wrappers' own values.
+    final var dynamicValues: [String: _RealmValue]?
 
     /// The leaf and row holding this managed object at its realm's current version.
     /// Traps, as Realm does, if the object was deleted or its realm invalidated.
@@ -33,29 +33,18 @@ open class ObjectBase {
         let (leaf, row) = managedLocation()
         return realmState!.realm.withBytes(leaf.storedBytes(row, column), body)
     }
-}
 
-/// A class whose instances are stored in a realm: Realm Swift's `Object`.
-///
-/// ```swift
-/// class Dog: Object {
-///     @Persisted(primaryKey: true) var id = 0
-///     @Persisted var name = ""
-///     @Persisted var age: Int?
-/// }
-/// ```
-open class Object: ObjectBase, Hashable, CustomStringConvertible {
     /// The realm managing this object, or nil while it is unmanaged.
-    public var realm: Realm? { realmState?.realm }
+    public final var realm: Realm? { realmState?.realm }
 
     /// Whether the object was deleted, or its realm invalidated, since it was read.
-    public var isInvalidated: Bool {
+    public final var isInvalidated: Bool {
         guard let state = realmState else { return false }
         return state.location() == nil
     }
 
     /// Whether the object is a frozen snapshot (frozen objects arrive with the actor runtime).
-    public var isFrozen: Bool { false }
+    public final var isFrozen: Bool { false }
 
     /// The name under which the class is stored: the Swift class name, unqualified.
     open class func className() -> String {
@@ -63,8 +52,12 @@ open class Object: ObjectBase, Hashable, CustomStringConvertible {
     }
 
     /// Two objects are equal if they are the same instance, or manage the same stored object.
-    public static func == (lhs: Object, rhs: Object) -> Bool {
-        if lhs === rhs { return true }
+    public static func == (lhs: ObjectBase, rhs: ObjectBase) -> Bool {
+        lhs === rhs || sameStoredObject(lhs, rhs)
+    }
+
+    /// Whether two managed objects are accessors of one stored object.
+    static func sameStoredObject(_ lhs: ObjectBase, _ rhs: ObjectBase) -> Bool {
         guard let left = lhs.realmState, let right = rhs.realmState else { return false }
         return left.realm.file === right.realm.file && left.table.tree == right.table.tree && left.key == right.key
     }
@@ -81,36 +74,41 @@ open class Object: ObjectBase, Hashable, CustomStringConvertible {
 
     /// The class name and every persisted property, as Realm prints objects.
     open var description: String {
-        let schema = ObjectSchemaDiscovery.schema(for: type(of: self))
-        let fields = schema.properties.map { "\t\($0.name) = \(self[$0.name].map { "\($0)" } ?? "nil");" }
-        return "\(Self.className()) {\n" + fields.joined(separator: "\n") + "\n}"
+        let properties = realmState?.table.schema.properties ?? ObjectSchemaDiscovery.schema(for: type(of: self)).properties
+        func describe(_ value: Any?) -> String {
+            switch value {
+            case nil: "nil"
+            case let object as ObjectBase: "\(object.objectClassName) (link)"
+            case let array as [Any?]: "[" + array.map(describe).joined(separator: ", ") + "]"
+            case let map as [String: Any?]: "[" + map.sorted { $0.key < $1.key }.map { "\($0.key): \(describe($0.value))" }.joined(separator: ", ") + "]"
+            case let mixed as AnyRealmValue: describe(mixed.swiftValue)
+            default: "\(value!)"
+            }
+        }
+        let fields = properties.map { "\t\($0.name) = \(describe(self[$0.name]));" }
+        return "\(objectClassName) {\n" + fields.joined(separator: "\n") + "\n}"
     }
 
     /// Reads or writes a persisted property by name (dynamic access).
     ///
+    /// Links read as objects, lists and sets as arrays, maps as dictionaries, `AnyRealmValue`s
+    /// as ``AnyRealmValue``. Writing accepts what `Object(value:)` accepts for the property.
     /// Reading a name that is not a persisted property, or writing a value of the wrong type,
     /// traps with a message naming the property, as in Realm.
     public subscript(key: String) -> Any? {
         get {
-            guard let property = ObjectSchemaDiscovery.schema(for: type(of: self)).properties.first(where: { $0.name == key }) else {
-                fatalError("Invalid property name '\(key)' for class '\(Self.className())'.")
+            let property = persistedProperty(key)
+            guard let state = realmState else {
+                return ObjectValues.swiftValue(ObjectSchemaDiscovery.unmanagedValues(of: self)[key] ?? _RealmValue(.null), property)
             }
-            let value: ColumnValue
-            if let state = realmState {
-                guard let column = state.table.columns[key] else { return nil }
-                value = state.realm.value(of: state, column: column)
-            } else {
-                value = ObjectSchemaDiscovery.unmanagedValues(of: self)[key] ?? .null
-            }
-            return property.swiftValue(value)
+            guard let column = state.table.columns[key] else { return nil }
+            return state.realm.swiftValue(of: state, column: column, property: property)
         }
         set {
-            guard let property = ObjectSchemaDiscovery.schema(for: type(of: self)).properties.first(where: { $0.name == key }) else {
-                fatalError("Invalid property name '\(key)' for class '\(Self.className())'.")
-            }
-            let value: ColumnValue
+            let property = persistedProperty(key)
+            let value: _RealmValue
             do {
-                value = try property.columnValue(from: newValue, className: Self.className())
+                value = try ObjectValues.realmValue(from: newValue, for: property, className: Self.className())
             } catch {
                 fatalError("\(error)")
             }
@@ -122,7 +120,51 @@ open class Object: ObjectBase, Hashable, CustomStringConvertible {
             }
         }
     }
+
+    /// The persisted property named `name`: from the realm's schema once managed (so that
+    /// ``DynamicObject``s work), else from the class.
+    private func persistedProperty(_ name: String) -> PropertyInfo {
+        let properties = realmState?.table.schema.properties ?? ObjectSchemaDiscovery.schema(for: type(of: self)).properties
+        guard let property = properties.first(where: { $0.name == name }) else {
+            fatalError("Invalid property name '\(name)' for class '\(objectClassName)'.")
+        }
+        return property
+    }
+
+    /// The stored class name: the table's once managed (for ``DynamicObject``s), else the class's.
+    var objectClassName: String { realmState?.table.name ?? Self.className() }
 }
+
+/// A class whose instances are stored in a realm as top-level objects: Realm Swift's `Object`.
+///
+/// ```swift
+/// class Dog: Object {
+///     @Persisted(primaryKey: true) var id = 0
+///     @Persisted var name = ""
+///     @Persisted var age: Int?
+///     @Persisted var owner: Person?
+/// }
+/// ```
+open class Object: ObjectBase {}
+
+/// A class whose instances live inside another object: Realm Swift's `EmbeddedObject`.
+///
+/// An embedded object has no primary key and no life of its own: it belongs to exactly one
+/// parent, through a to-one link, a `List` or a `Map` of the parent, and is deleted with the
+/// parent or when the parent's property stops linking to it. It cannot be added to a realm on
+/// its own (``Realm/add(_:update:)-(Object,_)`` takes an ``Object``); set it on a parent instead.
+///
+/// ```swift
+/// class Address: EmbeddedObject {
+///     @Persisted var street = ""
+///     @Persisted var city = ""
+/// }
+/// class Contact: Object {
+///     @Persisted var name = ""
+///     @Persisted var address: Address?
+/// }
+/// ```
+open class EmbeddedObject: ObjectBase {}
 
 /// Where a managed object lives, and a cache of its position at the realm's current version.
 ///

@@ -195,8 +195,8 @@ extension ObjectId: _PersistableNonOptional {
     /// The stored form.
     public var _rlmValue: _RealmValue { _RealmValue(.fixed(bytes)) }
     /// From the stored form.
-    public init?(_rlmValue: _RealmValue) {
-        guard case .fixed(let bytes) = _rlmValue.value, bytes.count == 12 else { return nil }
-        self.init(bytes: bytes)
+    public static func _rlmFromValue(_ stored: _RealmValue) -> Self? {
+        guard case .fixed(let bytes) = stored.value, bytes.count == 12 else { return nil }
+        return Self(bytes: bytes)
     }
 }

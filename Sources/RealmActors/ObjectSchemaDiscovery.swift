@@ -6,19 +6,56 @@ internal import RealmRuntime
 /// first, in declaration order. Cached per class for the life of the process.
 enum ObjectSchemaDiscovery {
     private static let cache = LockedValue<[ObjectIdentifier: ObjectSchemaInfo]>([:])
+    /// Every class whose schema was discovered, by class name, so that links (which record only
+    /// the class name) can make accessors of the right Swift class.
+    private static let registry = LockedValue<[String: ObjectBase.Type]>([:])
 
     static func schema(for type: ObjectBase.Type) -> ObjectSchemaInfo {
         let id = ObjectIdentifier(type)
         if let known = cache.withLock({ $0[id] }) { return known }
         // Reflect outside the lock: `init()` is user code and may touch other classes.
-        let properties = persistedChildren(of: type.init()).map { $0.property.propertyInfo(name: $0.name) }
-        let info = ObjectSchemaInfo(className: className(of: type), properties: properties)
+        let children = persistedChildren(of: type.init())
+        let properties = children.compactMap { $0.property.propertyInfo(name: $0.name) }
+        let info = ObjectSchemaInfo(className: className(of: type), properties: properties,
+                                    isEmbedded: type is EmbeddedObject.Type)
         cache.withLock { $0[id] = info }
+        registry.withLock { $0[info.className] = type }
         return info
     }
 
+    /// `type` and every class it links to, directly or through other classes (Realm registers
+    /// linked classes with the class that links to them).
+    static func linkedClosure(of type: ObjectBase.Type) -> [ObjectBase.Type] {
+        var result: [ObjectBase.Type] = []
+        var seen = Set<ObjectIdentifier>()
+        var pending = [type]
+        while let next = pending.popLast() {
+            guard seen.insert(ObjectIdentifier(next)).inserted else { continue }
+            _ = schema(for: next)
+            result.append(next)
+            pending += linkedTypes(of: next)
+        }
+        return result
+    }
+
+    private static let linkedTypesCache = LockedValue<[ObjectIdentifier: [ObjectBase.Type]]>([:])
+
+    /// The classes `type`'s properties link to (including through `LinkingObjects`).
+    static func linkedTypes(of type: ObjectBase.Type) -> [ObjectBase.Type] {
+        let id = ObjectIdentifier(type)
+        if let known = linkedTypesCache.withLock({ $0[id] }) { return known }
+        let types = persistedChildren(of: type.init()).compactMap(\.property.linkedType)
+        linkedTypesCache.withLock { $0[id] = types }
+        return types
+    }
+
+    /// The class registered under a class name, if its schema was discovered in this process.
+    static func registeredType(named name: String) -> ObjectBase.Type? {
+        registry.withLock { $0[name] }
+    }
+
     static func className(of type: ObjectBase.Type) -> String {
-        (type as? Object.Type)?.className() ?? String(describing: type)
+        type.className()
     }
 
     /// The `@Persisted` wrappers of an instance with their property names, in column order.
@@ -38,11 +75,12 @@ enum ObjectSchemaDiscovery {
     /// An unmanaged object's values by property name.
     ///
     /// Reflection is slow (it decodes each field's type from its mangled name, for every object),
-    /// so it is the fallback: values set after `init()` are recorded by name as they are set, and
-    /// initial values that are the same for every instance are learned once per class. Only a
-    /// property whose initial value varies (`UUID()`, `Date()`) and that was not set afterwards
-    /// makes `add` reflect the object.
-    static func unmanagedValues(of object: ObjectBase) -> [String: ColumnValue] {
+    /// so it is the fallback: values set after `init()` are recorded by name as they are set
+    /// (collections when they are first touched), and initial values that are the same for every
+    /// instance are learned once per class. Only a property whose initial value varies (`UUID()`,
+    /// `Date()`, a list filled by `init()`) and that was not set afterwards makes `add` reflect
+    /// the object.
+    static func unmanagedValues(of object: ObjectBase) -> [String: _RealmValue] {
         let defaults = stableDefaults(for: type(of: object))
         var values = object.dynamicValues ?? [:]
         var needsReflection = false
@@ -50,15 +88,18 @@ enum ObjectSchemaDiscovery {
             if let value { values[name] = value } else { needsReflection = true }
         }
         guard needsReflection else { return values }
-        for (name, property) in persistedChildren(of: object) where values[name] == nil {
-            values[name] = property.unmanagedColumnValue
+        for (name, property) in persistedChildren(of: object) where values[name] == nil && property.propertyInfo(name: name) != nil {
+            values[name] = property.unmanagedRealmValue
         }
         return values
     }
 
     /// Per property: its initial value when every new instance has the same one, else nil.
-    private struct StableDefaults {
-        var values: [(String, ColumnValue?)]
+    ///
+    /// `@unchecked Sendable`: it holds only scalars, nil links and empty collection contents
+    /// (never an object reference), and is immutable once cached.
+    private struct StableDefaults: @unchecked Sendable {
+        var values: [(String, _RealmValue?)]
     }
 
     private static let defaultsCache = LockedValue<[ObjectIdentifier: StableDefaults]>([:])
@@ -69,9 +110,18 @@ enum ObjectSchemaDiscovery {
         // Two fresh instances: a property whose initial values differ is read per object.
         let first = persistedChildren(of: type.init())
         let second = persistedChildren(of: type.init())
-        let values = zip(first, second).map { a, b -> (String, ColumnValue?) in
-            let value = a.property.unmanagedColumnValue
-            return (a.name, value == b.property.unmanagedColumnValue ? value : nil)
+        let values = zip(first, second).compactMap { a, b -> (String, _RealmValue?)? in
+            guard a.property.propertyInfo(name: a.name) != nil else { return nil }  // linking objects
+            guard a.property.hasComparableDefault && b.property.hasComparableDefault else { return (a.name, nil) }
+            let value = a.property.unmanagedRealmValue
+            switch value.storage {
+            case .collection(let collection):  // empty in both: stored as an empty collection
+                return (a.name, collection._rlmContent.isEmptyContent ? collection._rlmContent : nil)
+            case .stored(let stored):
+                return (a.name, stored == b.property.unmanagedRealmValue.value ? value : nil)
+            default:
+                return (a.name, value.isNil && b.property.unmanagedRealmValue.isNil ? value : nil)
+            }
         }
         let defaults = StableDefaults(values: values)
         defaultsCache.withLock { $0[id] = defaults }
@@ -129,7 +179,7 @@ extension PropertyInfo {
             if let double = value as? Double { return Decimal128(double)._rlmValue.value }
             if let float = value as? Float { return Decimal128(Double("\(float)") ?? Double(float))._rlmValue.value }
             if let string = value as? String, let parsed = try? Decimal128(string: string) { return parsed._rlmValue.value }
-        case .object:
+        case .object, .mixed:
             break
         }
         throw invalid()
@@ -137,7 +187,7 @@ extension PropertyInfo {
 
     private func rawValue<E: PersistableEnum>(of value: E) -> Any { value.rawValue }
 
-    /// A stored value as the Swift value dynamic access returns.
+    /// A stored scalar as the Swift value dynamic access returns.
     func swiftValue(_ value: ColumnValue) -> Any? {
         switch (kind, value) {
         case (_, .null): return nil
@@ -148,9 +198,9 @@ extension PropertyInfo {
         case (.date, .double(let seconds)): return Date(timeIntervalSinceReferenceDate: seconds)
         case (.string, .bytes(let bytes)): return String(decoding: bytes, as: UTF8.self)
         case (.data, .bytes(let bytes)): return Data(bytes)
-        case (.uuid, .fixed): return UUID(_rlmValue: _RealmValue(value))
-        case (.objectId, .fixed): return ObjectId(_rlmValue: _RealmValue(value))
-        case (.decimal128, .fixed): return Decimal128(_rlmValue: _RealmValue(value))
+        case (.uuid, .fixed): return UUID._rlmFromValue(_RealmValue(value))
+        case (.objectId, .fixed): return ObjectId._rlmFromValue(_RealmValue(value))
+        case (.decimal128, .fixed): return Decimal128._rlmFromValue(_RealmValue(value))
         default: return nil
         }
     }

@@ -4,8 +4,9 @@ internal import RealmRuntime
 /// A type that can be the value of a `@Persisted` property.
 ///
 /// RealmActors conforms the types Realm supports (`Bool`, the integer types, `Float`, `Double`,
-/// `String`, `Data`, `Date`, `UUID`, and optionals of them); the underscored requirements are
-/// its own plumbing and not meant to be implemented or called by user code.
+/// `String`, `Data`, `Date`, `UUID`, `ObjectId`, `Decimal128`, `PersistableEnum`s, objects,
+/// `List`, `MutableSet`, `Map`, `LinkingObjects`, `AnyRealmValue`, and optionals); the underscored
+/// requirements are its own plumbing and not meant to be implemented or called by user code.
 public protocol _Persistable {
     /// The value a property of this type has when its declaration gives none.
     static var _rlmDefaultValue: Self { get }
@@ -13,33 +14,114 @@ public protocol _Persistable {
     static var _rlmType: _RealmPropertyType { get }
     /// Reads the property from a managed object.
     static func _rlmGet(_ object: ObjectBase, column: Int) -> Self
-    /// The value in the form the storage layer stores.
+    /// The value in the form the storage layer stores (or, for objects and collections, the
+    /// form it is stored from).
     var _rlmValue: _RealmValue { get }
-    /// Creates a value from its stored form; nil if the stored form does not fit this type.
-    init?(_rlmValue: _RealmValue)
+    /// A value from its stored form; nil if the stored form does not fit this type.
+    static func _rlmFromValue(_ stored: _RealmValue) -> Self?
 }
 
 /// The stored shape of a property type. Opaque: RealmActors' plumbing for ``_Persistable``.
-public struct _RealmPropertyType: Sendable {
+public struct _RealmPropertyType {
     let kind: PropertyKind
     let isOptional: Bool
+    /// Set for `List`, `MutableSet` and `Map`; `kind` and `isOptional` describe the elements.
+    var collection: CollectionKind?
+    /// The class of a link (or of a collection's, or `LinkingObjects`', elements).
+    var objectType: ObjectBase.Type?
+    /// `LinkingObjects`: computed from other objects' links, not stored.
+    var isLinkingObjects = false
+
+    init(kind: PropertyKind, isOptional: Bool, collection: CollectionKind? = nil, objectType: ObjectBase.Type? = nil) {
+        self.kind = kind
+        self.isOptional = isOptional
+        self.collection = collection
+        self.objectType = objectType
+    }
 }
 
-/// A value in its stored form. Opaque: RealmActors' plumbing for ``_Persistable``.
-public struct _RealmValue: Sendable, Equatable {
-    let value: ColumnValue
-    init(_ value: ColumnValue) { self.value = value }
+/// A value in its stored form, or the form it is stored from. Opaque: RealmActors' plumbing for
+/// ``_Persistable``.
+///
+/// Scalars are already what the storage layer stores. Objects and collections cannot be: an
+/// unmanaged object has no key until it is added, so they are resolved when they are written
+/// into a realm (``Realm/storedValue(_:for:update:)``), adding linked objects as needed.
+public struct _RealmValue {
+    enum Storage {
+        /// A scalar (or null) as stored.
+        case stored(ColumnValue)
+        /// A link: an object (managed or not), or nil.
+        case object(ObjectBase?)
+        /// A `List`, `MutableSet` or `Map`, read when it is stored.
+        case collection(any RealmCollectionContent)
+        /// Collection elements given as values (`value:` arrays).
+        case elements([_RealmValue])
+        /// Map entries given as values (`value:` dictionaries).
+        case entries([(String, _RealmValue)])
+        /// An `AnyRealmValue`.
+        case mixed(AnyRealmValue)
+    }
+
+    let storage: Storage
+
+    init(_ value: ColumnValue) { storage = .stored(value) }
+    init(_ storage: Storage) { self.storage = storage }
+
+    /// The stored scalar; `.null` for anything else (objects and collections are resolved by
+    /// ``Realm/storedValue(_:for:update:)``).
+    var value: ColumnValue {
+        if case .stored(let value) = storage { return value }
+        return .null
+    }
+
+    /// Whether this is nil: a null scalar, a nil link or `AnyRealmValue.none`.
+    var isNil: Bool {
+        switch storage {
+        case .stored(let value): value == .null
+        case .object(let object): object == nil
+        case .mixed(let value): value == .none
+        default: false
+        }
+    }
+
+    /// Whether this is an empty collection content (`.elements([])` or `.entries([])`).
+    var isEmptyContent: Bool {
+        switch storage {
+        case .elements(let elements): elements.isEmpty
+        case .entries(let entries): entries.isEmpty
+        default: false
+        }
+    }
+
+    /// Whether two values are the same element (for sets): equal scalars, the same object (by
+    /// instance or stored identity), equal mixed values.
+    func isSameElement(as other: _RealmValue) -> Bool {
+        switch (storage, other.storage) {
+        case (.stored(let a), .stored(let b)): a == b
+        case (.object(let a?), .object(let b?)): a === b || ObjectBase.sameStoredObject(a, b)
+        case (.object(nil), .object(nil)): true
+        case (.mixed(let a), .mixed(let b)): a == b
+        default: isNil && other.isNil
+        }
+    }
 }
 
 /// A persistable type that is not an optional: what `Optional` wraps.
-public protocol _PersistableNonOptional: _Persistable {}
+public protocol _PersistableNonOptional: RealmCollectionValue {}
+
+/// A type that can be an element of a `List` or `MutableSet`, or a value of a `Map`: every
+/// persistable type except the collections themselves.
+public protocol RealmCollectionValue: _Persistable {}
+
+extension Optional: RealmCollectionValue where Wrapped: _PersistableNonOptional {}
 
 extension Optional: _Persistable where Wrapped: _PersistableNonOptional {
     /// Optional properties default to nil.
     public static var _rlmDefaultValue: Self { nil }
     /// The wrapped type's storage, nullable.
     public static var _rlmType: _RealmPropertyType {
-        _RealmPropertyType(kind: Wrapped._rlmType.kind, isOptional: true)
+        let wrapped = Wrapped._rlmType
+        return _RealmPropertyType(kind: wrapped.kind, isOptional: true, objectType: wrapped.objectType)
     }
     /// Reads nil or the wrapped value.
     public static func _rlmGet(_ object: ObjectBase, column: Int) -> Self {
@@ -49,10 +131,10 @@ extension Optional: _Persistable where Wrapped: _PersistableNonOptional {
     /// Nil stores as null.
     public var _rlmValue: _RealmValue { self?._rlmValue ?? _RealmValue(.null) }
     /// Null reads as nil.
-    public init?(_rlmValue: _RealmValue) {
-        if _rlmValue.value == .null { self = .none; return }
-        guard let wrapped = Wrapped(_rlmValue: _rlmValue) else { return nil }
-        self = .some(wrapped)
+    public static func _rlmFromValue(_ stored: _RealmValue) -> Self? {
+        if stored.isNil { return .some(.none) }
+        guard let wrapped = Wrapped._rlmFromValue(stored) else { return nil }
+        return .some(wrapped)
     }
 }
 
@@ -69,9 +151,9 @@ extension Bool: _PersistableNonOptional {
     /// The stored form.
     public var _rlmValue: _RealmValue { _RealmValue(.bool(self)) }
     /// From the stored form.
-    public init?(_rlmValue: _RealmValue) {
-        guard case .bool(let value) = _rlmValue.value else { return nil }
-        self = value
+    public static func _rlmFromValue(_ stored: _RealmValue) -> Self? {
+        guard case .bool(let value) = stored.value else { return nil }
+        return value
     }
 }
 
@@ -93,9 +175,9 @@ extension _PersistableInteger {
     /// The stored form.
     public var _rlmValue: _RealmValue { _RealmValue(.int(Int64(self))) }
     /// From the stored form; nil if the value does not fit this type.
-    public init?(_rlmValue: _RealmValue) {
-        guard case .int(let value) = _rlmValue.value, let exact = Self(exactly: value) else { return nil }
-        self = exact
+    public static func _rlmFromValue(_ stored: _RealmValue) -> Self? {
+        guard case .int(let value) = stored.value, let exact = Self(exactly: value) else { return nil }
+        return exact
     }
 }
 
@@ -118,9 +200,9 @@ extension Double: _PersistableNonOptional {
     /// The stored form.
     public var _rlmValue: _RealmValue { _RealmValue(.double(self)) }
     /// From the stored form.
-    public init?(_rlmValue: _RealmValue) {
-        guard case .double(let value) = _rlmValue.value else { return nil }
-        self = value
+    public static func _rlmFromValue(_ stored: _RealmValue) -> Self? {
+        guard case .double(let value) = stored.value else { return nil }
+        return value
     }
 }
 
@@ -137,9 +219,9 @@ extension Float: _PersistableNonOptional {
     /// The stored form.
     public var _rlmValue: _RealmValue { _RealmValue(.float(self)) }
     /// From the stored form.
-    public init?(_rlmValue: _RealmValue) {
-        guard case .float(let value) = _rlmValue.value else { return nil }
-        self = value
+    public static func _rlmFromValue(_ stored: _RealmValue) -> Self? {
+        guard case .float(let value) = stored.value else { return nil }
+        return value
     }
 }
 
@@ -155,9 +237,9 @@ extension String: _PersistableNonOptional {
     /// The stored form.
     public var _rlmValue: _RealmValue { _RealmValue(.bytes(Array(utf8))) }
     /// From the stored form.
-    public init?(_rlmValue: _RealmValue) {
-        guard case .bytes(let bytes) = _rlmValue.value else { return nil }
-        self = String(decoding: bytes, as: UTF8.self)
+    public static func _rlmFromValue(_ stored: _RealmValue) -> Self? {
+        guard case .bytes(let bytes) = stored.value else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 
@@ -173,9 +255,9 @@ extension Data: _PersistableNonOptional {
     /// The stored form.
     public var _rlmValue: _RealmValue { _RealmValue(.bytes(Array(self))) }
     /// From the stored form.
-    public init?(_rlmValue: _RealmValue) {
-        guard case .bytes(let bytes) = _rlmValue.value else { return nil }
-        self = Data(bytes)
+    public static func _rlmFromValue(_ stored: _RealmValue) -> Self? {
+        guard case .bytes(let bytes) = stored.value else { return nil }
+        return Data(bytes)
     }
 }
 
@@ -192,9 +274,9 @@ extension Date: _PersistableNonOptional {
     /// The stored form.
     public var _rlmValue: _RealmValue { _RealmValue(.double(timeIntervalSinceReferenceDate)) }
     /// From the stored form.
-    public init?(_rlmValue: _RealmValue) {
-        guard case .double(let value) = _rlmValue.value else { return nil }
-        self = Date(timeIntervalSinceReferenceDate: value)
+    public static func _rlmFromValue(_ stored: _RealmValue) -> Self? {
+        guard case .double(let value) = stored.value else { return nil }
+        return Date(timeIntervalSinceReferenceDate: value)
     }
 }
 
@@ -213,8 +295,8 @@ extension UUID: _PersistableNonOptional {
     /// The stored form.
     public var _rlmValue: _RealmValue { _RealmValue(.fixed(withUnsafeBytes(of: uuid) { Array($0) })) }
     /// From the stored form.
-    public init?(_rlmValue: _RealmValue) {
-        guard case .fixed(let bytes) = _rlmValue.value, bytes.count == 16 else { return nil }
-        self = UUID(uuid: bytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) })
+    public static func _rlmFromValue(_ stored: _RealmValue) -> Self? {
+        guard case .fixed(let bytes) = stored.value, bytes.count == 16 else { return nil }
+        return UUID(uuid: bytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) })
     }
 }

@@ -52,8 +52,8 @@ extension PersistableEnum {
     public var _rlmValue: _RealmValue { rawValue._rlmValue }
 
     /// The case whose raw value has this stored form; nil if there is none.
-    public init?(_rlmValue: _RealmValue) {
-        guard let raw = RawValue(_rlmValue: _rlmValue) else { return nil }
-        self.init(rawValue: raw)
+    public static func _rlmFromValue(_ stored: _RealmValue) -> Self? {
+        guard let raw = RawValue._rlmFromValue(stored) else { return nil }
+        return Self(rawValue: raw)
     }
 }

@@ -22,6 +22,8 @@ public struct Persisted<Value: _Persistable> {
     var column: Int = -1
     let isPrimaryKey: Bool
     let isIndexed: Bool
+    /// For `LinkingObjects`: the property of the linking class that links here.
+    var originProperty: String?
 
     /// A property whose initial value is the type's default (0, "", false, nil…).
     public init() {
@@ -62,6 +64,17 @@ public struct Persisted<Value: _Persistable> {
         isIndexed = indexed
     }
 
+    /// Linking objects: the objects of `O` whose property `originProperty` links to this object.
+    ///
+    /// ```swift
+    /// @Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>
+    /// ```
+    public init<O: ObjectBase>(originProperty: String) where Value == LinkingObjects<O> {
+        isPrimaryKey = false
+        isIndexed = false
+        self.originProperty = originProperty
+    }
+
     /// Not available: a `@Persisted` property is accessed through its object.
     @available(*, unavailable, message: "@Persisted can only be used as a property on a Realm object")
     public var wrappedValue: Value {
@@ -76,13 +89,11 @@ public struct Persisted<Value: _Persistable> {
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
         get {
-            guard let state = object.realmState else {
-                if let dynamic = object.dynamicValues {  // set by name (Object(value:), obj["name"] = …)
-                    let name = PropertyLabels.name(of: storageKeyPath) { $0[keyPath: storageKeyPath].column = -2 }
-                    if let value = dynamic[name], let typed = Value(_rlmValue: _RealmValue(value)) { return typed }
-                }
-                return object[keyPath: storageKeyPath].unmanagedValue ?? Value._rlmDefaultValue
+            if let origin = object[keyPath: storageKeyPath].originProperty {
+                // Only `LinkingObjects` values have an origin (see `init(originProperty:)`).
+                return (Value.self as! any LinkingObjectsBuilding.Type).linkingObjects(to: object, property: origin) as! Value
             }
+            guard let state = object.realmState else { return unmanagedValue(of: object, storageKeyPath) }
             return Value._rlmGet(object, column: column(of: object, state, storageKeyPath))
         }
         set {
@@ -90,13 +101,40 @@ public struct Persisted<Value: _Persistable> {
                 // Also recorded by name, so that `add` can read the object without reflection.
                 let name = PropertyLabels.name(of: storageKeyPath) { $0[keyPath: storageKeyPath].column = -2 }
                 if object.dynamicValues == nil { object.dynamicValues = [:] }
-                object.dynamicValues![name] = newValue._rlmValue.value
+                object.dynamicValues![name] = newValue._rlmValue
                 object[keyPath: storageKeyPath].unmanagedValue = newValue
                 return
             }
             let column = column(of: object, state, storageKeyPath)
-            state.realm.set(newValue._rlmValue.value, column: column, of: state)
+            state.realm.set(newValue._rlmValue, column: column, of: state)
         }
+    }
+
+    /// An unmanaged object's value: one given by name (`Object(value:)`, `obj["name"] = …`),
+    /// else the wrapper's own. A collection is created once and kept (in the wrapper and by
+    /// name), so that changes made to it are what `add` stores.
+    private static func unmanagedValue<EnclosingSelf: ObjectBase>(
+        of object: EnclosingSelf, _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) -> Value {
+        let isCollection = Value._rlmType.collection != nil
+        if object.dynamicValues != nil || isCollection {
+            let name = PropertyLabels.name(of: storageKeyPath) { $0[keyPath: storageKeyPath].column = -2 }
+            if let given = object.dynamicValues?[name], let typed = Value._rlmFromValue(given) {
+                if isCollection {
+                    object[keyPath: storageKeyPath].unmanagedValue = typed
+                    object.dynamicValues![name] = typed._rlmValue
+                }
+                return typed
+            }
+            if isCollection {
+                let collection = object[keyPath: storageKeyPath].unmanagedValue ?? Value._rlmDefaultValue
+                object[keyPath: storageKeyPath].unmanagedValue = collection
+                if object.dynamicValues == nil { object.dynamicValues = [:] }
+                object.dynamicValues![name] = collection._rlmValue
+                return collection
+            }
+        }
+        return object[keyPath: storageKeyPath].unmanagedValue ?? Value._rlmDefaultValue
     }
 
     /// The property's column, resolved on first managed access and then cached in the wrapper.
@@ -121,19 +159,38 @@ public struct Persisted<Value: _Persistable> {
 
 /// What schema discovery and probing need from any `Persisted<Value>`, without knowing `Value`.
 protocol PersistedProperty {
-    func propertyInfo(name: String) -> PropertyInfo
-    var unmanagedColumnValue: ColumnValue { get }
+    /// The stored property's description; nil for `LinkingObjects` (computed, not stored).
+    func propertyInfo(name: String) -> PropertyInfo?
+    /// The class a link, a collection of links or linking objects refer to.
+    var linkedType: ObjectBase.Type? { get }
+    /// The wrapper's own value (before `add`).
+    var unmanagedRealmValue: _RealmValue { get }
+    /// Whether the initial value is the same for every instance of the class when it is equal
+    /// in two fresh instances (false for collections holding elements: they are per instance).
+    var hasComparableDefault: Bool { get }
     var isProbeTarget: Bool { get }
 }
 
 extension Persisted: PersistedProperty {
-    func propertyInfo(name: String) -> PropertyInfo {
+    func propertyInfo(name: String) -> PropertyInfo? {
         let type = Value._rlmType
+        guard !type.isLinkingObjects else { return nil }
         return PropertyInfo(name: name, kind: type.kind, isOptional: type.isOptional,
-                            isPrimaryKey: isPrimaryKey, isIndexed: isIndexed)
+                            isPrimaryKey: isPrimaryKey, isIndexed: isIndexed,
+                            objectClassName: type.objectType?.className(), collection: type.collection)
     }
 
-    var unmanagedColumnValue: ColumnValue { (unmanagedValue ?? Value._rlmDefaultValue)._rlmValue.value }
+    var linkedType: ObjectBase.Type? { Value._rlmType.objectType }
+    var unmanagedRealmValue: _RealmValue { (unmanagedValue ?? Value._rlmDefaultValue)._rlmValue }
+    var hasComparableDefault: Bool {
+        guard let value = unmanagedValue?._rlmValue else { return true }
+        switch value.storage {
+        case .stored: return true
+        case .object(let object): return object == nil
+        case .collection(let collection): return collection._rlmContent.isEmptyContent
+        default: return false
+        }
+    }
     var isProbeTarget: Bool { column == -2 }
 }
 

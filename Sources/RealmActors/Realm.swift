@@ -233,21 +233,25 @@ public final class Realm {
         catalog.tables[ObjectSchemaDiscovery.className(of: type)]
     }
 
-    /// The table of a class, created in the current write transaction if the class is new.
+    /// The table of a class, created in the current write transaction if the class is new, with
+    /// the tables of the classes it links to (directly or not).
     func tableCreatingIfNeeded(for type: ObjectBase.Type) throws -> Table {
         if let checked = checkedTables[ObjectIdentifier(type)] { return checked }
-        let schema = ObjectSchemaDiscovery.schema(for: type)
-        if let table = catalog.tables[schema.className] {
-            try SchemaMigration.checkMatches(table, schema, configuration: configuration)
-            checkedTables[ObjectIdentifier(type)] = table
-            return table
+        for linked in ObjectSchemaDiscovery.linkedClosure(of: type) {
+            let schema = ObjectSchemaDiscovery.schema(for: linked)
+            if let table = catalog.tables[schema.className] {
+                try SchemaMigration.checkMatches(table, schema, configuration: configuration)
+                continue
+            }
+            let stored = try requireWrite().createTable(schema)
+            var next = catalog.stored
+            next.tables.append(stored)
+            catalog = SchemaCatalog(next)
+            catalogChanged = true
         }
-        let stored = try requireWrite().createTable(schema)
-        var next = catalog.stored
-        next.tables.append(stored)
-        catalog = SchemaCatalog(next)
-        catalogChanged = true
-        return catalog.tables[schema.className]!
+        let table = catalog.tables[type.className()]!
+        checkedTables[ObjectIdentifier(type)] = table
+        return table
     }
 
     func replaceCatalog(_ stored: StoredSchema) {
@@ -318,20 +322,53 @@ public final class Realm {
         }
     }
 
-    /// Writes one property of a managed object.
-    func set(_ value: ColumnValue, column: Int, of state: ObjectState) {
-        let write = requireWrite()
+    /// Writes one property of a managed object (adding the unmanaged objects a link or
+    /// collection value refers to).
+    ///
+    /// A value Realm rejects as bad data (over 16 MB, a linked object with a duplicate primary
+    /// key) leaves the property unchanged and fails the transaction's commit, like `add`.
+    func set(_ value: _RealmValue, column: Int, of state: ObjectState) {
+        _ = requireWrite()
         if column == state.table.primaryKeyColumn {
             fatalError("Primary key can't be changed after an object is inserted.")
         }
+        guard let property = state.table.property(column) else { fatalError("Property is not in the realm's schema") }
+        if case .stored(let scalar) = value.storage, !property.canLink, property.collection == nil {
+            return setStored(scalar, column: column, of: state)
+        }
         do {
-            try write.setValue(value, column: column, of: state.key, in: state.table)
+            setStored(try storedValue(value, for: property), column: column, of: state)
+        } catch {
+            recordDeferredError(error)
+        }
+    }
+
+    /// Writes a property's stored value.
+    func setStored(_ value: ColumnValue, column: Int, of state: ObjectState) {
+        let write = requireWrite()
+        guard state.location() != nil else { fatalError("Object has been deleted or invalidated.") }
+        do {
+            try write.setValue(value, column: column, of: state.key, in: state.table, catalog: catalog)
         } catch let error as StorageError where error.code == .invalidInput {
-            fatalError("\(error.message)")  // a value over 16 MB and the like: Realm raises here too
+            recordDeferredError(error)
         } catch {
             fatalError("The realm file is damaged: \(error)")
         }
         stamp &+= 1
+    }
+
+    /// A property of a managed object as dynamic access returns it.
+    func swiftValue(of state: ObjectState, column: Int, property: PropertyInfo) -> Any? {
+        let stored = value(of: state, column: column)
+        guard let collection = property.collection else {
+            return ObjectValues.swiftValue(realmValue(stored, element: property, type: nil), property)
+        }
+        let elements = CollectionLocation(owner: state, column: column).allStored()
+        let element = property.element
+        let content: _RealmValue = collection == .map
+            ? _RealmValue(.entries(PackedCollection.entries(elements).map { ($0.key, realmValue($0.value, element: element, type: nil)) }))
+            : _RealmValue(.elements(elements.map { realmValue($0, element: element, type: nil) }))
+        return ObjectValues.swiftValue(content, property)
     }
 
     // MARK: Files

@@ -60,15 +60,9 @@ extension Realm {
             object.dynamicValues = given
             let table = try tableCreatingIfNeeded(for: T.self)
             if update != .error, let column = table.primaryKeyColumn, let name = table.property(column)?.name,
-               let keyValue = given[name], let existing = try existingKey(keyValue, in: table) {
-                let write = requireWrite()
-                for (property, value) in given where property != name {
-                    guard let column = table.columns[property] else { continue }
-                    if update == .modified, self.value(column: column, key: existing, in: table) == value { continue }
-                    try write.setValue(value, column: column, of: existing, in: table)
-                }
+               let keyValue = given[name], let existing = try existingKey(keyValue.value, in: table) {
                 manage(object, table: table, key: existing)
-                bumpStamp()
+                try storeValues(given, of: existing, in: table, update: update, skipping: column)
                 return object
             }
             try insertOrUpdate(object, in: table, update: update)
@@ -78,26 +72,64 @@ extension Realm {
         return object
     }
 
-    /// Stores an unmanaged object's values (see ``store(_:in:update:)``) and makes it managed.
-    private func insertOrUpdate(_ object: Object, in table: Table, update: UpdatePolicy) throws {
-        let values = try physicalValues(ObjectSchemaDiscovery.unmanagedValues(of: object), table)
-        manage(object, table: table, key: try store(values, in: table, update: update))
+    /// Stores an unmanaged object and makes it managed; returns its key.
+    ///
+    /// Two steps, so that objects linking to each other (even in a cycle) can be added: the row
+    /// is inserted (or, with an update policy, found) with its scalar properties, and the object
+    /// becomes managed; then its links and collections are stored, adding the unmanaged objects
+    /// they refer to, which find this one already managed.
+    @discardableResult
+    func insertOrUpdate(_ object: ObjectBase, in table: Table, update: UpdatePolicy) throws -> UInt64 {
+        let values = ObjectSchemaDiscovery.unmanagedValues(of: object)
+        let key = try store(physicalValues(values, table), in: table, update: update)
+        manage(object, table: table, key: key)
+        let later = values.filter { name, _ in table.columns[name].map { Self.isStoredLater($0, table) } ?? false }
+        if !later.isEmpty {
+            try storeValues(later, of: key, in: table, update: update, skipping: table.primaryKeyColumn)
+        }
+        return key
+    }
+
+    /// Whether a column is written after its object is managed: links, collections and
+    /// `AnyRealmValue`s, whose values may need other objects added first.
+    private static func isStoredLater(_ column: Int, _ table: Table) -> Bool {
+        guard let property = table.property(column) else { return false }
+        return property.canLink || property.collection != nil
+    }
+
+    /// Writes values by property name into an existing object (with `.modified`, only those that
+    /// differ), adding linked objects as needed.
+    private func storeValues(_ values: [String: _RealmValue], of key: UInt64, in table: Table,
+                             update: UpdatePolicy, skipping skipped: Int?) throws {
+        let write = requireWrite()
+        defer { bumpStamp() }
+        for (name, value) in values {
+            guard let column = table.columns[name], column != skipped, let property = table.property(column) else { continue }
+            let stored = try storedValue(value, for: property, update: update)
+            if update == .modified, self.value(column: column, key: key, in: table) == stored { continue }
+            try write.setValue(stored, column: column, of: key, in: table, catalog: catalog)
+        }
     }
 
     /// Turns an unmanaged instance into an accessor of the stored object `key`.
-    private func manage(_ object: Object, table: Table, key: UInt64) {
+    private func manage(_ object: ObjectBase, table: Table, key: UInt64) {
         object.realmState = ObjectState(realm: self, table: table, key: key)
         object.dynamicValues = nil
     }
 
-    /// Every physical column's value for a new row, by property name.
-    private func physicalValues(_ byName: [String: ColumnValue], _ table: Table) throws -> [ColumnValue] {
+    /// Every physical column's value for a new row, by property name; links and collections
+    /// start empty (see ``insertOrUpdate(_:in:update:)``).
+    private func physicalValues(_ byName: [String: _RealmValue], _ table: Table) -> [ColumnValue] {
         table.stored.columns.enumerated().map { column, property in
-            property.flatMap { byName[$0.name] } ?? table.layout[column].defaultValue
+            guard let property, !Self.isStoredLater(column, table), let value = byName[property.name] else {
+                return table.layout[column].defaultValue
+            }
+            return value.value
         }
     }
 
-    /// Inserts a row, or (with an update policy) updates the object with the same primary key.
+    /// Inserts a row, or (with an update policy) updates the scalar properties of the object with
+    /// the same primary key.
     private func store(_ values: [ColumnValue], in table: Table, update: UpdatePolicy) throws -> UInt64 {
         let write = requireWrite()
         defer { bumpStamp() }
@@ -106,9 +138,10 @@ extension Realm {
                 throw Realm.Error(.invalidInput, "'\(table.name)' does not have a primary key and can not be updated")
             }
             if let existing = try existingKey(values[column], in: table) {
-                for (index, value) in values.enumerated() where index != column && table.property(index) != nil {
+                for (index, value) in values.enumerated()
+                where index != column && table.property(index) != nil && !Self.isStoredLater(index, table) {
                     if update == .modified, self.value(column: index, key: existing, in: table) == value { continue }
-                    try write.setValue(value, column: index, of: existing, in: table)
+                    try write.setValue(value, column: index, of: existing, in: table, catalog: catalog)
                 }
                 return existing
             }
@@ -141,7 +174,7 @@ extension Realm {
         }
         precondition(state.realm.file === file, "Can only delete an object from the Realm it belongs to.")
         do {
-            try write.deleteObject(state.key, from: state.table)
+            try write.deleteObject(state.key, from: state.table, catalog: catalog)
         } catch {
             fatalError("The realm file is damaged: \(error)")
         }
@@ -168,7 +201,7 @@ extension Realm {
                     for row in 0..<leaf.count { keys.append(leaf.key(row)) }
                     return true
                 }
-                for key in keys { try write.deleteObject(key, from: table) }
+                for key in keys { try write.deleteObject(key, from: table, catalog: catalog) }
             }
         } catch {
             fatalError("The realm file is damaged: \(error)")
@@ -188,6 +221,12 @@ extension Realm {
     /// Traps if the class has no primary key or `key` is not of the primary key's type, as in Realm.
     public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
         guard let table = table(for: type) else { return nil }
+        return object(in: table, forPrimaryKey: key).map { managedObject(Element.self, table: table, key: $0) }
+    }
+
+    /// The key of the object of `table` whose primary key is `key`. Traps if the class has no
+    /// primary key or `key` is not of its type, as in Realm.
+    func object(in table: Table, forPrimaryKey key: Any) -> UInt64? {
         guard let column = table.primaryKeyColumn, let property = table.property(column) else {
             fatalError("'\(table.name)' does not have a primary key")
         }
@@ -195,65 +234,127 @@ extension Realm {
         do {
             value = try property.columnValue(from: key, className: table.name)
         } catch {
-            fatalError("Invalid value '\(key)' of type '\(KeyType.self)' for primary key '\(table.name).\(property.name)'")
+            fatalError("Invalid value '\(key)' of type '\(type(of: key))' for primary key '\(table.name).\(property.name)'")
         }
         do {
-            let found: UInt64?
             if let writer {
                 let index = try table.indexes[column].map { try writer.root(of: $0) }
-                found = try writer.objectKey(forPrimaryKey: value, in: table, root: writer.root(of: table.tree), index: index)
-            } else {
-                let index = try table.indexes[column].map { try reader.root(of: $0) }
-                found = try reader.objectKey(forPrimaryKey: value, in: table, root: reader.root(of: table.tree), index: index)
+                return try writer.objectKey(forPrimaryKey: value, in: table, root: writer.root(of: table.tree), index: index)
             }
-            return found.map { managedObject(Element.self, table: table, key: $0) }
+            let index = try table.indexes[column].map { try reader.root(of: $0) }
+            return try reader.objectKey(forPrimaryKey: value, in: table, root: reader.root(of: table.tree), index: index)
         } catch {
             fatalError("The realm file is damaged: \(error)")
         }
     }
 
     /// A new accessor for a stored object.
-    func managedObject<Element: Object>(_ type: Element.Type, table: Table, key: UInt64) -> Element {
+    func managedObject<Element: ObjectBase>(_ type: Element.Type, table: Table, key: UInt64) -> Element {
         let object = Element()
         object.realmState = ObjectState(realm: self, table: table, key: key)
         return object
     }
 }
 
-/// Turning the `value:` of `Object(value:)` and `create(_:value:)` into property values.
+/// Turning the `value:` of `Object(value:)` and `create(_:value:)` (and dynamic writes) into
+/// property values, and stored values back into what dynamic reads return.
 enum ObjectValues {
     /// The values a dictionary, array or object gives, by property name, each checked against
     /// its property's type.
-    static func values(for type: ObjectBase.Type, from value: Any) throws -> [String: ColumnValue] {
+    static func values(for type: ObjectBase.Type, from value: Any) throws -> [String: _RealmValue] {
         let schema = ObjectSchemaDiscovery.schema(for: type)
-        var result: [String: ColumnValue] = [:]
+        var result: [String: _RealmValue] = [:]
         switch value {
         case let dictionary as [String: Any?]:
             for property in schema.properties {
                 guard let entry = dictionary[property.name] else { continue }
-                result[property.name] = try property.columnValue(from: entry, className: schema.className)
+                result[property.name] = try realmValue(from: entry, for: property, className: schema.className)
             }
         case let array as [Any?]:
             guard array.count <= schema.properties.count else {
                 throw Realm.Error(.invalidInput, "Invalid array input: more values (\(array.count)) than properties (\(schema.properties.count)).")
             }
             for (property, entry) in zip(schema.properties, array) {
-                result[property.name] = try property.columnValue(from: entry, className: schema.className)
+                result[property.name] = try realmValue(from: entry, for: property, className: schema.className)
             }
-        case let object as Object:
+        case let object as ObjectBase:
             for property in schema.properties {
-                result[property.name] = try property.columnValue(from: object[property.name], className: schema.className)
+                result[property.name] = try realmValue(from: object[property.name], for: property, className: schema.className)
             }
         default:
             throw Realm.Error(.invalidInput, "Invalid value '\(value)' to initialize an object of type '\(schema.className)': expected a dictionary, an array or an object")
         }
         return result
     }
+
+    /// A property's value from a Swift value: a scalar of the property's type, an object or
+    /// nested dictionary/array for a link, an array for a list or set, a dictionary for a map.
+    static func realmValue(from value: Any?, for property: PropertyInfo, className: String) throws -> _RealmValue {
+        guard let collection = property.collection else { return try elementValue(from: value, for: property, className: className) }
+        let element = property.element
+        guard let value = unwrapped(value) else { return _RealmValue(.elements([])) }
+        if let content = value as? any RealmCollectionContent { return _RealmValue(.collection(content)) }
+        switch collection {
+        case .map:
+            guard let dictionary = value as? [String: Any?] else { throw invalid(value, property, className) }
+            return _RealmValue(.entries(try dictionary.map { ($0.key, try elementValue(from: $0.value, for: element, className: className)) }))
+        case .list, .set:
+            guard let array = value as? [Any?] else { throw invalid(value, property, className) }
+            return _RealmValue(.elements(try array.map { try elementValue(from: $0, for: element, className: className) }))
+        }
+    }
+
+    /// One value (or element): links become objects (nested values build unmanaged objects of the
+    /// linked class), `AnyRealmValue`s are wrapped, scalars converted.
+    private static func elementValue(from value: Any?, for property: PropertyInfo, className: String) throws -> _RealmValue {
+        switch property.kind {
+        case .object:
+            guard let value = unwrapped(value) else { return _RealmValue(.object(nil)) }
+            if let object = value as? ObjectBase { return _RealmValue(.object(object)) }
+            guard let name = property.objectClassName, let type = ObjectSchemaDiscovery.registeredType(named: name),
+                  value is [String: Any?] || value is [Any?]
+            else { throw invalid(value, property, className) }
+            let object = type.init()
+            object.dynamicValues = try values(for: type, from: value)
+            return _RealmValue(.object(object))
+        case .mixed:
+            return _RealmValue(.mixed((value as? AnyRealmValue) ?? AnyRealmValue(swiftValue: unwrapped(value))))
+        default:
+            return _RealmValue(try property.columnValue(from: value, className: className))
+        }
+    }
+
+    /// The value inside any level of `Optional`, or nil for nil and `NSNull`.
+    private static func unwrapped(_ value: Any?) -> Any? {
+        guard let value, !(value is NSNull) else { return nil }
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value }
+        return unwrapped(mirror.children.first?.value)
+    }
+
+    private static func invalid(_ value: Any, _ property: PropertyInfo, _ className: String) -> Realm.Error {
+        Realm.Error(.invalidInput, "Invalid value '\(value)' of type '\(type(of: value))' for '\(property.typeName)' property '\(className).\(property.name)'.")
+    }
+
+    /// An unmanaged value as dynamic access returns it: scalars as Swift values, objects, arrays
+    /// for lists and sets, dictionaries for maps.
+    static func swiftValue(_ value: _RealmValue, _ property: PropertyInfo) -> Any? {
+        switch value.storage {
+        case .stored(let stored): return property.swiftValue(stored)
+        case .object(let object): return object
+        case .mixed(let mixed): return mixed.swiftValue
+        case .collection(let collection): return swiftValue(collection._rlmContent, property)
+        case .elements(let elements): return elements.map { swiftValue($0, property.element) }
+        case .entries(let entries):
+            return Dictionary(entries.map { ($0.0, swiftValue($0.1, property.element)) }) { $1 }
+        }
+    }
 }
 
-extension Object {
+extension ObjectBase {
     /// Creates an unmanaged object from a dictionary (by property name, any order), an array (in
     /// declaration order) or another object; unmentioned properties keep their initial values.
+    /// Nested dictionaries and arrays build linked objects, lists, sets and maps.
     ///
     /// Traps, as Realm does, on a value of the wrong type or more array values than properties.
     public convenience init(value: Any) {

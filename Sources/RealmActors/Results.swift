@@ -11,13 +11,16 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// The realm the objects live in.
     public let realm: Realm?
     private let handle: Realm
+    /// The stored class: `Element`'s, or the one named in `dynamicObjects(_:)`.
+    private let className: String
 
-    init(realm: Realm) {
+    init(realm: Realm, className: String = Element.className()) {
         self.realm = realm
         handle = realm
+        self.className = className
     }
 
-    private var table: Table? { handle.table(for: Element.self) }
+    private var table: Table? { handle.catalog.tables[className] }
 
     /// The number of objects. O(1).
     public var count: Int {
@@ -110,7 +113,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     }
 
     /// `Results<Dog> <count objects>`.
-    public var description: String { "Results<\(Element.className())> <\(count) objects>" }
+    public var description: String { "Results<\(className)> <\(count) objects>" }
 }
 
 extension Realm {

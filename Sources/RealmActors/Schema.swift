@@ -24,6 +24,8 @@ public enum PropertyType: Int, Sendable, CustomStringConvertible {
     case decimal128 = 11
     /// `UUID`.
     case uuid = 12
+    /// `AnyRealmValue`: a value of any type.
+    case any = 9
 
     init(_ kind: PropertyKind) {
         switch kind {
@@ -38,6 +40,7 @@ public enum PropertyType: Int, Sendable, CustomStringConvertible {
         case .uuid: self = .uuid
         case .decimal128: self = .decimal128
         case .object: self = .object
+        case .mixed: self = .any
         }
     }
 
@@ -55,6 +58,7 @@ public enum PropertyType: Int, Sendable, CustomStringConvertible {
         case .objectId: "object id"
         case .decimal128: "decimal128"
         case .uuid: "uuid"
+        case .any: "mixed"
         }
     }
 }
@@ -73,6 +77,12 @@ public struct Property: Sendable, Equatable, CustomStringConvertible {
     public let isPrimary: Bool
     /// The linked class's name, for links.
     public let objectClassName: String?
+    /// Whether it is a `List` (`type` and `isOptional` describe the elements).
+    public let isArray: Bool
+    /// Whether it is a `MutableSet`.
+    public let isSet: Bool
+    /// Whether it is a `Map` (`type` and `isOptional` describe the values).
+    public let isMap: Bool
 
     init(_ info: PropertyInfo) {
         name = info.name
@@ -81,12 +91,16 @@ public struct Property: Sendable, Equatable, CustomStringConvertible {
         isIndexed = info.isIndexed || info.isPrimaryKey
         isPrimary = info.isPrimaryKey
         objectClassName = info.objectClassName
+        isArray = info.collection == .list
+        isSet = info.collection == .set
+        isMap = info.collection == .map
     }
 
     /// `name {type, optional, indexed}`-style summary.
     public var description: String {
         var flags = ["type = \(type)"]
         if let objectClassName { flags.append("objectClassName = \(objectClassName)") }
+        if isArray || isSet || isMap { flags.append("collection = \(isArray ? "list" : isSet ? "set" : "map")") }
         flags.append("indexed = \(isIndexed ? "YES" : "NO")")
         flags.append("isPrimary = \(isPrimary ? "YES" : "NO")")
         flags.append("optional = \(isOptional ? "YES" : "NO")")

@@ -22,7 +22,9 @@ enum SchemaMigration {
         }
         guard let types = configuration.objectTypes else { return }
         var desired: [ObjectSchemaInfo] = []
-        for type in types {
+        var seen = Set<ObjectIdentifier>()
+        let closure = types.flatMap { ObjectSchemaDiscovery.linkedClosure(of: $0) }.filter { seen.insert(ObjectIdentifier($0)).inserted }
+        for type in closure {
             let schema = ObjectSchemaDiscovery.schema(for: type)
             do { try schema.validate() } catch { throw Realm.Error.from(error, configuration: configuration) }
             desired.append(schema)
@@ -90,8 +92,9 @@ enum SchemaMigration {
         }
         for property in new.properties {
             guard let previous = oldByName[property.name] else { continue }
-            if previous.kind != property.kind || previous.objectClassName != property.objectClassName {
-                breaking.append("Property '\(className).\(property.name)' has been changed from '\(previous.kind.rawValue)' to '\(property.kind.rawValue)'.")
+            if previous.kind != property.kind || previous.objectClassName != property.objectClassName
+                || previous.collection != property.collection {
+                breaking.append("Property '\(className).\(property.name)' has been changed from '\(previous.typeName)' to '\(property.typeName)'.")
             } else if previous.isOptional != property.isOptional {
                 breaking.append("Property '\(className).\(property.name)' has been made \(property.isOptional ? "optional" : "required").")
             }
@@ -128,13 +131,13 @@ enum SchemaMigration {
         for (column, old) in table.columns.enumerated() {
             if let old, let new = schema.properties.first(where: { $0.name == old.name }) { table.columns[column] = new }
         }
-        for (name, tree) in table.indexes where !(schema.properties.contains { $0.name == name && ($0.isIndexed || ($0.isPrimaryKey && $0.kind != .int)) }) {
+        for (name, tree) in table.indexes where !(schema.properties.contains { $0.name == name && $0.hasIndexTree }) {
             try write.dropTree(tree)
             table.indexes[name] = nil
         }
         table.schema = schema
         let view = Table(table)
-        for property in schema.properties where (property.isIndexed || (property.isPrimaryKey && property.kind != .int)) && table.indexes[property.name] == nil {
+        for property in schema.properties where property.hasIndexTree && table.indexes[property.name] == nil {
             let tree = try write.createTree()
             table.indexes[property.name] = tree
             let column = view.columns[property.name]!
@@ -142,7 +145,9 @@ enum SchemaMigration {
             try write.forEachCluster(in: write.root(of: table.tree)) { leaf in
                 for row in 0..<leaf.count {
                     let value = try write.value(leaf, row: row, column: column, spec: view.layout[column])
-                    entries.append(IndexKey.key(try IndexKey.encode(value, view.layout[column], kind: property.kind), objectKey: leaf.key(row)))
+                    for encoded in view.indexValues(value, column: column) {
+                        entries.append(IndexKey.key(encoded, objectKey: leaf.key(row)))
+                    }
                 }
                 return true
             }

@@ -30,8 +30,9 @@ extension WriteTransaction {
             throw duplicatePrimaryKey(table, values[table.primaryKeyColumn ?? 0])
         }
         for (column, index) in table.indexes {
-            let encoded = try IndexKey.encode(values[column], table.layout[column], kind: table.property(column)?.kind)
-            try indexInsert(index, key: IndexKey.key(encoded, objectKey: key))
+            for encoded in table.indexValues(values[column], column: column) {
+                try indexInsert(index, key: IndexKey.key(encoded, objectKey: key))
+            }
         }
     }
 
@@ -40,34 +41,79 @@ extension WriteTransaction {
                      "Attempting to create an object of type '\(table.name)' with an existing primary key value '\(value.displayText)'.")
     }
 
-    /// Changes one property of an object, keeping its index (if any) in step.
-    package func setValue(_ value: ColumnValue, column: Int, of key: UInt64, in table: Table) throws {
-        if let index = table.indexes[column] {
-            guard let (leaf, row) = try row(in: root(of: table.tree), key: key) else {
-                throw StorageError(.invalidInput, "The object has been deleted")
-            }
-            let old = try self.value(leaf, row: row, column: column, spec: table.layout[column])
-            guard old != value else { return }
-            let kind = table.property(column)?.kind
-            try indexRemove(index, key: IndexKey.key(IndexKey.encode(old, table.layout[column], kind: kind), objectKey: key))
-            try indexInsert(index, key: IndexKey.key(IndexKey.encode(value, table.layout[column], kind: kind), objectKey: key))
+    /// The current value of one property of an object.
+    package func value(column: Int, of key: UInt64, in table: Table) throws -> ColumnValue {
+        guard let (leaf, row) = try row(in: root(of: table.tree), key: key) else {
+            throw StorageError(.invalidInput, "The object has been deleted")
         }
-        try updateValue(table.tree, key: key, column: column, value: value, layout: table.layout)
+        return try value(leaf, row: row, column: column, spec: table.layout[column])
     }
 
-    /// Deletes an object and its index entries. Returns false if it did not exist.
+    /// Changes one property of an object, keeping its index entries in step. Embedded objects the
+    /// property no longer links to are deleted (an embedded object lives only through its owner).
+    package func setValue(_ value: ColumnValue, column: Int, of key: UInt64, in table: Table, catalog: SchemaCatalog) throws {
+        let ownsEmbedded = table.property(column)?.objectClassName.map { catalog.embeddedClasses.contains($0) } ?? false
+        guard table.indexes[column] != nil || ownsEmbedded else {
+            return try updateValue(table.tree, key: key, column: column, value: value, layout: table.layout)
+        }
+        let old = try self.value(column: column, of: key, in: table)
+        guard old != value else { return }
+        if let index = table.indexes[column] {
+            let before = Set(table.indexValues(old, column: column))
+            let after = Set(table.indexValues(value, column: column))
+            for removed in before.subtracting(after) { try indexRemove(index, key: IndexKey.key(removed, objectKey: key)) }
+            for added in after.subtracting(before) { try indexInsert(index, key: IndexKey.key(added, objectKey: key)) }
+        }
+        try updateValue(table.tree, key: key, column: column, value: value, layout: table.layout)
+        if ownsEmbedded, let name = table.property(column)?.objectClassName, let target = catalog.tables[name] {
+            let kept = Set(table.linkedKeys(value, column: column))
+            for orphan in Set(table.linkedKeys(old, column: column)).subtracting(kept) {
+                try deleteObject(orphan, from: target, catalog: catalog)
+            }
+        }
+    }
+
+    /// Deletes an object with its index entries, removes every link to it (to-one links become
+    /// nil, collections drop it) and deletes the embedded objects it owns. Returns false if it
+    /// did not exist.
     @discardableResult
-    package func deleteObject(_ key: UInt64, from table: Table) throws -> Bool {
+    package func deleteObject(_ key: UInt64, from table: Table, catalog: SchemaCatalog) throws -> Bool {
         guard let (leaf, row) = try row(in: root(of: table.tree), key: key) else { return false }
+        var owned: [(Table, UInt64)] = []
         for (column, index) in table.indexes {
             let old = try value(leaf, row: row, column: column, spec: table.layout[column])
-            try indexRemove(index, key: IndexKey.key(IndexKey.encode(old, table.layout[column], kind: table.property(column)?.kind), objectKey: key))
+            for encoded in table.indexValues(old, column: column) {
+                try indexRemove(index, key: IndexKey.key(encoded, objectKey: key))
+            }
+            if let name = table.property(column)?.objectClassName, catalog.embeddedClasses.contains(name),
+               let target = catalog.tables[name] {
+                owned += table.linkedKeys(old, column: column).map { (target, $0) }
+            }
         }
-        return try removeRow(table.tree, key: key)
+        guard try removeRow(table.tree, key: key) else { return false }
+        for (source, column) in catalog.inboundLinks[table.name] ?? [] {
+            guard let index = source.indexes[column] else { continue }
+            for sourceKey in try linkingObjects(to: key, of: table, from: source, column: column, indexRoot: root(of: index)) {
+                let current = try value(column: column, of: sourceKey, in: source)
+                try setValue(source.unlinking(current, column: column, from: key, in: table), column: column,
+                             of: sourceKey, in: source, catalog: catalog)
+            }
+        }
+        for (target, child) in owned { try deleteObject(child, from: target, catalog: catalog) }
+        return true
     }
+
 }
 
 extension PageSource {
+    /// The objects of `source` whose property `column` links to object `key` of `target`, in
+    /// object-key order (the order Realm's `LinkingObjects` has), found in the column's link
+    /// index (whose root at this version is `indexRoot`).
+    package func linkingObjects(to key: UInt64, of target: Table, from source: Table, column: Int,
+                                indexRoot: TreeRoot) throws -> [UInt64] {
+        try indexObjectKeys(indexRoot, matching: source.linkIndexValue(column: column, to: key, in: target))
+    }
+
     /// The object key of the object whose primary key is `value`, if there is one.
     package func objectKey(forPrimaryKey value: ColumnValue, in table: Table, root: TreeRoot, index: TreeRoot?) throws -> UInt64? {
         guard let column = table.primaryKeyColumn else { return nil }

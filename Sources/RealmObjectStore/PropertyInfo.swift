@@ -5,6 +5,19 @@ package enum PropertyKind: String, Codable, Sendable, CaseIterable {
     case bool, int, float, double, string, data, date, objectId, uuid, decimal128
     /// A link to an object of `PropertyInfo.objectClassName`.
     case object
+    /// `AnyRealmValue`: any of the other kinds, tagged (see ``MixedValue``).
+    case mixed
+}
+
+/// How many values a property holds: one, or a collection stored packed in one byte-string
+/// column (see ``PackedCollection``).
+package enum CollectionKind: String, Codable, Sendable {
+    /// `List`: ordered, duplicates allowed.
+    case list
+    /// `MutableSet`: distinct elements, kept in a canonical order.
+    case set
+    /// `Map<String, …>`: string keys (sorted), one value each.
+    case map
 }
 
 /// One persisted property of a class, as recorded in the file.
@@ -16,27 +29,52 @@ package struct PropertyInfo: Codable, Hashable, Sendable, CustomStringConvertibl
     package var isIndexed: Bool
     /// The linked class, for `.object` properties.
     package var objectClassName: String?
+    /// Set for `List`, `MutableSet` and `Map` properties; `kind` and `isOptional` then describe
+    /// the elements (the map's values).
+    package var collection: CollectionKind?
 
     package init(name: String, kind: PropertyKind, isOptional: Bool = false, isPrimaryKey: Bool = false,
-                 isIndexed: Bool = false, objectClassName: String? = nil) {
+                 isIndexed: Bool = false, objectClassName: String? = nil, collection: CollectionKind? = nil) {
         self.name = name
         self.kind = kind
         self.isOptional = isOptional
         self.isPrimaryKey = isPrimaryKey
         self.isIndexed = isIndexed
         self.objectClassName = objectClassName
+        self.collection = collection
+    }
+
+    /// Whether values of this property refer to objects: links, and `AnyRealmValue`s that may.
+    package var canLink: Bool { kind == .object || kind == .mixed }
+
+    /// Whether the table keeps an index tree for the property: for indexed properties and
+    /// non-integer primary keys (lookups), and for every property that can link (so that the
+    /// objects linking to an object are found in O(log n): backlinks, and unlinking on delete).
+    package var hasIndexTree: Bool {
+        isIndexed || (isPrimaryKey && kind != .int) || canLink
+    }
+
+    /// The property describing one element of a collection property (itself otherwise).
+    package var element: PropertyInfo {
+        var element = self
+        element.collection = nil
+        element.isPrimaryKey = false
+        element.isIndexed = false
+        return element
     }
 
     /// How the storage layer stores the property: dates and doubles as doubles (a `Date` is a
     /// `Double` of seconds since 2001, so nothing is lost), strings and data as byte strings,
     /// links as the target's object key.
     package var columnSpec: ColumnSpec {
-        switch kind {
+        if collection != nil { return ColumnSpec(.bytes, nullable: false) }
+        return switch kind {
         case .bool: ColumnSpec(.bool, nullable: isOptional)
         case .int, .object: ColumnSpec(.int, nullable: isOptional || kind == .object)
         case .float: ColumnSpec(.float, nullable: isOptional)
         case .double, .date: ColumnSpec(.double, nullable: isOptional)
         case .string, .data: ColumnSpec(.bytes, nullable: isOptional)
+        case .mixed: ColumnSpec(.bytes, nullable: true)
         case .objectId: ColumnSpec(.fixed, nullable: isOptional, fixedWidth: 12)
         case .uuid, .decimal128: ColumnSpec(.fixed, nullable: isOptional, fixedWidth: 16)
         }
@@ -44,11 +82,22 @@ package struct PropertyInfo: Codable, Hashable, Sendable, CustomStringConvertibl
 
     /// Whether the property can be indexed or be a primary key (Realm's rules).
     package var isIndexable: Bool {
-        [.bool, .int, .string, .date, .objectId, .uuid].contains(kind)
+        collection == nil && [.bool, .int, .string, .date, .objectId, .uuid].contains(kind)
+    }
+
+    /// The property's type as Swift spells it: `Dog?`, `List<String>`, `Map<String, Int?>`.
+    package var typeName: String {
+        let element = (kind == .object ? objectClassName ?? "Object" : kind.rawValue) + (isOptional ? "?" : "")
+        switch collection {
+        case nil: return element
+        case .list: return "List<\(element)>"
+        case .set: return "MutableSet<\(element)>"
+        case .map: return "Map<String, \(element)>"
+        }
     }
 
     package var description: String {
-        var text = "\(name): \(kind == .object ? objectClassName ?? "object" : kind.rawValue)\(isOptional ? "?" : "")"
+        var text = "\(name): \(typeName)"
         if isPrimaryKey { text += " (primary key)" } else if isIndexed { text += " (indexed)" }
         return text
     }
@@ -83,7 +132,20 @@ package struct ObjectSchemaInfo: Codable, Hashable, Sendable {
             }
             if (property.isPrimaryKey || property.isIndexed) && !property.isIndexable {
                 throw StorageError(.invalidInput,
-                                   "Property '\(className).\(property.name)' of type \(property.kind.rawValue) cannot be \(property.isPrimaryKey ? "a primary key" : "indexed")")
+                                   "Property '\(className).\(property.name)' of type \(property.typeName) cannot be \(property.isPrimaryKey ? "a primary key" : "indexed")")
+            }
+            if property.kind == .object {
+                guard property.objectClassName != nil else {
+                    throw StorageError(.invalidInput, "Property '\(className).\(property.name)' links to an unknown class")
+                }
+                // Realm's rules: a to-one link and a map's object values may be nil, list and
+                // set elements may not.
+                let mustBeOptional = property.collection == nil || property.collection == .map
+                if property.isOptional != mustBeOptional {
+                    throw StorageError(.invalidInput, mustBeOptional
+                        ? "Property '\(className).\(property.name)' of type '\(property.typeName)' must be optional: declare it '\(property.objectClassName!)?'"
+                        : "Property '\(className).\(property.name)' of type '\(property.typeName)' cannot hold nil objects")
+                }
             }
         }
         if properties.filter(\.isPrimaryKey).count > 1 {

@@ -8,7 +8,7 @@ package struct StoredTable: Codable, Sendable, Equatable {
     /// All physical columns in order; `nil` marks a column whose property was removed.
     package var columns: [PropertyInfo?]
     package var tree: TreeID
-    /// Index trees by property name (indexed properties and non-integer primary keys).
+    /// Index trees by property name (see ``PropertyInfo/hasIndexTree``).
     package var indexes: [String: TreeID]
 }
 
@@ -55,6 +55,77 @@ package final class Table: Sendable {
     }
 
     package func property(_ column: Int) -> PropertyInfo? { stored.columns[column] }
+
+    /// The encoded values under which an object with `value` in `column` is indexed (each is
+    /// followed by the object key in the index): the value itself for indexed properties and
+    /// primary keys; for link properties, each distinct object linked to (a nil link has none),
+    /// so that the index answers "who links to object k" — backlinks.
+    package func indexValues(_ value: ColumnValue, column: Int) -> [[UInt8]] {
+        guard let property = stored.columns[column] else { return [] }
+        guard property.canLink else {
+            return [(try? IndexKey.encode(value, layout[column], kind: property.kind)) ?? IndexKey.null()]
+        }
+        var keys: [[UInt8]] = []
+        func add(_ element: ColumnValue) {
+            switch (property.kind, element) {
+            case (.object, .int(let key)): keys.append(IndexKey.int(key))
+            case (.mixed, _): if let key = MixedValue(stored: element).linkIndexKey { keys.append(key) }
+            default: break
+            }
+        }
+        switch (property.collection, value) {
+        case (nil, _): add(value)
+        case (.map?, .bytes(let bytes)): for (_, element) in PackedCollection.entries(PackedCollection.decode(bytes)) { add(element) }
+        case (_, .bytes(let bytes)): for element in PackedCollection.decode(bytes) { add(element) }
+        default: break
+        }
+        return Array(Set(keys))
+    }
+
+    /// The encoded value under which `indexValues` files a link to object `key` of `target`.
+    package func linkIndexValue(column: Int, to key: UInt64, in target: Table) -> [UInt8] {
+        stored.columns[column]?.kind == .mixed
+            ? MixedValue.link(table: target.tree, key: key).linkIndexKey!
+            : IndexKey.int(Int64(bitPattern: key))
+    }
+
+    /// `value` (of `column`) with every link to object `key` of `target` removed: a to-one link
+    /// becomes nil, list and set elements are removed, map values become nil, as in Realm.
+    package func unlinking(_ value: ColumnValue, column: Int, from key: UInt64, in target: Table) -> ColumnValue {
+        guard let property = stored.columns[column] else { return value }
+        func isLink(_ element: ColumnValue) -> Bool {
+            property.kind == .mixed
+                ? MixedValue(stored: element) == .link(table: target.tree, key: key)
+                : element == .int(Int64(bitPattern: key))
+        }
+        switch (property.collection, value) {
+        case (nil, _):
+            return isLink(value) ? .null : value
+        case (.map?, .bytes(let bytes)):
+            let entries = PackedCollection.entries(PackedCollection.decode(bytes)).map { entry in
+                (key: entry.key, value: isLink(entry.value) ? ColumnValue.null : entry.value)
+            }
+            return .bytes(PackedCollection.encode(PackedCollection.mapElements(entries)))
+        case (_, .bytes(let bytes)):
+            return .bytes(PackedCollection.encode(PackedCollection.decode(bytes).filter { !isLink($0) }))
+        default:
+            return value
+        }
+    }
+
+    /// The object keys a value of a link column refers to, in order (for cascading deletes of
+    /// embedded objects).
+    package func linkedKeys(_ value: ColumnValue, column: Int) -> [UInt64] {
+        guard let property = stored.columns[column], property.kind == .object else { return [] }
+        let elements: [ColumnValue]
+        switch (property.collection, value) {
+        case (nil, _): elements = [value]
+        case (.map?, .bytes(let bytes)): elements = PackedCollection.entries(PackedCollection.decode(bytes)).map(\.value)
+        case (_, .bytes(let bytes)): elements = PackedCollection.decode(bytes)
+        default: elements = []
+        }
+        return elements.compactMap { if case .int(let key) = $0 { UInt64(bitPattern: key) } else { nil } }
+    }
 }
 
 /// The tables of one schema version, by class name.
@@ -62,9 +133,29 @@ package final class SchemaCatalog: Sendable {
     package let stored: StoredSchema
     package let tables: [String: Table]
 
+    /// Per class name, the link columns that may point at its objects: `(table, column)` of every
+    /// `.object` property targeting it and of every `AnyRealmValue` property.
+    package let inboundLinks: [String: [(table: Table, column: Int)]]
+    /// Per class name, whether its objects are embedded (owned by the object linking to them).
+    package let embeddedClasses: Set<String>
+
     package init(_ stored: StoredSchema) {
         self.stored = stored
-        tables = Dictionary(uniqueKeysWithValues: stored.tables.map { ($0.schema.className, Table($0)) })
+        let tables = Dictionary(uniqueKeysWithValues: stored.tables.map { ($0.schema.className, Table($0)) })
+        self.tables = tables
+        var inbound: [String: [(table: Table, column: Int)]] = [:]
+        let mixed = tables.values.flatMap { table in
+            table.columns.values.filter { table.property($0)?.kind == .mixed }.map { (table: table, column: $0) }
+        }
+        for table in tables.values {
+            for column in table.columns.values.sorted() {
+                guard let property = table.property(column), property.kind == .object, let target = property.objectClassName else { continue }
+                inbound[target, default: []].append((table, column))
+            }
+        }
+        for name in tables.keys { inbound[name, default: []] += mixed }
+        inboundLinks = inbound
+        embeddedClasses = Set(stored.tables.filter(\.schema.isEmbedded).map(\.schema.className))
     }
 
     package static let empty = SchemaCatalog(StoredSchema(version: 0, tables: []))
@@ -119,7 +210,7 @@ extension WriteTransaction {
         try ensureMetadataTree()
         let tree = try createTree()
         var indexes: [String: TreeID] = [:]
-        for property in schema.properties where property.isIndexed || (property.isPrimaryKey && property.kind != .int) {
+        for property in schema.properties where property.hasIndexTree {
             indexes[property.name] = try createTree()
         }
         return StoredTable(schema: schema, columns: schema.properties, tree: tree, indexes: indexes)

@@ -34,14 +34,14 @@ final class ValueTypesEnumHolder: Object {
 
 /// The 16 stored bytes of a decimal (little-endian BID), read through a UUID's identical storage.
 private func storedBytes(_ value: Decimal128) -> [UInt8] {
-    let uuid = UUID(_rlmValue: value._rlmValue)!.uuid
+    let uuid = UUID._rlmFromValue(value._rlmValue)!.uuid
     return withUnsafeBytes(of: uuid) { Array($0) }
 }
 
 /// The decimal stored as these 16 bytes.
 private func decimal(storedBytes bytes: [UInt8]) -> Decimal128 {
     let uuid = UUID(uuid: bytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) })
-    return Decimal128(_rlmValue: uuid._rlmValue)!
+    return Decimal128._rlmFromValue(uuid._rlmValue)!
 }
 
 /// Little-endian bytes of the 128-bit integer `high << 64 | low`.
@@ -323,8 +323,8 @@ private func dec(_ string: String) -> Decimal128 { try! Decimal128(string: strin
         object.optionalColor = .green
         #expect(object["status"] as? Int == 9 && object["optionalColor"] as? String == "green")
         #expect(ValueTypesStatus._rlmDefaultValue == .active && ValueTypesColor._rlmDefaultValue == .red)
-        #expect(ValueTypesStatus(_rlmValue: 5._rlmValue) == .paused && ValueTypesStatus(_rlmValue: 6._rlmValue) == nil)
-        #expect(ValueTypesColor(_rlmValue: "red"._rlmValue) == .red && ValueTypesColor(_rlmValue: "pink"._rlmValue) == nil)
+        #expect(ValueTypesStatus._rlmFromValue(5._rlmValue) == .paused && ValueTypesStatus._rlmFromValue(6._rlmValue) == nil)
+        #expect(ValueTypesColor._rlmFromValue("red"._rlmValue) == .red && ValueTypesColor._rlmFromValue("pink"._rlmValue) == nil)
     }
 
     @Test func anInvalidStoredEnumValueTraps() async {

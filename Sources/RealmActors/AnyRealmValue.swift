@@ -1,0 +1,186 @@
+public import Foundation
+internal import RealmRuntime
+
+/// A property that can hold a value of any persistable type, or a link to any object:
+/// Realm Swift's `AnyRealmValue` (a "mixed" property).
+///
+/// ```swift
+/// class Setting: Object {
+///     @Persisted var key = ""
+///     @Persisted var value: AnyRealmValue
+/// }
+/// setting.value = .int(42)
+/// setting.value = .string("on")
+/// if case .string(let text) = setting.value { … }
+/// ```
+///
+/// The value's type is stored with it. A linked object is unlinked (the value becomes `.none`)
+/// when the object is deleted, as for any other link.
+public enum AnyRealmValue: Equatable, Hashable {
+    /// No value (nil).
+    case none
+    /// An integer.
+    case int(Int)
+    /// A boolean.
+    case bool(Bool)
+    /// A 32-bit float.
+    case float(Float)
+    /// A 64-bit float.
+    case double(Double)
+    /// A string.
+    case string(String)
+    /// Bytes.
+    case data(Data)
+    /// A date.
+    case date(Date)
+    /// A link to an object.
+    case object(Object)
+    /// An ObjectId.
+    case objectId(ObjectId)
+    /// A Decimal128.
+    case decimal128(Decimal128)
+    /// A UUID.
+    case uuid(UUID)
+
+    /// The integer, if the value is one.
+    public var intValue: Int? { if case .int(let value) = self { value } else { nil } }
+    /// The boolean, if the value is one.
+    public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+    /// The float, if the value is one.
+    public var floatValue: Float? { if case .float(let value) = self { value } else { nil } }
+    /// The double, if the value is one.
+    public var doubleValue: Double? { if case .double(let value) = self { value } else { nil } }
+    /// The string, if the value is one.
+    public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    /// The data, if the value is bytes.
+    public var dataValue: Data? { if case .data(let value) = self { value } else { nil } }
+    /// The date, if the value is one.
+    public var dateValue: Date? { if case .date(let value) = self { value } else { nil } }
+    /// The ObjectId, if the value is one.
+    public var objectIdValue: ObjectId? { if case .objectId(let value) = self { value } else { nil } }
+    /// The Decimal128, if the value is one.
+    public var decimal128Value: Decimal128? { if case .decimal128(let value) = self { value } else { nil } }
+    /// The UUID, if the value is one.
+    public var uuidValue: UUID? { if case .uuid(let value) = self { value } else { nil } }
+
+    /// The linked object, if the value is a link to an object of type `T`.
+    public func object<T: Object>(_ type: T.Type) -> T? {
+        if case .object(let object) = self { return object as? T }
+        return nil
+    }
+
+    /// The value for a Swift value of a persistable type (`nil` and unsupported types are `.none`).
+    init(swiftValue value: Any?) {
+        switch value {
+        case let mixed as AnyRealmValue: self = mixed
+        case let int as Int: self = .int(int)
+        case let integer as any BinaryInteger: self = Int(exactly: integer).map { .int($0) } ?? .none
+        case let bool as Bool: self = .bool(bool)
+        case let float as Float: self = .float(float)
+        case let double as Double: self = .double(double)
+        case let string as String: self = .string(string)
+        case let data as Data: self = .data(data)
+        case let date as Date: self = .date(date)
+        case let object as Object: self = .object(object)
+        case let id as ObjectId: self = .objectId(id)
+        case let decimal as Decimal128: self = .decimal128(decimal)
+        case let uuid as UUID: self = .uuid(uuid)
+        default: self = .none
+        }
+    }
+
+    /// The value as a plain Swift value (for dynamic access).
+    var swiftValue: Any? {
+        switch self {
+        case .none: nil
+        case .int(let value): value
+        case .bool(let value): value
+        case .float(let value): value
+        case .double(let value): value
+        case .string(let value): value
+        case .data(let value): value
+        case .date(let value): value
+        case .object(let value): value
+        case .objectId(let value): value
+        case .decimal128(let value): value
+        case .uuid(let value): value
+        }
+    }
+}
+
+extension AnyRealmValue: RealmCollectionValue {
+    /// `.none`.
+    public static var _rlmDefaultValue: AnyRealmValue { .none }
+    /// Stored tagged with its type.
+    public static var _rlmType: _RealmPropertyType { _RealmPropertyType(kind: .mixed, isOptional: false) }
+    /// Reads and decodes the tagged value.
+    public static func _rlmGet(_ object: ObjectBase, column: Int) -> AnyRealmValue {
+        let state = object.realmState!
+        return state.realm.anyRealmValue(state.realm.value(of: state, column: column))
+    }
+    /// The value, resolved when stored.
+    public var _rlmValue: _RealmValue { _RealmValue(.mixed(self)) }
+    /// From a stored mixed value.
+    public static func _rlmFromValue(_ stored: _RealmValue) -> AnyRealmValue? {
+        switch stored.storage {
+        case .mixed(let value): value
+        case .object(let object): (object as? Object).map { .object($0) } ?? AnyRealmValue.none
+        case .stored(.null): AnyRealmValue.none
+        default: nil
+        }
+    }
+}
+
+extension Realm {
+    /// Decodes a stored mixed value; a link to a deleted object reads as `.none`.
+    func anyRealmValue(_ stored: ColumnValue) -> AnyRealmValue {
+        switch MixedValue(stored: stored) {
+        case .null:
+            return .none
+        case .link(let tree, let key):
+            guard let table = catalog.tables.values.first(where: { $0.tree == tree }), locate(table, key) != nil,
+                  let object = linkedObject(key, className: table.name, type: nil) as? Object
+            else { return .none }
+            return .object(object)
+        case .value(let kind, let value):
+            switch (kind, value) {
+            case (.int, .int(let int)): return .int(Int(int))
+            case (.bool, .bool(let bool)): return .bool(bool)
+            case (.float, .float(let float)): return .float(float)
+            case (.double, .double(let double)): return .double(double)
+            case (.date, .double(let seconds)): return .date(Date(timeIntervalSinceReferenceDate: seconds))
+            case (.string, .bytes(let bytes)): return .string(String(decoding: bytes, as: UTF8.self))
+            case (.data, .bytes(let bytes)): return .data(Data(bytes))
+            case (.objectId, _): return ObjectId._rlmFromValue(_RealmValue(value)).map { .objectId($0) } ?? .none
+            case (.decimal128, _): return Decimal128._rlmFromValue(_RealmValue(value)).map { .decimal128($0) } ?? .none
+            case (.uuid, _): return UUID._rlmFromValue(_RealmValue(value)).map { .uuid($0) } ?? .none
+            default: return .none
+            }
+        }
+    }
+
+    /// The stored form of a mixed value, adding a linked unmanaged object first.
+    func storedMixed(_ value: AnyRealmValue, update: UpdatePolicy) throws -> ColumnValue {
+        let mixed: MixedValue
+        switch value {
+        case .none: mixed = .null
+        case .int(let int): mixed = .value(.int, .int(Int64(int)))
+        case .bool(let bool): mixed = .value(.bool, .bool(bool))
+        case .float(let float): mixed = .value(.float, .float(float))
+        case .double(let double): mixed = .value(.double, .double(double))
+        case .string(let string): mixed = .value(.string, .bytes(Array(string.utf8)))
+        case .data(let data): mixed = .value(.data, .bytes(Array(data)))
+        case .date(let date): mixed = .value(.date, .double(date.timeIntervalSinceReferenceDate))
+        case .objectId(let id): mixed = .value(.objectId, id._rlmValue.value)
+        case .decimal128(let decimal): mixed = .value(.decimal128, decimal._rlmValue.value)
+        case .uuid(let uuid): mixed = .value(.uuid, uuid._rlmValue.value)
+        case .object(let object):
+            let key = try linkKey(for: object, className: nil, update: update)
+            guard let table = catalog.tables[type(of: object).className()] else {
+                throw Realm.Error(.invalidInput, "'\(type(of: object).className())' is not in the realm's schema")
+            }
+            mixed = .link(table: table.tree, key: key)
+        }
+        return mixed.stored
+    }
+}

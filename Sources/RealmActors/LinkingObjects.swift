@@ -1,0 +1,130 @@
+internal import RealmRuntime
+
+/// The objects that link to an object through one property: Realm Swift's `LinkingObjects`, an
+/// inverse relationship computed from the links, never stored.
+///
+/// ```swift
+/// class Dog: Object {
+///     @Persisted var name = ""
+///     @Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>
+/// }
+/// class Person: Object {
+///     @Persisted var dogs: List<Dog>
+/// }
+/// rex.owners.count  // the people whose `dogs` contain rex
+/// ```
+///
+/// Live: it reflects the links at the realm's current version. Empty while the object is
+/// unmanaged. The origin property may be a to-one link, a `List`, a `MutableSet` or a `Map`.
+/// Cost: a lookup in the origin property's link index, O(log n + k), made again when the realm's
+/// version or the transaction's content has changed.
+public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, CustomStringConvertible {
+    /// The name of the property of `Element` that links here.
+    public let propertyName: String
+    private let target: ObjectState?
+    private var cached: (stamp: UInt64, keys: [UInt64])?
+
+    /// An unbound description of an inverse relationship (for declarations written the older way;
+    /// prefer `@Persisted(originProperty:)`).
+    public init(fromType type: Element.Type, property propertyName: String) {
+        self.propertyName = propertyName
+        target = nil
+    }
+
+    init(target: ObjectState?, propertyName: String) {
+        self.propertyName = propertyName
+        self.target = target
+    }
+
+    /// The realm of the linked object, or nil while it is unmanaged.
+    public var realm: Realm? { target?.realm }
+
+    /// Whether the linked object was deleted (or its realm invalidated).
+    public var isInvalidated: Bool { target.map { $0.location() == nil } ?? false }
+
+    /// The number of linking objects.
+    public var count: Int { keys().count }
+    /// Always 0.
+    public var startIndex: Int { 0 }
+    /// ``count``.
+    public var endIndex: Int { count }
+
+    /// The linking object at `position`.
+    public subscript(position: Int) -> Element {
+        let keys = keys()
+        precondition(position >= 0 && position < keys.count, "Index \(position) is out of bounds")
+        let realm = target!.realm
+        return realm.accessor(Element.self, table: realm.table(for: Element.self)!, key: keys[position]) as! Element
+    }
+
+    /// Whether `object` links here.
+    public func contains(_ object: Element) -> Bool {
+        guard let state = object.realmState, let target, state.realm.file === target.realm.file else { return false }
+        return keys().contains(state.key)
+    }
+
+    /// The position of `object`, or nil.
+    public func index(of object: Element) -> Int? {
+        guard let state = object.realmState else { return nil }
+        return keys().firstIndex(of: state.key)
+    }
+
+    /// `LinkingObjects<Person> <n objects>`.
+    public var description: String { "LinkingObjects<\(Element.className())> <\(count) objects>" }
+
+    private func keys() -> [UInt64] {
+        guard let target else { return [] }
+        let realm = target.realm
+        if let cached, cached.stamp == realm.stamp { return cached.keys }
+        guard target.location() != nil, let source = realm.table(for: Element.self) else { return [] }
+        guard let column = source.columns[propertyName], source.property(column)?.canLink == true else {
+            fatalError("Property '\(Element.className()).\(propertyName)' declared as origin of linking objects is not a link")
+        }
+        let keys = realm.linkingObjectKeys(to: target.key, of: target.table, from: source, column: column)
+        cached = (realm.stamp, keys)
+        return keys
+    }
+}
+
+extension LinkingObjects: _Persistable {
+    /// An empty, unbound value (the real one comes from `@Persisted(originProperty:)`).
+    public static var _rlmDefaultValue: LinkingObjects<Element> { LinkingObjects(target: nil, propertyName: "") }
+    /// Computed: not stored.
+    public static var _rlmType: _RealmPropertyType {
+        var type = _RealmPropertyType(kind: .object, isOptional: false, objectType: Element.self)
+        type.isLinkingObjects = true
+        return type
+    }
+    /// Not used: linking objects are built from their declaration (see `Persisted`).
+    public static func _rlmGet(_ object: ObjectBase, column: Int) -> LinkingObjects<Element> { _rlmDefaultValue }
+    /// Never stored.
+    public var _rlmValue: _RealmValue { _RealmValue(.null) }
+    /// Never read from a stored value.
+    public static func _rlmFromValue(_ stored: _RealmValue) -> LinkingObjects<Element>? { nil }
+}
+
+/// Lets `Persisted` build a `LinkingObjects` of any element type for its object.
+protocol LinkingObjectsBuilding {
+    static func linkingObjects(to object: ObjectBase, property: String) -> Self
+}
+
+extension LinkingObjects: LinkingObjectsBuilding {
+    static func linkingObjects(to object: ObjectBase, property: String) -> LinkingObjects<Element> {
+        LinkingObjects(target: object.realmState, propertyName: property)
+    }
+}
+
+extension Realm {
+    /// The keys of the objects of `source` whose `column` links to object `key` of `target`.
+    func linkingObjectKeys(to key: UInt64, of target: Table, from source: Table, column: Int) -> [UInt64] {
+        guard let index = source.indexes[column] else { return [] }
+        do {
+            if let writer {
+                return try writer.linkingObjects(to: key, of: target, from: source, column: column, indexRoot: writer.root(of: index))
+            }
+            return try reader.linkingObjects(to: key, of: target, from: source, column: column, indexRoot: reader.root(of: index))
+        } catch {
+            fatalError("The realm file is damaged: \(error)")
+        }
+    }
+}

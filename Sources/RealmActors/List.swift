@@ -1,0 +1,168 @@
+internal import RealmRuntime
+
+/// An ordered collection property: Realm Swift's `List`.
+///
+/// ```swift
+/// class Person: Object {
+///     @Persisted var dogs: List<Dog>
+///     @Persisted var nicknames: List<String>
+/// }
+/// try realm.write {
+///     person.dogs.append(rex)
+///     person.nicknames.append(contentsOf: ["Al", "Bert"])
+/// }
+/// ```
+///
+/// Elements keep their order and may repeat. Unmanaged, a list is a plain array. Managed, it is
+/// live: it reads the owner's property at the realm's current version, and changes (in a write
+/// transaction) are stored at once. Appending an unmanaged object adds it to the realm.
+///
+/// Cost: `count` and `list[i]` are O(1); a change rewrites the stored list, O(n).
+public final class List<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible,
+    RealmCollectionContent {
+    private var unmanaged: [Element] = []
+    private let location: CollectionLocation?
+
+    /// An empty, unmanaged list.
+    public init() { location = nil }
+
+    init(location: CollectionLocation) { self.location = location }
+
+    /// The realm of the object owning the list, or nil while unmanaged.
+    public var realm: Realm? { location?.realm }
+
+    /// Whether the owning object was deleted (or its realm invalidated).
+    public var isInvalidated: Bool { location.map { !$0.isValid } ?? false }
+
+    // MARK: Reading
+
+    /// The number of elements.
+    public var count: Int { location?.storedCount ?? unmanaged.count }
+    /// Always 0.
+    public var startIndex: Int { 0 }
+    /// ``count``.
+    public var endIndex: Int { count }
+
+    /// The element at `position`; setting replaces it (in a write transaction, if managed).
+    public subscript(position: Int) -> Element {
+        get {
+            guard let location else { return unmanaged[position] }
+            precondition(position >= 0 && position < location.storedCount, "Index \(position) is out of bounds")
+            return location.element(Element.self, at: position)
+        }
+        set { replace(index: position, object: newValue) }
+    }
+
+    /// The position of the first element equal to `object`, or nil.
+    public func index(of object: Element) -> Int? {
+        let value = object._rlmValue
+        return indices.first { self[$0]._rlmValue.isSameElement(as: value) }
+    }
+
+    // MARK: Changing
+
+    /// Appends an element.
+    public func append(_ object: Element) {
+        insert(object, at: count)
+    }
+
+    /// Appends every element of a sequence (one rewrite of the stored list).
+    public func append<S: Sequence>(contentsOf objects: S) where S.Element == Element {
+        guard let location else { return unmanaged.append(contentsOf: objects) }
+        let stored = objects.compactMap { location.storedElement($0._rlmValue) }
+        location.modify { $0.append(contentsOf: stored) }
+    }
+
+    /// Inserts an element at `index` (0...count).
+    public func insert(_ object: Element, at index: Int) {
+        guard let location else { return unmanaged.insert(object, at: index) }
+        precondition(index >= 0 && index <= location.storedCount, "Index \(index) is out of bounds")
+        guard let stored = location.storedElement(object._rlmValue) else { return }
+        location.modify { $0.insert(stored, at: index) }
+    }
+
+    /// Removes the element at `index`.
+    public func remove(at index: Int) {
+        guard let location else { unmanaged.remove(at: index); return }
+        precondition(index >= 0 && index < location.storedCount, "Index \(index) is out of bounds")
+        location.modify { _ = $0.remove(at: index) }
+    }
+
+    /// Removes the last element (traps if empty).
+    public func removeLast() {
+        precondition(count > 0, "Cannot remove the last element of an empty List")
+        remove(at: count - 1)
+    }
+
+    /// Removes every element.
+    public func removeAll() {
+        guard let location else { return unmanaged.removeAll() }
+        location.modify { $0.removeAll() }
+    }
+
+    /// Replaces the element at `index`.
+    public func replace(index: Int, object: Element) {
+        guard let location else { unmanaged[index] = object; return }
+        precondition(index >= 0 && index < location.storedCount, "Index \(index) is out of bounds")
+        guard let stored = location.storedElement(object._rlmValue) else { return }
+        location.modify { $0[index] = stored }
+    }
+
+    /// Moves the element at `from` to position `to`, shifting the ones between.
+    public func move(from: Int, to: Int) {
+        guard let location else {
+            let element = unmanaged.remove(at: from)
+            unmanaged.insert(element, at: to)
+            return
+        }
+        precondition(from >= 0 && from < location.storedCount && to >= 0 && to < location.storedCount,
+                     "Index out of bounds in move(from: \(from), to: \(to))")
+        location.modify { $0.insert($0.remove(at: from), at: to) }
+    }
+
+    /// Exchanges the elements at two positions.
+    public func swapAt(_ first: Int, _ second: Int) {
+        guard let location else { return unmanaged.swapAt(first, second) }
+        precondition(first >= 0 && first < location.storedCount && second >= 0 && second < location.storedCount,
+                     "Index out of bounds in swapAt(\(first), \(second))")
+        location.modify { $0.swapAt(first, second) }
+    }
+
+    /// `List<Element> [a, b, c]`.
+    public var description: String {
+        "List<\(Element.self)> [" + map { "\($0)" }.joined(separator: ", ") + "]"
+    }
+
+    var _rlmContent: _RealmValue { _RealmValue(.elements(map(\._rlmValue))) }
+}
+
+extension List: _Persistable {
+    /// An empty list.
+    public static var _rlmDefaultValue: List<Element> { List() }
+    /// A list of the element type.
+    public static var _rlmType: _RealmPropertyType {
+        var type = Element._rlmType
+        type.collection = .list
+        return type
+    }
+    /// A live list of the managed object's property.
+    public static func _rlmGet(_ object: ObjectBase, column: Int) -> List<Element> {
+        List(location: CollectionLocation(owner: object.realmState!, column: column))
+    }
+    /// The list, read when stored.
+    public var _rlmValue: _RealmValue { _RealmValue(.collection(self)) }
+    /// A list given as elements, or this type of list itself.
+    public static func _rlmFromValue(_ stored: _RealmValue) -> List<Element>? {
+        switch stored.storage {
+        case .collection(let list as List<Element>): return list
+        case .elements(let values):
+            let list = List()
+            for value in values {
+                guard let element = Element._rlmFromValue(value) else { return nil }
+                list.unmanaged.append(element)
+            }
+            return list
+        default: return nil
+        }
+    }
+}
