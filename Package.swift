@@ -43,6 +43,7 @@ let package = Package(
         .executableTarget(name: "realm-crash-writer", dependencies: ["RealmStorage"], swiftSettings: strictSettings),
 
         .testTarget(name: "RealmStorageTests", dependencies: ["RealmStorage", "realm-crash-writer"], swiftSettings: strictSettings),
+        .testTarget(name: "RealmObjectStoreTests", dependencies: ["RealmObjectStore"], swiftSettings: strictSettings),
         .testTarget(name: "RealmActorsTests", dependencies: ["RealmActors"], swiftSettings: strictSettings),
     ]
 )

@@ -18,6 +18,11 @@ package struct StoredSchema: Codable, Sendable, Equatable {
     package var version: UInt64
     package var tables: [StoredTable]
 
+    package init(version: UInt64, tables: [StoredTable]) {
+        self.version = version
+        self.tables = tables
+    }
+
     package static let metadataTree: TreeID = 1
     static let schemaKey: UInt64 = 0
 }

@@ -1,0 +1,61 @@
+import Testing
+import RealmObjectStore
+
+@Suite struct PackedCollectionTests {
+    static let samples: [ColumnValue] = [
+        .null, .int(0), .int(.min), .int(.max), .bool(true), .bool(false), .float(-1.5), .double(.infinity),
+        .double(-0.0), .bytes([]), .bytes(Array("héllo".utf8)), .bytes([0, 0, 1]), .fixed(Array(repeating: 7, count: 12)),
+    ]
+
+    @Test func elementsRoundTripInOrderWithDuplicates() {
+        let elements = Self.samples + Self.samples.reversed()
+        let packed = PackedCollection.encode(elements)
+        #expect(PackedCollection.decode(packed) == elements)
+        packed.withUnsafeBytes { bytes in
+            #expect(PackedCollection.count(bytes) == elements.count)
+            for (index, element) in elements.enumerated() { #expect(PackedCollection.element(index, of: bytes) == element) }
+            #expect(PackedCollection.element(elements.count, of: bytes) == .null, "out of range reads as null")
+        }
+    }
+
+    @Test func emptyAndMalformedValuesReadAsEmptyOrNull() {
+        #expect(PackedCollection.decode([]) == [])
+        #expect(PackedCollection.decode(PackedCollection.encode([])) == [])
+        // A count larger than the value, offsets past the end, an unknown tag: nothing traps.
+        let huge: [UInt8] = [0xFF, 0xFF, 0xFF, 0x7F, 0, 0, 0, 0]
+        #expect(PackedCollection.decode(huge) == [])
+        var damaged = PackedCollection.encode([.int(1), .bytes([1, 2])])
+        damaged[8] = 0xFF  // the second offset
+        #expect(PackedCollection.decode(damaged).count == 2)
+        var badTag = PackedCollection.encode([.int(1)])
+        badTag[12] = 99
+        #expect(PackedCollection.decode(badTag) == [.null])
+    }
+
+    @Test func mapsAreSortedByKeyAndTheLastValueWins() {
+        let elements = PackedCollection.mapElements([("b", .int(1)), ("a", .int(2)), ("b", .int(3)), ("é", .null)])
+        let entries = PackedCollection.entries(PackedCollection.decode(PackedCollection.encode(elements)))
+        #expect(entries.map(\.key) == ["a", "b", "é"])
+        #expect(entries.map(\.value) == [.int(2), .int(3), .null])
+    }
+
+    @Test func setsAreDistinctAndOrderedByValue() {
+        let set = PackedCollection.setElements([.int(3), .int(-1), .int(3), .null, .int(0), .null])
+        #expect(set == [.null, .int(-1), .int(0), .int(3)])
+        let strings = PackedCollection.setElements([.bytes(Array("b".utf8)), .bytes(Array("a".utf8)), .bytes(Array("ab".utf8))])
+        #expect(strings == [.bytes(Array("a".utf8)), .bytes(Array("ab".utf8)), .bytes(Array("b".utf8))])
+    }
+
+    @Test func mixedValuesRoundTripWithTheirKind() {
+        let values: [MixedValue] = [
+            .null, .value(.int, .int(-7)), .value(.date, .double(12.5)), .value(.double, .double(12.5)),
+            .value(.string, .bytes(Array("x".utf8))), .value(.uuid, .fixed(Array(repeating: 1, count: 16))),
+            .link(table: 3, key: .max),
+        ]
+        for value in values { #expect(MixedValue(stored: value.stored) == value) }
+        #expect(MixedValue(stored: .bytes([200, 1])) == .null, "an unknown kind reads as null")
+        #expect(MixedValue(stored: .bytes([UInt8(PropertyKind.allCases.firstIndex(of: .object)!), 1])) == .null)
+        #expect(MixedValue.link(table: 3, key: 9).linkIndexKey != MixedValue.link(table: 4, key: 9).linkIndexKey)
+        #expect(MixedValue.value(.int, .int(1)).linkIndexKey == nil)
+    }
+}
