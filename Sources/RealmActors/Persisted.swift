@@ -89,11 +89,14 @@ public struct Persisted<Value: _Persistable> {
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
         get {
-            if let origin = object[keyPath: storageKeyPath].originProperty {
-                // Only `LinkingObjects` values have an origin (see `init(originProperty:)`).
-                return (Value.self as! any LinkingObjectsBuilding.Type).linkingObjects(to: object, property: origin) as! Value
+            guard let state = object.realmState else {
+                if let linking = linkingObjects(of: object, storageKeyPath) { return linking }
+                return unmanagedValue(of: object, storageKeyPath)
             }
-            guard let state = object.realmState else { return unmanagedValue(of: object, storageKeyPath) }
+            // The hot path: a managed read of a resolved column.
+            let cached = object[keyPath: storageKeyPath].column
+            if cached >= 0 { return Value._rlmGet(object, column: cached) }
+            if let linking = linkingObjects(of: object, storageKeyPath) { return linking }
             return Value._rlmGet(object, column: column(of: object, state, storageKeyPath))
         }
         set {
@@ -108,6 +111,15 @@ public struct Persisted<Value: _Persistable> {
             let column = column(of: object, state, storageKeyPath)
             state.realm.set(newValue._rlmValue, column: column, of: state)
         }
+    }
+
+    /// The `LinkingObjects` of a property declared with `init(originProperty:)` (whose column
+    /// is never resolved: it has none); nil for every other property.
+    private static func linkingObjects<EnclosingSelf: ObjectBase>(
+        of object: EnclosingSelf, _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) -> Value? {
+        guard let origin = object[keyPath: storageKeyPath].originProperty else { return nil }
+        return (Value.self as! any LinkingObjectsBuilding.Type).linkingObjects(to: object, property: origin) as? Value
     }
 
     /// An unmanaged object's value: one given by name (`Object(value:)`, `obj["name"] = …`),
