@@ -32,6 +32,10 @@ public struct Persisted<Value: _Persistable> {
     }
 
     /// A property with an initial value.
+    ///
+    /// (Disfavored so that a `LinkingObjects` value picks `init(wrappedValue:)` for linking
+    /// objects, which records its origin property.)
+    @_disfavoredOverload
     public init(wrappedValue value: Value) {
         unmanagedValue = value
         isPrimaryKey = false
@@ -73,6 +77,15 @@ public struct Persisted<Value: _Persistable> {
         isPrimaryKey = false
         isIndexed = false
         self.originProperty = originProperty
+    }
+
+    /// Linking objects declared with a value, the older spelling:
+    ///
+    /// ```swift
+    /// @Persisted var owners = LinkingObjects(fromType: Person.self, property: "dogs")
+    /// ```
+    public init<O: ObjectBase>(wrappedValue value: LinkingObjects<O>) where Value == LinkingObjects<O> {
+        self.init(originProperty: value.propertyName)
     }
 
     /// Not available: a `@Persisted` property is accessed through its object.

@@ -22,13 +22,16 @@ extension Realm {
     ///
     /// Failures that Realm reports for bad data — a primary key that is taken with
     /// ``UpdatePolicy/error``, a value over 16 MB, an update policy on a class without a primary
-    /// key — do not stop the program: the object stays unmanaged and the transaction's
-    /// ``commitWrite()`` (or ``write(_:)``) throws the first such error and writes nothing.
+    /// key — do not stop the program: the transaction's ``commitWrite()`` (or ``write(_:)``)
+    /// throws the first such error and writes nothing. As with ``cancelWrite()``, objects the
+    /// transaction made managed are then invalidated (an object whose own row failed stays
+    /// unmanaged); add new instances to retry.
     public func add(_ object: Object, update: UpdatePolicy = .error) {
         _ = requireWrite()
         if let state = object.realmState {
             precondition(state.realm.file === file,
                          "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
+            precondition(state.location() != nil, "Adding a deleted or invalidated object to a Realm is not permitted")
             return
         }
         do {

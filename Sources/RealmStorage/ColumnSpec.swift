@@ -57,6 +57,28 @@ package enum ColumnValue: Equatable, Sendable {
     case bytes([UInt8])
     case fixed([UInt8])
 
+    /// Throws `.invalidInput` unless the value may be stored in column `column` of `spec`. The
+    /// message describes the value by kind and size, never by content (it may be 16 MB).
+    package func checkFits(_ spec: ColumnSpec, column: Int) throws {
+        guard !matches(spec) else { return }
+        if case .bytes(let bytes) = self, bytes.count > StorageLimits.maximumValueLength {
+            throw StorageError(.invalidInput, "Value of \(bytes.count) bytes exceeds the maximum of \(StorageLimits.maximumValueLength) bytes")
+        }
+        throw StorageError(.invalidInput, "A \(kindDescription) value does not fit column \(column) (\(spec))")
+    }
+
+    private var kindDescription: String {
+        switch self {
+        case .null: "null"
+        case .int: "integer"
+        case .bool: "boolean"
+        case .float: "float"
+        case .double: "double"
+        case .bytes(let bytes): "\(bytes.count)-byte string"
+        case .fixed(let bytes): "\(bytes.count)-byte fixed-width"
+        }
+    }
+
     /// Whether the value may be stored in a column of `spec`.
     package func matches(_ spec: ColumnSpec) -> Bool {
         switch (self, spec.kind) {

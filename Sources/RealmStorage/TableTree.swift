@@ -33,9 +33,8 @@ extension WriteTransaction {
         guard let (leaf, row) = try row(in: root, key: key) else {
             throw StorageError(.invalidInput, "No object with key \(key)")
         }
-        guard column < layout.count, value.matches(layout[column]) else {
-            throw StorageError(.invalidInput, "Value \(value) does not fit column \(column) (\(layout.indices.contains(column) ? "\(layout[column])" : "no such column"))")
-        }
+        guard column < layout.count else { throw StorageError(.invalidInput, "No column \(column) in the table") }
+        try value.checkFits(layout[column], column: column)
         // Keep the row within its inline heap budget: a string that would push it over goes to
         // an overflow run.
         var inlineOthers = 0
@@ -144,12 +143,7 @@ extension WriteTransaction {
         guard values.count == layout.count else {
             throw StorageError(.invalidInput, "Expected \(layout.count) values, got \(values.count)")
         }
-        for (index, value) in values.enumerated() where !value.matches(layout[index]) {
-            if case .bytes(let bytes) = value, bytes.count > StorageLimits.maximumValueLength {
-                throw StorageError(.invalidInput, "Value of \(bytes.count) bytes exceeds the maximum of \(StorageLimits.maximumValueLength) bytes")
-            }
-            throw StorageError(.invalidInput, "Value \(value) does not fit column \(index) (\(layout[index]))")
-        }
+        for (index, value) in values.enumerated() { try value.checkFits(layout[index], column: index) }
         var inline = values.indices.filter {
             if case .bytes(let bytes) = values[$0] { bytes.count <= ClusterLeaf.maximumInlineLength } else { false }
         }
