@@ -48,8 +48,11 @@ extension Realm {
             }
         }
 
-        /// The most versions that may be pinned at once (by frozen snapshots and open handles);
-        /// pinning one more throws. `0` means no limit.
+        /// The most versions of the file that may be live at once: each open handle pins the
+        /// version it reads, each frozen snapshot its own, and a pinned version's pages cannot be
+        /// reused, so unbounded pinning grows the file. A commit that would make one more live
+        /// version throws ``Realm/Error/Code/maximumActiveVersionsExceeded`` (and writes
+        /// nothing). `0` (the default) means no limit. The first handle to open the file sets it.
         public var maximumNumberOfActiveVersions: UInt = 0
 
         private var storage: Location

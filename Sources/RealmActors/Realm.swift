@@ -48,6 +48,18 @@ public final class Realm {
     /// Changes whenever what this handle sees may have moved (refresh, or any change inside a
     /// write transaction), invalidating the objects' cached positions.
     private(set) var stamp: UInt64 = 0
+    /// The actor the handle is isolated to (``open(configuration:isolation:)``), if any.
+    let actor: (any Actor)?
+    /// The handle's registration for refreshing after other handles commit (actor handles).
+    private var autorefreshToken: UInt64?
+    /// `asyncWrite`s of this handle waiting for the write lock (a synchronous write then would
+    /// deadlock the actor, so it traps instead).
+    var asyncWritesWaiting = 0
+
+    /// Whether an actor-isolated handle advances to each new version by itself, on its actor,
+    /// after other handles commit (true by default, as in Realm). Thread-confined handles
+    /// advance only with ``refresh()``.
+    public var autorefresh = true
 
     /// Marks every cached position stale.
     func touch() { stamp &+= 1 }
@@ -55,15 +67,41 @@ public final class Realm {
     /// Opens the realm described by `configuration` on the current thread.
     ///
     /// The handle reads the newest version and is confined to this thread (use it from one actor
-    /// or thread only). With `objectTypes`, the schema is checked now: classes missing from the
-    /// file are added, and a class that differs from the file at the same `schemaVersion` throws
+    /// or thread only; in async code prefer ``open(configuration:isolation:)``). With
+    /// `objectTypes`, the schema is checked now: classes missing from the file are added, and a
+    /// class that differs from the file at the same `schemaVersion` throws
     /// ``Realm/Error/Code/schemaMismatch`` listing the differences; with a higher
     /// `schemaVersion`, added and removed properties are migrated automatically.
     ///
     /// - Throws: ``Realm/Error`` (`fileAccess`, `filePermissionDenied`, `invalidDatabase`,
     ///   `incompatibleLockFile`, `schemaMismatch`, …).
-    public init(configuration: Configuration = .defaultConfiguration) throws {
+    public convenience init(configuration: Configuration = .defaultConfiguration) throws {
+        try self.init(configuration: configuration, file: Realm.openFile(configuration), actor: nil)
+    }
+
+    /// A handle on an open file, bound to `actor` if given (then it refreshes itself there).
+    init(configuration: Configuration, file: SharedRealmFile, actor: (any Actor)?) throws {
         self.configuration = configuration
+        self.file = file
+        self.actor = actor
+        do {
+            reader = try file.database.beginRead()
+        } catch {
+            throw Realm.Error.from(error, configuration: configuration)
+        }
+        catalog = file.schema
+        try SchemaMigration.prepare(self)
+        if let actor {
+            autorefreshToken = file.versionObservers.add(AutorefreshObserver(realm: self, actor: actor))
+        }
+    }
+
+    deinit {
+        if let autorefreshToken { file.versionObservers.remove(autorefreshToken) }
+    }
+
+    /// The shared state of the configuration's file (or in-memory store), opening it if needed.
+    static func openFile(_ configuration: Configuration) throws -> SharedRealmFile {
         do {
             let identity: SharedRealmFile.Identity
             switch configuration.location {
@@ -75,13 +113,12 @@ public final class Realm {
             case .inMemory(let identifier):
                 identity = .inMemory(identifier)
             }
-            file = try SharedRealmFile.open(identity, readOnly: configuration.readOnly)
-            reader = try file.database.beginRead()
-            catalog = file.schema
+            let limit = configuration.maximumNumberOfActiveVersions
+            return try SharedRealmFile.open(identity, readOnly: configuration.readOnly,
+                                            maximumActiveVersions: limit == 0 ? nil : Int(limit))
         } catch {
             throw Realm.Error.from(error, configuration: configuration)
         }
-        try SchemaMigration.prepare(self)
     }
 
     // MARK: Versions
@@ -123,32 +160,56 @@ public final class Realm {
     /// Whether a write transaction is open on this handle.
     public var isInWriteTransaction: Bool { writer != nil }
 
-    /// Starts a write transaction, waiting for other writers to finish, and advances the handle to
-    /// the newest version. Traps if one is already open on this handle or the realm is read-only.
+    /// Starts a write transaction, waiting (blocking the thread) for other writers of the file to
+    /// finish, and advances the handle to the newest version. Traps if one is already open on
+    /// this handle or the realm is read-only. In async code use ``asyncWrite(_:isolation:)``,
+    /// which suspends instead of blocking.
     public func beginWrite() {
         precondition(writer == nil, "The Realm is already in a write transaction")
         precondition(!configuration.readOnly, "Can't perform transactions on read-only Realms.")
-        file.lockForWriting()
+        precondition(asyncWritesWaiting == 0,
+                     "Cannot begin a synchronous write while an asyncWrite of this Realm waits for the write lock: it would deadlock. Use asyncWrite.")
+        file.writeLock.lockBlocking()
+        do {
+            try startWrite()
+        } catch {
+            fatalError("Could not begin a write transaction: \(error)")
+        }
+    }
+
+    /// Begins the engine's write transaction; the caller holds the write lock (released here if
+    /// this throws).
+    func startWrite() throws {
         do {
             let write = try file.database.beginWrite()
             writer = write
             reader = try file.database.beginRead()
             catalog = file.schema
         } catch {
-            file.unlockForWriting()
-            fatalError("Could not begin a write transaction: \(error)")
+            writer?.abort()
+            writer = nil
+            file.writeLock.unlock()
+            throw Realm.Error.from(error, configuration: configuration)
         }
         catalogChanged = false
         deferredError = nil
         stamp &+= 1
     }
 
-    /// Commits the write transaction, making it durable before returning.
+    /// Commits the write transaction, returning once it is durable (blocking the thread while the
+    /// disk syncs; other writers proceed meanwhile and may share the sync).
     ///
     /// - Throws: the first error of an operation in the transaction that could not throw itself
     ///   (such as a duplicate primary key in `add`), after rolling back; or a commit failure
     ///   (`outOfDiskSpace`, `fileAccess`). Either way nothing of the transaction is written.
     public func commitWrite() throws {
+        let transaction = try prepareCommit()
+        try finishCommit { try file.pipeline.waitUntilDurableBlocking(transaction) }
+    }
+
+    /// Seals the open transaction into a prepared commit and ends it, releasing the write lock
+    /// so the next writer can build on it while this one's sync is pending.
+    func prepareCommit() throws -> TransactionID {
         guard let write = writer else {
             throw Realm.Error(.wrongTransactionState, "Can't commit a non-existing write transaction")
         }
@@ -156,15 +217,30 @@ public final class Realm {
             cancelWrite()
             throw error
         }
+        let transaction: TransactionID
         do {
             if catalogChanged { try write.writeSchema(catalog.stored) }
-            try write.commit()
+            transaction = try write.prepare()
         } catch {
             endWrite()
+            advance()
             throw Realm.Error.from(error, configuration: configuration)
         }
         if catalogChanged { file.schema = catalog }
         endWrite()
+        return transaction
+    }
+
+    /// Waits (with `wait`) for a prepared commit to be durable, then advances the handle to it.
+    func finishCommit(_ wait: () throws -> Void) throws {
+        do {
+            try wait()
+        } catch {
+            file.reloadSchema()
+            advance()
+            throw Realm.Error.from(error, configuration: configuration)
+        }
+        advance()
     }
 
     /// Discards every change of the write transaction. Objects it added become invalid.
@@ -172,27 +248,38 @@ public final class Realm {
         guard let write = writer else { return }
         write.abort()
         endWrite()
+        advance()
     }
 
+    /// Ends the write transaction (committed or not) and releases the write lock. The handle
+    /// still reads the version the transaction began at until ``advance()``.
     private func endWrite() {
         writer = nil
-        file.unlockForWriting()
+        file.writeLock.unlock()
         deferredError = nil
+        catalogChanged = false
+        catalog = file.schema
+        stamp &+= 1
+    }
+
+    /// Moves the handle to the newest durable version.
+    func advance() {
         if let newest = try? file.database.beginRead() { reader = newest }
         catalog = file.schema
-        catalogChanged = false
         stamp &+= 1
     }
 
     /// Runs `block` in a write transaction and commits it; if `block` throws, everything it did
-    /// is rolled back and the error rethrown.
+    /// is rolled back and the error rethrown. Blocks the thread while waiting for other writers
+    /// and for the disk; in async code use ``asyncWrite(_:isolation:)``.
     ///
     /// - Throws: ``Realm/Error/Code/wrongTransactionState`` if a write transaction is already
     ///   open on this handle; whatever `block` throws; commit errors (see ``commitWrite()``).
     ///
     /// Inside an actor, a block that reads the actor's own properties is actor-isolated, and
     /// Swift 6.3 reports passing it here as "sending the realm" (a known limitation of the
-    /// compiler's region analysis); copy what the block needs into local constants first.
+    /// compiler's region analysis); copy what the block needs into local constants first, or use
+    /// `asyncWrite`.
     @discardableResult
     public func write<Result>(_ block: () throws -> Result) throws -> Result {
         guard writer == nil else {

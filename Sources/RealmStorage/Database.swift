@@ -62,6 +62,11 @@ package final class Database: Sendable {
         /// may have left its meta page (naming pages stamped with its id) in the file, and a retry
         /// under the same id could then pass recovery's checks with a mix of both batches' pages.
         var nextTransaction: TransactionID
+        /// The newest transaction a failed flush discarded (0 if none): a commit with an id up to
+        /// this that is not durable never will be.
+        var discardedThrough: TransactionID = 0
+        /// The most versions that may be live at once (nil: no limit); see ``checkVersionLimit()``.
+        var maximumActiveVersions: Int?
         var writerActive = false
         /// Pinned versions and their reader counts.
         var pins: [TransactionID: Int] = [:]
@@ -300,8 +305,42 @@ package final class Database: Sendable {
         }
     }
 
+    /// The most versions that may be live at once; nil for no limit. A commit that would make
+    /// one more live version than this throws `.maximumActiveVersionsExceeded` (old versions
+    /// pinned by readers keep their pages from being reused, so unbounded pinning grows the file).
+    package var maximumActiveVersions: Int? {
+        get { state.withLock { $0.maximumActiveVersions } }
+        set { state.withLock { $0.maximumActiveVersions = newValue } }
+    }
+
+    /// Throws if one more version would exceed ``maximumActiveVersions``.
+    func checkVersionLimit() throws {
+        try state.withLock { state in
+            guard let limit = state.maximumActiveVersions else { return }
+            // Live after this commit: the pinned versions, the unflushed commits, and this one.
+            let live = Set(state.pins.keys).count + state.pending.count + 1
+            if live > limit {
+                throw StorageError(.maximumActiveVersionsExceeded,
+                                   "Number of active versions (\(live)) in the Realm exceeded the limit of \(limit)", path: path)
+            }
+        }
+    }
+
     /// The newest durable version's transaction id.
     package var latestTransaction: TransactionID { state.withLock { $0.published.transaction } }
+
+    /// The newest prepared transaction (durable or still waiting for a flush).
+    package var preparedTransaction: TransactionID { state.withLock { $0.tip.meta.transaction } }
+
+    /// Whether the commit `transaction` is durable (true), was discarded by a failed flush
+    /// (false), or is still pending (nil).
+    package func durability(of transaction: TransactionID) -> Bool? {
+        state.withLock { state in
+            if transaction <= state.published.transaction { return true }
+            if transaction <= state.discardedThrough || state.failure != nil { return false }
+            return nil
+        }
+    }
 
     /// Pages in use plus free pages: the file's length in pages at the newest version.
     package var pageCount: UInt64 { state.withLock { $0.published.pageCount } }
@@ -369,6 +408,7 @@ package final class Database: Sendable {
                 try writeBatch(batch, meta: meta, slot: newSlot)
             } catch let error as StorageError {
                 state.withLock { state in
+                    state.discardedThrough = max(state.discardedThrough, state.tip.meta.transaction)
                     state.pending = []
                     state.tip = state.publishedTip
                     state.generation += 1
@@ -379,6 +419,7 @@ package final class Database: Sendable {
                 if options.durability == .full { try file?.sync() }
             } catch let error as StorageError {
                 state.withLock { state in
+                    state.discardedThrough = max(state.discardedThrough, state.tip.meta.transaction)
                     state.failure = error
                     state.pending = []
                 }

@@ -196,6 +196,7 @@ package final class WriteTransaction: PageSource {
     /// Nothing reaches the file until ``Database/flush()``; readers see it only after that.
     package func prepare() throws -> TransactionID {
         try checkActive()
+        try database.checkVersionLimit()
         // 1. Record changed tree roots in the catalog.
         for (id, root) in roots.sorted(by: { $0.key < $1.key }) {
             if let root {

@@ -1,0 +1,149 @@
+import Synchronization
+internal import RealmRuntime
+
+extension Realm {
+    // MARK: Opening in async code
+
+    /// Opens a realm isolated to the calling actor.
+    ///
+    /// ```swift
+    /// actor Kennel {
+    ///     func adopt(_ name: String) async throws {
+    ///         let realm = try await Realm.open()
+    ///         try await realm.asyncWrite { realm.add(Dog(value: ["name": name])) }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Opening the file, verifying it and migrating its schema run off the caller's executor.
+    /// The handle belongs to the calling actor (the compiler keeps it there: `Realm` is not
+    /// `Sendable`) and, with ``autorefresh``, advances there after other handles commit.
+    ///
+    /// - Throws: `CancellationError` if the task is cancelled before the handle is ready;
+    ///   ``Realm/Error`` as ``init(configuration:)``.
+    public static func open(configuration: Configuration = .defaultConfiguration,
+                            isolation: isolated (any Actor)? = #isolation) async throws -> Realm {
+        let file = try await openAndMigrate(configuration)
+        try Task.checkCancellation()
+        return try Realm(configuration: configuration, file: file, actor: isolation)
+    }
+
+    /// Opens a realm isolated to `actor` (Realm Swift's spelling of ``open(configuration:isolation:)``).
+    public convenience init<A: Actor>(configuration: Configuration = .defaultConfiguration, actor: isolated A) async throws {
+        let file = try await Realm.openAndMigrate(configuration)
+        try Task.checkCancellation()
+        try self.init(configuration: configuration, file: file, actor: actor)
+    }
+
+    /// Opens the file and runs the schema check and migration on a handle of its own, away from
+    /// the caller's executor.
+    @concurrent
+    private nonisolated static func openAndMigrate(_ configuration: Configuration) async throws -> SharedRealmFile {
+        try Task.checkCancellation()
+        return try Realm(configuration: configuration).file
+    }
+
+    // MARK: Writing in async code
+
+    /// Runs `block` in a write transaction, suspending (never blocking a thread) while waiting
+    /// for other writers and for the disk. Realm Swift's `asyncWrite`.
+    ///
+    /// ```swift
+    /// let dog = try await realm.asyncWrite {
+    ///     realm.create(Dog.self, value: ["name": "Rex"])
+    /// }
+    /// ```
+    ///
+    /// 1. Waits for the file's write lock (first come, first served). Cancelling the task here
+    ///    throws `CancellationError`; the block never runs.
+    /// 2. Advances the handle to the newest version and runs `block` synchronously, on the
+    ///    caller's isolation. If it throws, everything it did is rolled back and the error
+    ///    rethrown.
+    /// 3. Seals the commit and releases the lock, so the next writer starts at once, then waits
+    ///    until the commit is durable — several waiting commits share one disk sync — and returns
+    ///    `block`'s value with the handle showing the new version.
+    ///
+    /// The transaction belongs to this call: the handle is in a write transaction only while
+    /// `block` runs, which is never across a suspension, so other jobs of the actor (another
+    /// `asyncWrite`, a read) never see it open. While step 3 waits, the handle still shows the
+    /// version before the write.
+    ///
+    /// - Throws: `CancellationError` (step 1); what `block` throws; commit errors as
+    ///   ``commitWrite()``; ``Realm/Error/Code/wrongTransactionState`` inside a write transaction.
+    @discardableResult
+    public func asyncWrite<T>(_ block: () throws -> T, isolation: isolated (any Actor)? = #isolation) async throws -> T {
+        guard writer == nil else {
+            throw Realm.Error(.wrongTransactionState, "Cannot call asyncWrite() when already in a write transaction")
+        }
+        precondition(!configuration.readOnly, "Can't perform transactions on read-only Realms.")
+        asyncWritesWaiting += 1
+        do {
+            try await file.writeLock.lock()
+        } catch {
+            asyncWritesWaiting -= 1
+            throw error
+        }
+        asyncWritesWaiting -= 1
+        if Task.isCancelled {  // cancelled as the lock was granted: still before the block
+            file.writeLock.unlock()
+            throw CancellationError()
+        }
+        try startWrite()
+        let result: T
+        do {
+            result = try block()
+        } catch {
+            cancelWrite()
+            throw error
+        }
+        guard isInWriteTransaction else { return result }  // the block committed or cancelled
+        let transaction = try prepareCommit()
+        let pipeline = file.pipeline
+        do {
+            try await pipeline.waitUntilDurable(transaction)
+        } catch {
+            try finishCommit { throw error }
+        }
+        try finishCommit {}
+        return result
+    }
+
+    /// Advances the handle to the newest version, first waiting for commits other handles have
+    /// made but not yet synced. Returns whether the handle moved; false if the task was
+    /// cancelled.
+    @discardableResult
+    public func asyncRefresh(isolation: isolated (any Actor)? = #isolation) async -> Bool {
+        guard !Task.isCancelled else { return false }
+        let newest = file.database.preparedTransaction
+        try? await file.pipeline.waitUntilDurable(newest)
+        guard !Task.isCancelled else { return false }
+        return refresh()
+    }
+}
+
+/// Refreshes an actor-isolated handle on its actor after other handles commit.
+///
+/// `@unchecked Sendable`: `realm` is only dereferenced inside ``refresh(on:)``, which runs
+/// isolated to `actor`, the actor the handle belongs to; it is a weak reference, so the observer
+/// never keeps a handle alive. `isScheduled` coalesces the refreshes of a burst of commits.
+final class AutorefreshObserver: VersionObserver, @unchecked Sendable {
+    private weak var realm: Realm?
+    private let actor: any Actor
+    private let isScheduled = Atomic<Bool>(false)
+
+    init(realm: Realm, actor: any Actor) {
+        self.realm = realm
+        self.actor = actor
+    }
+
+    func versionDidBecomeDurable(_ version: TransactionID) {
+        guard !isScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        Task { await self.refresh(on: self.actor) }
+    }
+
+    private func refresh(on actor: isolated any Actor) {
+        isScheduled.store(false, ordering: .releasing)
+        guard let realm, realm.autorefresh else { return }
+        realm.refresh()
+    }
+}
