@@ -44,6 +44,7 @@ let package = Package(
 
         .testTarget(name: "RealmStorageTests", dependencies: ["RealmStorage", "realm-crash-writer"], swiftSettings: strictSettings),
         .testTarget(name: "RealmObjectStoreTests", dependencies: ["RealmObjectStore"], swiftSettings: strictSettings),
+        .testTarget(name: "RealmRuntimeTests", dependencies: ["RealmRuntime"], swiftSettings: strictSettings),
         .testTarget(name: "RealmActorsTests", dependencies: ["RealmActors"], swiftSettings: strictSettings),
     ]
 )

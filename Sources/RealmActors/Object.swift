@@ -43,8 +43,8 @@ open class ObjectBase: Hashable, CustomStringConvertible {
         return state.location() == nil
     }
 
-    /// Whether the object is a frozen snapshot (frozen objects arrive with the actor runtime).
-    public final var isFrozen: Bool { false }
+    /// Whether the object belongs to a frozen realm (read through a ``Frozen`` snapshot).
+    public final var isFrozen: Bool { realmState?.realm.isFrozen ?? false }
 
     /// The name under which the class is stored: the Swift class name, unqualified.
     open class func className() -> String {

@@ -50,6 +50,14 @@ public final class Realm {
     private(set) var stamp: UInt64 = 0
     /// The actor the handle is isolated to (``open(configuration:isolation:)``), if any.
     let actor: (any Actor)?
+    /// The version a frozen handle reads; nil for live handles.
+    let frozenSnapshot: FrozenSnapshot?
+    /// The snapshot of the current version last handed out by ``freeze()``, shared by every
+    /// freeze of that version while any of them lives (weak: the cache never pins a version).
+    weak var lastSnapshot: FrozenSnapshot?
+
+    /// Whether this is a frozen handle (from a frozen snapshot): it never changes and cannot write.
+    public var isFrozen: Bool { frozenSnapshot != nil }
     /// The handle's registration for refreshing after other handles commit (actor handles).
     private var autorefreshToken: UInt64?
     /// `asyncWrite`s of this handle waiting for the write lock (a synchronous write then would
@@ -84,6 +92,7 @@ public final class Realm {
         self.configuration = configuration
         self.file = file
         self.actor = actor
+        frozenSnapshot = nil
         do {
             reader = try file.database.beginRead()
         } catch {
@@ -94,6 +103,17 @@ public final class Realm {
         if let actor {
             autorefreshToken = file.versionObservers.add(AutorefreshObserver(realm: self, actor: actor))
         }
+    }
+
+    /// A frozen handle: reads `snapshot`'s version forever and cannot write. Cheap (nothing is
+    /// opened or pinned); frozen objects make one per read.
+    init(frozen snapshot: FrozenSnapshot) {
+        configuration = snapshot.configuration
+        file = snapshot.file
+        actor = nil
+        reader = snapshot.reader
+        catalog = snapshot.catalog
+        frozenSnapshot = snapshot
     }
 
     deinit {
@@ -126,7 +146,7 @@ public final class Realm {
     /// Advances to the newest version. Returns whether anything changed.
     @discardableResult
     public func refresh() -> Bool {
-        guard writer == nil, let newest = try? file.database.beginRead() else { return false }
+        guard !isFrozen, writer == nil, let newest = try? file.database.beginRead() else { return false }
         guard newest.transaction != reader.transaction else { return false }
         reader = newest
         catalog = file.schema
@@ -138,6 +158,7 @@ public final class Realm {
     /// invalidated, and the handle no longer pins the version (so its pages can be reused).
     /// The next read starts at the newest version. An open write transaction is cancelled.
     public func invalidate() {
+        guard !isFrozen else { return }
         if writer != nil { cancelWrite() }
         invalidations &+= 1
         if let newest = try? file.database.beginRead() { reader = newest }
@@ -165,6 +186,7 @@ public final class Realm {
     /// this handle or the realm is read-only. In async code use ``asyncWrite(_:isolation:)``,
     /// which suspends instead of blocking.
     public func beginWrite() {
+        precondition(!isFrozen, "Can't perform transactions on a frozen Realm")
         precondition(writer == nil, "The Realm is already in a write transaction")
         precondition(!configuration.readOnly, "Can't perform transactions on read-only Realms.")
         precondition(asyncWritesWaiting == 0,
@@ -300,6 +322,7 @@ public final class Realm {
     /// The write transaction, or a trap with Realm's message for writing outside one.
     func requireWrite() -> WriteTransaction {
         guard let writer else {
+            if isFrozen { fatalError("Attempting to modify a frozen object - call thaw on the Object instance first.") }
             fatalError("Attempting to modify object outside of a write transaction - call beginWrite first.")
         }
         return writer

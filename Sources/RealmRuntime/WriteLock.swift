@@ -103,4 +103,7 @@ package final class WriteLock: Sendable {
 
     /// Whether someone holds the lock (for tests and diagnostics).
     package var isLocked: Bool { state.withLock { $0.isHeld } }
+
+    /// How many wait for it (for tests and diagnostics).
+    package var waiterCount: Int { state.withLock { $0.waiters.count } }
 }

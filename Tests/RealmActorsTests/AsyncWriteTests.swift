@@ -69,3 +69,79 @@ actor CounterService {
         #expect(await services[0].value(1) ?? 0 >= perActor)
     }
 }
+
+extension AsyncWriteTests {
+    @Test func aThrowingBlockRollsBackAndRethrows() async throws {
+        struct Stop: Error {}
+        let realm = try await Realm.open(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+        await #expect(throws: Stop.self) {
+            try await realm.asyncWrite {
+                realm.add(Counter(value: ["id": 1]))
+                throw Stop()
+            }
+        }
+        #expect(realm.isEmpty && !realm.isInWriteTransaction)
+        let value = try await realm.asyncWrite { realm.create(Counter.self, value: ["id": 2, "value": 7]).value }
+        #expect(value == 7 && realm.objects(Counter.self).count == 1)
+        // Nested: asyncWrite inside a write transaction is an error, not a deadlock.
+        realm.beginWrite()
+        await #expect(throws: Realm.Error.self) { try await realm.asyncWrite {} }
+        realm.cancelWrite()
+    }
+
+    @Test func aWriteCancelledWhileWaitingForTheLockNeverRuns() async throws {
+        let directory = try TemporaryDirectory()
+        let configuration = fileConfiguration(directory)
+        let holder = try Realm(configuration: configuration)
+        holder.beginWrite()  // holds the file's write lock
+        let ran = Recorder()
+        let (opened, openedContinuation) = AsyncStream<Void>.makeStream()
+        let waiting = Task {
+            let realm = try await Realm.open(configuration: configuration)
+            openedContinuation.yield()
+            try await realm.asyncWrite { ran.mark(); realm.add(Counter(value: ["id": 1])) }
+        }
+        for await _ in opened { break }  // the task is at (or in) asyncWrite: the lock is taken
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        holder.cancelWrite()
+        #expect(!ran.marked)
+        #expect(try Realm(configuration: configuration).isEmpty)
+    }
+
+    @Test func asyncRefreshAndAutorefreshBringOtherHandlesCommits() async throws {
+        let configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
+        let reader = CounterService(configuration: configuration)
+        try await reader.open()
+        let writer = try Realm(configuration: configuration)
+        try writer.write { writer.add(Counter(value: ["id": 1])) }
+        // The actor's handle advances by itself, on its actor.
+        while await reader.count() == 0 { await Task.yield() }
+        // A thread-confined handle does not; asyncRefresh moves it.
+        let other = try Realm(configuration: configuration)
+        try writer.write { writer.add(Counter(value: ["id": 2])) }
+        #expect(other.objects(Counter.self).count == 1)
+        #expect(await other.asyncRefresh())
+        #expect(other.objects(Counter.self).count == 2)
+        #expect(await !other.asyncRefresh(), "nothing newer")
+    }
+
+    @Test @MainActor func realmOpenedForAnActorByInitializer() async throws {
+        let configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
+        let realm = try await Realm(configuration: configuration, actor: MainActor.shared)
+        try await realm.asyncWrite { realm.add(Counter(value: ["id": 1])) }
+        #expect(realm.objects(Counter.self).count == 1)
+        let cancelled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            _ = try await Realm.open(configuration: configuration)
+        }
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+    }
+}
+
+/// Whether something happened, settable from a non-escaping block.
+final class Recorder: @unchecked Sendable {
+    // @unchecked: tests set it on one task and read it after joining that task.
+    private(set) var marked = false
+    func mark() { marked = true }
+}

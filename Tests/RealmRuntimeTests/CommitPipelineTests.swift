@@ -1,0 +1,105 @@
+import Foundation
+import Synchronization
+import Testing
+import RealmRuntime
+
+/// Counts syncs, can hold the next one until released, and can fail syncs.
+final class SyncGate: IOFaultInjector, @unchecked Sendable {
+    // @unchecked: the counters are atomics; `hold`/`entered`/`release` are semaphores.
+    let syncs = Atomic<Int>(0)
+    private let holding = Atomic<Bool>(false)
+    private let failing = Atomic<Bool>(false)
+    private let entered = DispatchSemaphore(value: 0)
+    private let release = DispatchSemaphore(value: 0)
+
+    func beforeWrite(offset: UInt64, length: Int) -> WriteFault { .none }
+
+    func beforeSync() -> Int32? {
+        syncs.add(1, ordering: .relaxed)
+        if holding.exchange(false, ordering: .relaxed) {
+            entered.signal()
+            release.wait()
+        }
+        return failing.load(ordering: .relaxed) ? EIO : nil
+    }
+
+    /// The next sync will block until `releaseSync()`.
+    func holdNextSync() { holding.store(true, ordering: .relaxed) }
+    /// Waits (without blocking a cooperative thread) until the held sync has started.
+    func waitUntilSyncIsHeld() async {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { self.entered.wait(); continuation.resume() }
+        }
+    }
+    func releaseSync() { release.signal() }
+    func failSyncs() { failing.store(true, ordering: .relaxed) }
+}
+
+@Suite struct CommitPipelineTests {
+    static func database(_ gate: SyncGate) throws -> (Database, URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("RealmRuntimeTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let database = try Database.open(path: directory.appendingPathComponent("p.realm").path,
+                                         options: DatabaseOptions(faults: gate))
+        return (database, directory)
+    }
+
+    /// Prepares a transaction that writes `value` under `key` of tree `tree`.
+    static func prepare(_ database: Database, tree: TreeID, key: UInt64) throws -> TransactionID {
+        let write = try database.beginWrite()
+        try write.put(tree, key: key, value: [UInt8(truncatingIfNeeded: key)])
+        return try write.prepare()
+    }
+
+    @Test func commitsPreparedDuringASyncShareTheNextOne() async throws {
+        let gate = SyncGate()
+        let (database, directory) = try Self.database(gate)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let setup = try database.beginWrite()
+        let tree = try setup.createTree()
+        try setup.commit()
+        let durableVersions = Recorder<TransactionID>()
+        let pipeline = CommitPipeline(database: database, label: "test") { version in durableVersions.append(version) }
+        let before = gate.syncs.load(ordering: .relaxed)
+
+        gate.holdNextSync()
+        let first = try Self.prepare(database, tree: tree, key: 1)
+        let firstDurable = Task { try await pipeline.waitUntilDurable(first) }
+        await gate.waitUntilSyncIsHeld()
+        // While the first sync is in flight, five more commits are prepared and wait.
+        var later: [TransactionID] = []
+        for key in 2...6 as ClosedRange<UInt64> { later.append(try Self.prepare(database, tree: tree, key: key)) }
+        #expect(database.latestTransaction < first, "nothing is visible before its sync")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for transaction in later { group.addTask { try await pipeline.waitUntilDurable(transaction) } }
+            gate.releaseSync()
+            try await firstDurable.value
+            try await group.waitForAll()
+        }
+        #expect(gate.syncs.load(ordering: .relaxed) - before == 2, "one sync for the first commit, one for the five after it")
+        #expect(database.latestTransaction == later.last)
+        #expect(durableVersions.all.last == later.last)
+        let read = try database.beginRead()
+        for key in 1...6 as ClosedRange<UInt64> { #expect(try read.value(tree, key: key) == [UInt8(key)]) }
+        try pipeline.waitUntilDurableBlocking(first)  // already durable: returns at once
+    }
+
+    @Test func aFailedSyncFailsEveryCommitItCoveredAndLaterOnes() async throws {
+        let gate = SyncGate()
+        let (database, directory) = try Self.database(gate)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let setup = try database.beginWrite()
+        let tree = try setup.createTree()
+        try setup.commit()
+        let durable = database.latestTransaction
+        let pipeline = CommitPipeline(database: database, label: "test") { _ in }
+        gate.failSyncs()
+        let transactions = try (1...3 as ClosedRange<UInt64>).map { try Self.prepare(database, tree: tree, key: $0) }
+        for transaction in transactions {
+            await #expect(throws: StorageError.self) { try await pipeline.waitUntilDurable(transaction) }
+        }
+        #expect(throws: StorageError.self) { try pipeline.waitUntilDurableBlocking(transactions[0]) }
+        #expect(database.latestTransaction == durable)
+        #expect(throws: StorageError.self) { try database.beginWrite() }  // sticky
+    }
+}
