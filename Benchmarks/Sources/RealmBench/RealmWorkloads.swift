@@ -19,10 +19,10 @@ struct RealmActorsSide: BenchmarkSide {
         case .w10: return .measured(try workload.openAndReadFirst())
         case .w11: return .measured(try workload.fileSize())
         case .w12: return .measured(try workload.updateAll())
+        case .w7: return .measured(try await workload.sequentialDurableCommits())
+        case .w8: return .measured(try await workload.concurrentDurableCommits())
         // Issue 6: queries (filter, indexed equality, sort).
         case .w3, .w4, .w6: return .notImplemented(issue: 6)
-        // Issue 5: durable commits and `asyncWrite` with group commit.
-        case .w7, .w8: return .notImplemented(issue: 5)
         // Issue 7: change notifications (`for await` changesets).
         case .w9: return .notImplemented(issue: 7)
         }
@@ -163,6 +163,65 @@ private struct RealmWorkload {
                         durability: Self.durability, checksum: count)
     }
 
+    /// W7: `operations` transactions one after another, each adding one object with
+    /// `asyncWrite` and returning when it is durable (nothing to group with: a sync per commit).
+    /// Also measures the disk's raw sync rate in the same directory, for the ≥ 70 % target.
+    func sequentialDurableCommits() async throws -> Measured {
+        let count = size.operations
+        var samples: [Double] = []
+        for repetition in 0..<context.repetitions {
+            let config = RealmActorsSide.realmConfiguration(in: context, "w7-\(repetition)")
+            let realm = try await Realm.open(configuration: config)
+            let people = (1...count).map { Person.make(id: $0) }
+            samples.append(try await Stopwatch.time {
+                for person in people { try await realm.asyncWrite { realm.add(PersonObject(person)) } }
+            })
+            let stored = realm.objects(PersonObject.self).count
+            guard stored == count else { throw WorkloadError("\(stored) objects after the commits") }
+        }
+        let rate = Double(count) / Statistics.median(samples)
+        let raw = try RawSync.rate(in: context.directory)
+        return Measured(samples: samples,
+                        extras: ["commitsPerSecond": .init(rate, .perSecond),
+                                 "rawSyncsPerSecond": .init(raw, .perSecond),
+                                 "percentOfRawSyncRate": .init(100 * rate / raw, .percent)],
+                        durability: Self.durability, checksum: count)
+    }
+
+    /// W8: `tasks` concurrent tasks, each with its own handle, committing `operations` one-object
+    /// transactions with `asyncWrite`; the writer's pipeline groups the waiting commits into
+    /// shared syncs.
+    func concurrentDurableCommits() async throws -> Measured {
+        let perTask = size.operations
+        let tasks = size.tasks
+        let total = perTask * tasks
+        var samples: [Double] = []
+        for repetition in 0..<context.repetitions {
+            let config = RealmActorsSide.realmConfiguration(in: context, "w8-\(repetition)")
+            let keeper = try await Realm.open(configuration: config)  // the file stays open between tasks
+            samples.append(try await Stopwatch.time {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for task in 0..<tasks {
+                        group.addTask {
+                            let realm = try await Realm.open(configuration: config)
+                            for index in 1...perTask {
+                                let person = Person.make(id: task * perTask + index)
+                                try await realm.asyncWrite { realm.add(PersonObject(person)) }
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            })
+            await keeper.asyncRefresh()
+            let stored = keeper.objects(PersonObject.self).count
+            guard stored == total else { throw WorkloadError("\(stored) objects after the commits") }
+        }
+        let rate = Double(total) / Statistics.median(samples)
+        return Measured(samples: samples, extras: ["commitsPerSecond": .init(rate, .perSecond)],
+                        durability: Self.durability, checksum: total)
+    }
+
     func updateAll() throws -> Measured {
         let realm = try Realm(configuration: makeFilledRealm(rows: size.rows))
         var updated = 0
@@ -179,5 +238,29 @@ private struct RealmWorkload {
         }
         guard updated == size.rows else { throw WorkloadError("updated \(updated) objects") }
         return Measured(samples: samples, durability: Self.durability, checksum: updated)
+    }
+}
+
+/// The disk's raw sync rate: overwriting one 4 KiB page and `fdatasync`ing it, repeatedly — the
+/// floor under any durable commit (W7's "fraction of the disk's sync rate").
+enum RawSync {
+    static func rate(in directory: URL, syncs: Int = 200) throws -> Double {
+        let path = directory.appendingPathComponent("raw-sync.bin").path
+        let descriptor = open(path, O_RDWR | O_CREAT, 0o644)
+        guard descriptor >= 0 else { throw WorkloadError("cannot create \(path)") }
+        defer { close(descriptor); unlink(path) }
+        var page = [UInt8](repeating: 7, count: 4096)
+        func writeAndSync() throws {
+            let written = page.withUnsafeMutableBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+            guard written == 4096, fdatasync(descriptor) == 0 else { throw WorkloadError("raw write or sync failed") }
+        }
+        try writeAndSync()  // the page exists: later syncs overwrite, as commits mostly do
+        let seconds = try Stopwatch.time {
+            for index in 0..<syncs {
+                page[0] = UInt8(truncatingIfNeeded: index)
+                try writeAndSync()
+            }
+        }
+        return Double(syncs) / seconds
     }
 }

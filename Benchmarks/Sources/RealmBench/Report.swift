@@ -6,6 +6,7 @@ enum QuantityUnit: String, Codable, Sendable {
     case seconds = "s"
     case bytes = "B"
     case perSecond = "1/s"
+    case percent = "%"
 }
 
 /// A number with its unit, as written to JSON: `{"value": 0.113, "unit": "s"}`.
@@ -24,6 +25,7 @@ struct Quantity: Codable, Sendable {
         case .seconds: Format.duration(value)
         case .bytes: Format.bytes(value)
         case .perSecond: "\(Format.grouped(Int(value.rounded())))/s"
+        case .percent: "\(Int(value.rounded())) %"
         }
     }
 }
