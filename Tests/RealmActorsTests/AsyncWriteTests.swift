@@ -145,3 +145,34 @@ final class Recorder: @unchecked Sendable {
     private(set) var marked = false
     func mark() { marked = true }
 }
+
+extension AsyncWriteTests {
+    @Test func aCancelledRefreshReturnsFalseAndACancelledWaitForTheDiskStillCommits() async throws {
+        let configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
+        let realm = try await Realm.open(configuration: configuration)
+        let writer = try Realm(configuration: configuration)
+        try writer.write { writer.add(Counter(value: ["id": 1])) }
+        let refresh = Task {
+            let other = try await Realm.open(configuration: configuration)
+            let third = try Realm(configuration: configuration)
+            try third.write { third.add(Counter(value: ["id": 3])) }
+            withUnsafeCurrentTask { $0?.cancel() }
+            let refreshedWhenCancelled = await other.asyncRefresh()
+            return (refreshedWhenCancelled, other.refresh())
+        }
+        let (refreshedWhenCancelled, refreshedAfterwards) = try await refresh.value
+        #expect(!refreshedWhenCancelled && refreshedAfterwards, "there was a version to move to")
+        try writer.write { writer.delete(writer.objects(Counter.self).filter { $0.id == 3 }) }
+        // Once the block has run, the commit is on its way to the disk: cancelling the task then
+        // does not undo it, and asyncWrite still returns its result.
+        let write = Task {
+            let own = try await Realm.open(configuration: configuration)
+            return try await own.asyncWrite {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return own.create(Counter.self, value: ["id": 2]).id
+            }
+        }
+        #expect(try await write.value == 2)
+        #expect(await realm.asyncRefresh() && realm.objects(Counter.self).count == 2)
+    }
+}
