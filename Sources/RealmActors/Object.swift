@@ -14,6 +14,10 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     /// The realm, table and key of a managed object; nil while unmanaged.
     final var realmState: ObjectState?
 
+    /// Set on the probe objects `where { }` uses to learn property names from key paths: a
+    /// property read then records its name instead of reading (see ``QueryKeyPaths``).
+    final var keyPathRecorder: KeyPathRecorder?
+
     /// Values an unmanaged object was given by property name (`Object(value:)`, `obj["x"] = …`,
     /// and every `@Persisted` setter); they take precedence over the wrappers' own values.
     final var dynamicValues: [String: _RealmValue]?

@@ -103,6 +103,10 @@ public struct Persisted<Value: _Persistable> {
     ) -> Value {
         get {
             guard let state = object.realmState else {
+                if let recorder = object.keyPathRecorder {
+                    recorder.names.append(PropertyLabels.name(of: storageKeyPath) { $0[keyPath: storageKeyPath].column = -2 })
+                    return object[keyPath: storageKeyPath].unmanagedValue ?? Value._rlmDefaultValue
+                }
                 if let linking = linkingObjects(of: object, storageKeyPath) { return linking }
                 return unmanagedValue(of: object, storageKeyPath)
             }

@@ -3,29 +3,54 @@ internal import RealmRuntime
 /// The objects of one class in a realm: Realm Swift's `Results`, a lazy and live collection.
 ///
 /// Nothing is read until the collection is used, and it always reflects the realm's current
-/// version, including the changes of the handle's own open write transaction. `count` is O(1);
-/// positional access walks the table's tree by subtree counts (O(log n)) without materializing
-/// anything; `for … in` iterates a snapshot of the objects taken when the loop starts, so
-/// deleting or adding objects inside the loop does not disturb it.
+/// version, including the changes of the handle's own open write transaction. Unfiltered and
+/// unsorted, `count` is O(1) and positional access walks the table's tree by subtree counts
+/// (O(log n)) without materializing anything. Filtered, sorted or distinct results compute the
+/// matching keys once per version of the handle (an index answers `==`/`IN` on indexed
+/// properties; otherwise one pass over the needed columns) and reuse them until the handle
+/// moves. `for … in` iterates a snapshot of the objects taken when the loop starts, so deleting
+/// or adding objects inside the loop does not disturb it.
 public struct Results<Element: Object>: RandomAccessCollection, CustomStringConvertible {
     /// The realm the objects live in.
     public let realm: Realm?
-    private let handle: Realm
+    let handle: Realm
     /// The stored class: `Element`'s, or the one named in `dynamicObjects(_:)`.
-    private let className: String
+    let className: String
+    /// Where the candidate objects come from.
+    let base: ResultsBase
+    /// The conjunction of every `filter`/`where` applied, or nil.
+    let predicate: QueryExpression?
+    let sortDescriptors: [SortDescriptor]
+    let distinctKeyPaths: [String]
+    private let cache = ResultsCache()
 
-    init(realm: Realm, className: String = Element.className()) {
+    init(realm: Realm, className: String = Element.className(), base: ResultsBase = .table,
+         predicate: QueryExpression? = nil, sortDescriptors: [SortDescriptor] = [], distinctKeyPaths: [String] = []) {
         self.realm = realm
         handle = realm
         self.className = className
+        self.base = base
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.distinctKeyPaths = distinctKeyPaths
     }
 
-    private var table: Table? { handle.catalog.tables[className] }
+    var table: Table? { handle.catalog.tables[className] }
 
-    /// The number of objects. O(1).
+    /// Every object of the table in key order: the fast paths apply.
+    private var isWholeTable: Bool {
+        if case .table = base { return predicate == nil && sortDescriptors.isEmpty && distinctKeyPaths.isEmpty }
+        return false
+    }
+
+    /// The number of objects. O(1) for a whole table.
     public var count: Int {
         guard let table else { return 0 }
-        return Int(handle.root(of: table.tree).count)
+        if isWholeTable { return Int(handle.root(of: table.tree).count) }
+        if case .table = base, let predicate, sortDescriptors.isEmpty, distinctKeyPaths.isEmpty, cache.keys(at: handle) == nil {
+            return handle.count(matching: predicate, in: table)
+        }
+        return keys().count
     }
 
     /// Always 0.
@@ -36,23 +61,38 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// The object at `position` (traps if out of bounds, like an array).
     public subscript(position: Int) -> Element {
         guard let table, position >= 0 else { fatalError("Index \(position) is out of bounds") }
-        guard let key = handle.key(atPosition: UInt64(position), in: table) else {
-            fatalError("Index \(position) is out of bounds (must be less than \(count))")
+        if isWholeTable {
+            guard let key = handle.key(atPosition: UInt64(position), in: table) else {
+                fatalError("Index \(position) is out of bounds (must be less than \(count))")
+            }
+            return handle.managedObject(Element.self, table: table, key: key)
         }
-        return handle.managedObject(Element.self, table: table, key: key)
+        let keys = keys()
+        guard position < keys.count else { fatalError("Index \(position) is out of bounds (must be less than \(keys.count))") }
+        return handle.managedObject(Element.self, table: table, key: keys[position])
+    }
+
+    /// The first object, without computing the rest for an unsorted query.
+    public var first: Element? {
+        guard let table else { return nil }
+        if isWholeTable || !sortDescriptors.isEmpty || !distinctKeyPaths.isEmpty || predicate == nil { return isEmpty ? nil : self[0] }
+        if let key = keys(limit: 1).first { return handle.managedObject(Element.self, table: table, key: key) }
+        return nil
     }
 
     /// The position of an object in the results, or nil.
     public func index(of object: Element) -> Int? {
-        guard let state = object.realmState, state.realm.file === handle.file else { return nil }
-        return firstIndex { $0.realmState?.key == state.key }
+        guard let state = object.realmState, state.realm.file === handle.file, state.table.name == className else { return nil }
+        if isWholeTable { return firstIndex { $0.realmState?.key == state.key } }
+        return keys().firstIndex(of: state.key)
     }
 
     /// Iterates over the objects as they are now: a snapshot, so changes made while iterating
     /// (deleting or adding objects in a write, refreshing) do not disturb the loop.
     ///
-    /// Outside a write transaction the snapshot is the handle's current version, pinned by the
-    /// iterator and walked leaf by leaf with nothing copied; inside one, the keys are copied first.
+    /// For a whole table outside a write transaction, the snapshot is the handle's current
+    /// version, pinned by the iterator and walked leaf by leaf with nothing copied; otherwise the
+    /// keys are taken first.
     public func makeIterator() -> Iterator {
         Iterator(results: self)
     }
@@ -61,10 +101,11 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public struct Iterator: IteratorProtocol {
         private let handle: Realm
         private let table: Table?
-        /// Inside a write transaction: the keys to visit.
+        /// Keys to visit (queries, and whole tables inside a write transaction).
         private var keys: [UInt64] = []
         private var keyIndex = 0
-        /// Outside one: the version being walked (pinned while the iterator lives) and its leaves.
+        /// A whole table outside a write: the version being walked (pinned while the iterator
+        /// lives) and its leaves.
         private var snapshot: ReadTransaction?
         private var leaves: [UnsafeRawPointer] = []
         private var leafIndex = 0
@@ -76,7 +117,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             table = results.table
             stamp = handle.stamp
             guard let table else { return }
-            if handle.isInWriteTransaction {
+            if !results.isWholeTable {
+                keys = results.keys()
+            } else if handle.isInWriteTransaction {
                 keys = handle.keys(of: table)
             } else {
                 snapshot = handle.reader
@@ -114,6 +157,184 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// `Results<Dog> <count objects>`.
     public var description: String { "Results<\(className)> <\(count) objects>" }
+
+    // MARK: Evaluation
+
+    /// The keys of the objects, in order, at the handle's current version (cached until it moves).
+    func keys(limit: Int? = nil) -> [UInt64] {
+        if let cached = cache.keys(at: handle) { return cached }
+        guard let table else { return [] }
+        var keys = handle.baseKeys(base, predicate: predicate, in: table, limit: sortDescriptors.isEmpty && distinctKeyPaths.isEmpty ? limit : nil)
+        if !distinctKeyPaths.isEmpty { keys = handle.distinct(keys, by: distinctKeyPaths, in: table) }
+        if !sortDescriptors.isEmpty { keys = handle.sorted(keys, by: sortDescriptors, in: table) }
+        if limit == nil || limit! >= keys.count || !sortDescriptors.isEmpty { cache.store(keys, at: handle) }
+        return keys
+    }
+
+    // MARK: Derived results
+
+    /// Objects matching a Realm Query Language predicate, also matching the predicates applied
+    /// so far:
+    ///
+    /// ```swift
+    /// let puppies = try realm.objects(Dog.self).filter("age < %@ AND name BEGINSWITH[c] %@", 2, "r")
+    /// ```
+    ///
+    /// - Throws: ``Realm/Error/Code/invalidInput`` for a malformed predicate, an unknown
+    ///   property or a value of the wrong type, with the offset where it was found.
+    public func filter(_ predicateFormat: String, _ arguments: Any...) throws -> Results<Element> {
+        try filter(predicateFormat, argumentArray: arguments)
+    }
+
+    /// ``filter(_:_:)`` with the arguments in an array.
+    public func filter(_ predicateFormat: String, argumentArray arguments: [Any]) throws -> Results<Element> {
+        let expression = try handle.parseQuery(predicateFormat, arguments: arguments, className: className)
+        return refined(predicate: predicate.map { .and([$0, expression]) } ?? expression)
+    }
+
+    /// Objects matching a type-safe query, also matching the predicates applied so far:
+    ///
+    /// ```swift
+    /// let puppies = realm.objects(Dog.self).where { $0.age < 2 && $0.name.starts(with: "R") }
+    /// ```
+    public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        let expression = isIncluded(Query<Element>.root()).predicate
+        if let table { handle.checkQuery(expression, in: table) }
+        return refined(predicate: predicate.map { .and([$0, expression]) } ?? expression)
+    }
+
+    /// The objects sorted by one property (a key path through to-one links is allowed); replaces
+    /// any earlier sort. `nil`s come first ascending; ties keep their previous order.
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    /// The objects sorted by several properties, in order of precedence; replaces any earlier sort.
+    public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
+        let descriptors = Array(descriptors)
+        if let table { for descriptor in descriptors { handle.checkKeyPath(descriptor.keyPath, in: table) } }
+        return Results(realm: handle, className: className, base: base, predicate: predicate,
+                       sortDescriptors: descriptors, distinctKeyPaths: distinctKeyPaths)
+    }
+
+    /// One object per distinct combination of the values at `keyPaths` (the first in order).
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
+        let paths = Array(keyPaths)
+        if let table { for path in paths { handle.checkKeyPath(path, in: table) } }
+        return Results(realm: handle, className: className, base: base, predicate: predicate,
+                       sortDescriptors: sortDescriptors, distinctKeyPaths: distinctKeyPaths + paths)
+    }
+
+    /// The position of the first object matching a predicate, or nil.
+    public func index(matching predicateFormat: String, _ arguments: Any...) throws -> Int? {
+        let matching = Set(try filter(predicateFormat, argumentArray: arguments).keys())
+        return keys().firstIndex { matching.contains($0) }
+    }
+
+    /// The position of the first object matching a type-safe query, or nil.
+    public func index(matching isIncluded: (Query<Element>) -> Query<Bool>) -> Int? {
+        let matching = Set(self.where(isIncluded).keys())
+        return keys().firstIndex { matching.contains($0) }
+    }
+
+    private func refined(predicate: QueryExpression) -> Results<Element> {
+        Results(realm: handle, className: className, base: base, predicate: predicate,
+                sortDescriptors: sortDescriptors, distinctKeyPaths: distinctKeyPaths)
+    }
+
+    // MARK: Aggregates
+
+    /// The smallest value of a numeric or date property (nil if there are no values).
+    public func min<T: _Persistable>(ofProperty property: String) -> T? {
+        aggregate(.min, property)
+    }
+
+    /// The largest value of a numeric or date property (nil if there are no values).
+    public func max<T: _Persistable>(ofProperty property: String) -> T? {
+        aggregate(.max, property)
+    }
+
+    /// The sum of a numeric property (0 if there are no values).
+    public func sum<T: _Persistable>(ofProperty property: String) -> T {
+        aggregate(.sum, property) ?? T._rlmDefaultValue
+    }
+
+    /// The average of a numeric property, as a `Double` (nil if there are no values).
+    public func average<T: _Persistable>(ofProperty property: String) -> T? {
+        aggregate(.average, property)
+    }
+
+    /// The smallest value at a key path (nil if there are no values).
+    public func min<T: _Persistable>(of keyPath: KeyPath<Element, T>) -> T? {
+        min(ofProperty: QueryKeyPaths.name(of: keyPath))
+    }
+
+    /// The largest value at a key path (nil if there are no values).
+    public func max<T: _Persistable>(of keyPath: KeyPath<Element, T>) -> T? {
+        max(ofProperty: QueryKeyPaths.name(of: keyPath))
+    }
+
+    /// The sum of the values at a key path.
+    public func sum<T: _Persistable>(of keyPath: KeyPath<Element, T>) -> T {
+        sum(ofProperty: QueryKeyPaths.name(of: keyPath))
+    }
+
+    /// The average of the values at a key path, as a `Double` (nil if there are no values).
+    public func average<T: _Persistable>(of keyPath: KeyPath<Element, T>) -> Double? {
+        average(ofProperty: QueryKeyPaths.name(of: keyPath))
+    }
+
+    private func aggregate<T: _Persistable>(_ kind: QueryAggregate, _ property: String) -> T? {
+        guard let table else { return nil }
+        let value = handle.aggregate(kind, of: property, keys: isWholeTable ? nil : keys(), in: table)
+        if kind == .average, case .double = value { return T._rlmFromValue(_RealmValue(value)) }
+        guard value != .null else { return nil }
+        if let converted = T._rlmFromValue(_RealmValue(value)) { return converted }
+        if case .double(let double) = value { return T._rlmFromValue(_RealmValue(.int(Int64(double)))) }
+        if case .int(let int) = value { return T._rlmFromValue(_RealmValue(.double(Double(int)))) }
+        return nil
+    }
+}
+
+/// How `Results` are sorted: a key path (through to-one links) and a direction. Realm Swift's
+/// `SortDescriptor`.
+public struct SortDescriptor: Sendable, Hashable {
+    /// The property to sort by (`"age"`, `"owner.name"`).
+    public var keyPath: String
+    /// Whether smaller values (and nil) come first.
+    public var ascending: Bool
+
+    /// A sort by `keyPath`.
+    public init(keyPath: String, ascending: Bool = true) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+    }
+
+    /// The same key path, the other direction.
+    public var reversed: SortDescriptor { SortDescriptor(keyPath: keyPath, ascending: !ascending) }
+}
+
+/// Where the objects of a `Results` come from before filtering.
+enum ResultsBase {
+    /// Every object of the table.
+    case table
+    /// The objects a collection holds now (a `List`, `LinkingObjects`), in its order.
+    case keys(() -> [UInt64])
+}
+
+/// The keys of a `Results` at one version of its handle (a reference, so the value type can
+/// fill it lazily).
+final class ResultsCache {
+    private var entry: (stamp: UInt64, handle: ObjectIdentifier, keys: [UInt64])?
+
+    func keys(at realm: Realm) -> [UInt64]? {
+        guard let entry, entry.stamp == realm.stamp, entry.handle == ObjectIdentifier(realm) else { return nil }
+        return entry.keys
+    }
+
+    func store(_ keys: [UInt64], at realm: Realm) {
+        entry = (realm.stamp, ObjectIdentifier(realm), keys)
+    }
 }
 
 extension Realm {

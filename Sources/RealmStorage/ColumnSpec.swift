@@ -48,7 +48,7 @@ package struct ColumnSpec: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// One value of one column, as handed to and from the storage layer.
-package enum ColumnValue: Equatable, Sendable {
+package enum ColumnValue: Hashable, Sendable {
     case null
     case int(Int64)
     case bool(Bool)

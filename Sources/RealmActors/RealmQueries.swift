@@ -1,0 +1,201 @@
+import Foundation
+internal import RealmRuntime
+
+/// Evaluating queries at a handle's version: the glue between `Results` and the object store's
+/// query engine.
+extension Realm {
+    /// An evaluator over what this handle sees (its write transaction, or its read version).
+    func queryEvaluator() -> QueryEvaluator {
+        if let writer { return QueryEvaluator(source: writer) { try writer.root(of: $0) } }
+        let reader = reader
+        return QueryEvaluator(source: reader) { try reader.root(of: $0) }
+    }
+
+    /// Parses a Realm Query Language predicate and checks it against the class's table.
+    func parseQuery(_ text: String, arguments: [Any], className: String) throws -> QueryExpression {
+        do {
+            let expression = try QueryParser.parse(text, arguments: try arguments.map(QueryArguments.argument))
+            if let table = catalog.tables[className] { _ = try QueryPlan.bind(expression, to: table, catalog: catalog) }
+            return expression
+        } catch let error as QueryError {
+            throw Realm.Error(.invalidInput, "Invalid predicate '\(text)': \(error.message) at offset \(error.position)")
+        }
+    }
+
+    /// Traps with the binder's message if a built (type-safe) query does not fit the table.
+    func checkQuery(_ expression: QueryExpression, in table: Table) {
+        do {
+            _ = try QueryPlan.bind(expression, to: table, catalog: catalog)
+        } catch {
+            fatalError("Invalid query on '\(table.name)': \(error)")
+        }
+    }
+
+    /// Traps with a precise message if `keyPath` is not a property path of `table` (sorting and
+    /// distinct on a missing property are programmer errors in Realm).
+    func checkKeyPath(_ keyPath: String, in table: Table) {
+        do {
+            _ = try BoundPath.resolve(keyPath, in: table, catalog: catalog)
+        } catch let error as QueryError {
+            fatalError("Cannot sort or distinct on key path '\(keyPath)': \(error.message)")
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
+    /// The plan of `expression` at the current schema; nil (no match) if it no longer fits
+    /// (after a migration removed a property it uses).
+    func plan(_ expression: QueryExpression, in table: Table) -> QueryPlan {
+        (try? QueryPlan.bind(expression, to: table, catalog: catalog)) ?? .constant(false)
+    }
+
+    func count(matching expression: QueryExpression, in table: Table) -> Int {
+        do {
+            return try queryEvaluator().count(plan(expression, in: table), in: table)
+        } catch {
+            fatalError("The realm file is damaged: \(error)")
+        }
+    }
+
+    /// The keys of the base objects matching `predicate`, in base order.
+    func baseKeys(_ base: ResultsBase, predicate: QueryExpression?, in table: Table, limit: Int?) -> [UInt64] {
+        do {
+            let evaluator = queryEvaluator()
+            switch base {
+            case .table:
+                guard let predicate else { return keys(of: table) }
+                return try evaluator.matchingKeys(plan(predicate, in: table), in: table)
+            case .keys(let keys):
+                let candidates = keys()
+                guard let predicate else { return candidates }
+                let plan = plan(predicate, in: table)
+                var matching: [UInt64] = []
+                for key in candidates where try evaluator.matches(plan, key: key, in: table) {
+                    matching.append(key)
+                    if let limit, matching.count >= limit { break }
+                }
+                return matching
+            }
+        } catch {
+            fatalError("The realm file is damaged: \(error)")
+        }
+    }
+
+    /// The first value at `path` of each object (nil for a missing object or value).
+    private func sortValues(_ keys: [UInt64], _ keyPath: String, in table: Table) -> [ColumnValue] {
+        do {
+            let path = try BoundPath.resolve(keyPath, in: table, catalog: catalog)
+            let evaluator = queryEvaluator()
+            let root = try evaluator.root(table.tree)
+            return try keys.map { key in
+                guard let (leaf, row) = try evaluator.source.row(in: root, key: key) else { return .null }
+                return try evaluator.values(at: path, leaf, row).first ?? .null
+            }
+        } catch {
+            fatalError("Cannot read '\(keyPath)' of '\(table.name)': \(error)")
+        }
+    }
+
+    /// `keys` sorted by the descriptors; stable.
+    func sorted(_ keys: [UInt64], by descriptors: [SortDescriptor], in table: Table) -> [UInt64] {
+        let columns = descriptors.map { sortValues(keys, $0.keyPath, in: table) }
+        let order = keys.indices.sorted { a, b in
+            for (descriptor, values) in zip(descriptors, columns) {
+                let ordering = SortOrder.compare(values[a], values[b])
+                if ordering != 0 { return descriptor.ascending ? ordering < 0 : ordering > 0 }
+            }
+            return a < b
+        }
+        return order.map { keys[$0] }
+    }
+
+    /// The first key of each distinct combination of values at `keyPaths`.
+    func distinct(_ keys: [UInt64], by keyPaths: [String], in table: Table) -> [UInt64] {
+        let columns = keyPaths.map { sortValues(keys, $0, in: table) }
+        var seen = Set<[ColumnValue]>()
+        return keys.indices.filter { index in seen.insert(columns.map { $0[index] }).inserted }.map { keys[$0] }
+    }
+
+    /// `@min`/`@max`/`@sum`/`@avg` of a property over `keys` (nil: every object of the table).
+    func aggregate(_ aggregate: QueryAggregate, of property: String, keys: [UInt64]?, in table: Table) -> ColumnValue {
+        guard let column = table.columns[property], let info = table.property(column), info.collection == nil,
+              [.int, .float, .double, .date, .decimal128].contains(info.kind) else {
+            fatalError("Cannot compute \(aggregate.rawValue) of '\(property)' on '\(table.name)': it must be a numeric or date property")
+        }
+        let values = (keys ?? self.keys(of: table)).map { key -> ColumnValue in
+            guard let (leaf, row) = locate(table, key) else { return .null }
+            return (try? (writer as (any PageSource)? ?? reader).value(leaf, row: row, column: column, spec: table.layout[column])) ?? .null
+        }
+        return QueryComparisons.aggregate(aggregate, of: values, kind: info.kind, isCollection: true)
+    }
+}
+
+/// The order `sorted` uses: nil first, then numbers by value, strings and bytes by UTF-8 bytes
+/// (which is Unicode scalar order), booleans false first.
+enum SortOrder {
+    static func compare(_ a: ColumnValue, _ b: ColumnValue) -> Int {
+        switch (a, b) {
+        case (.null, .null): return 0
+        case (.null, _): return -1
+        case (_, .null): return 1
+        default: break
+        }
+        if QueryComparisons.compare(a, .less, b, kind: .double, options: []) { return -1 }
+        if QueryComparisons.compare(b, .less, a, kind: .double, options: []) { return 1 }
+        if case .bool(let x) = a, case .bool(let y) = b { return x == y ? 0 : (x ? 1 : -1) }
+        return 0
+    }
+}
+
+/// Swift values given as query arguments (`%@`, `$0`), in the query engine's terms.
+enum QueryArguments {
+    static func argument(_ value: Any) throws -> QueryArgument {
+        .value(try queryValue(value))
+    }
+
+    static func queryValue(_ value: Any?) throws -> QueryValue {
+        switch value {
+        case nil, is NSNull: return .null
+        case let value as Bool: return .bool(value)
+        case let value as Int: return .int(Int64(value))
+        case let value as any BinaryInteger:
+            guard let exact = Int64(exactly: value) else { throw QueryError("Integer argument \(value) does not fit 64 bits", at: 0) }
+            return .int(exact)
+        case let value as Double: return .double(value)
+        case let value as Float: return .double(Double(value))
+        case let value as String: return .string(value)
+        case let value as Data: return .data(Array(value))
+        case let value as Date: return .date(value.timeIntervalSinceReferenceDate)
+        case let value as ObjectId: return .objectId(value.bytes)
+        case let value as UUID: return .uuid(withUnsafeBytes(of: value.uuid) { Array($0) })
+        case let value as Decimal128: return .decimal128(value.storedBytes, approximately: Double(value.stringValue) ?? .nan)
+        case let value as AnyRealmValue: return try queryValue(value.swiftValue)
+        case let object as ObjectBase:
+            guard let state = object.realmState else { throw QueryError("Only managed objects can be query arguments", at: 0) }
+            return .object(className: state.table.name, key: state.key)
+        case let value as any _Persistable:  // a PersistableEnum: its raw value
+            return try queryValue(stored: value)
+        default:
+            let mirror = Mirror(reflecting: value!)
+            if mirror.displayStyle == .optional { return try queryValue(mirror.children.first?.value) }
+            throw QueryError("Unsupported query argument of type \(type(of: value!))", at: 0)
+        }
+    }
+
+    /// A persistable value by its stored form and kind.
+    static func queryValue<T: _Persistable>(stored value: T) throws -> QueryValue {
+        switch (T._rlmType.kind, value._rlmValue.value) {
+        case (_, .null): return .null
+        case (.int, .int(let int)): return .int(int)
+        case (.string, .bytes(let bytes)): return .string(String(decoding: bytes, as: UTF8.self))
+        case (.bool, .bool(let bool)): return .bool(bool)
+        case (.double, .double(let double)), (.float, .double(let double)): return .double(double)
+        case (.float, .float(let float)): return .double(Double(float))
+        case (.date, .double(let seconds)): return .date(seconds)
+        case (.data, .bytes(let bytes)): return .data(bytes)
+        case (.objectId, .fixed(let bytes)): return .objectId(bytes)
+        case (.uuid, .fixed(let bytes)): return .uuid(bytes)
+        default: throw QueryError("Unsupported query argument of type \(T.self)", at: 0)
+        }
+    }
+}

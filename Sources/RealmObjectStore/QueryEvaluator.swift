@@ -1,0 +1,412 @@
+import Foundation
+package import RealmStorage
+
+/// Runs bound queries (``QueryPlan``) over one version of a file.
+///
+/// A query over a table uses an index when its top level (or one operand of a top-level `AND`)
+/// is `==`/`IN` on an indexed property or the primary key, and evaluates the whole predicate on
+/// those candidates only; otherwise it scans the table leaf by leaf. A comparison of a property
+/// of the queried object with a constant reads the column in place (no copy, no allocation for
+/// numbers, dates and booleans); paths through links and collections gather their values first.
+/// `AND` and `OR` stop at the first operand that decides.
+package struct QueryEvaluator {
+    package let source: any PageSource
+    /// The root of a tree at the version being read.
+    package let root: (TreeID) throws -> TreeRoot
+
+    package init(source: any PageSource, root: @escaping (TreeID) throws -> TreeRoot) {
+        self.source = source
+        self.root = root
+    }
+
+    // MARK: Whole tables
+
+    /// The keys of the objects of `table` matching `plan`, in key order.
+    package func matchingKeys(_ plan: QueryPlan, in table: Table) throws -> [UInt64] {
+        if let candidates = try indexCandidates(plan, table) {
+            return try candidates.filter { key in
+                guard let (leaf, row) = try source.row(in: root(table.tree), key: key) else { return false }
+                return try evaluate(plan, leaf, row, table)
+            }
+        }
+        var keys: [UInt64] = []
+        try source.forEachCluster(in: root(table.tree)) { leaf in
+            for row in 0..<leaf.count where try evaluate(plan, leaf, row, table) { keys.append(leaf.key(row)) }
+            return true
+        }
+        return keys
+    }
+
+    /// How many objects of `table` match `plan` (without collecting their keys).
+    package func count(_ plan: QueryPlan, in table: Table) throws -> Int {
+        if try indexCandidates(plan, table) != nil { return try matchingKeys(plan, in: table).count }
+        var count = 0
+        try source.forEachCluster(in: root(table.tree)) { leaf in
+            for row in 0..<leaf.count where try evaluate(plan, leaf, row, table) { count += 1 }
+            return true
+        }
+        return count
+    }
+
+    /// Whether object `key` of `table` matches `plan` (false if it does not exist).
+    package func matches(_ plan: QueryPlan, key: UInt64, in table: Table) throws -> Bool {
+        guard let (leaf, row) = try source.row(in: root(table.tree), key: key) else { return false }
+        return try evaluate(plan, leaf, row, table)
+    }
+
+    /// Keys that may match, from an index, in key order; nil when no index applies.
+    private func indexCandidates(_ plan: QueryPlan, _ table: Table) throws -> [UInt64]? {
+        switch plan {
+        case .and(let operands):
+            for operand in operands { if let keys = try indexCandidates(operand, table) { return keys } }
+            return nil
+        case .compare(let comparison):
+            guard comparison.path.hops.isEmpty, comparison.path.aggregate == nil, !comparison.isMembership,
+                  comparison.options.isEmpty, comparison.path.last.property.collection == nil,
+                  !comparison.path.last.property.canLink else { return nil }
+            let values: [ColumnValue]
+            switch (comparison.op, comparison.right) {
+            case (.equal, .value(let value)): values = [value]
+            case (.in, .values(let list)): values = list
+            default: return nil
+            }
+            let column = comparison.path.last.column
+            if table.primaryKeyIsObjectKey && column == table.primaryKeyColumn {
+                var keys: [UInt64] = []
+                for value in values {
+                    switch value {
+                    case .int(let int): keys.append(UInt64(bitPattern: int))
+                    case .null: keys.append(UInt64(bitPattern: Int64.min))
+                    default: return nil  // a double: not an exact key
+                    }
+                }
+                return Array(Set(keys)).sorted()
+            }
+            guard let index = table.indexes[column] else { return nil }
+            var keys = Set<UInt64>()
+            for value in values {
+                guard value.matches(table.layout[column]) else { return nil }  // e.g. a double for an int
+                let encoded = try IndexKey.encode(value, table.layout[column], kind: comparison.path.last.property.kind)
+                keys.formUnion(try source.indexObjectKeys(root(index), matching: encoded))
+            }
+            return keys.sorted()
+        default:
+            return nil
+        }
+    }
+
+    // MARK: One object
+
+    /// Whether the object at `row` of `leaf` (of `table`) matches.
+    package func evaluate(_ plan: QueryPlan, _ leaf: ClusterLeaf, _ row: Int, _ table: Table) throws -> Bool {
+        switch plan {
+        case .constant(let value):
+            return value
+        case .and(let operands):
+            for operand in operands where try !evaluate(operand, leaf, row, table) { return false }
+            return true
+        case .or(let operands):
+            for operand in operands where try evaluate(operand, leaf, row, table) { return true }
+            return false
+        case .not(let operand):
+            return try !evaluate(operand, leaf, row, table)
+        case .compare(let comparison):
+            if let direct = directComparison(comparison, leaf, row) { return direct }
+            return try evaluateComparison(comparison, leaf, row)
+        case .subquery(let path, let target, let predicate, let op, let count):
+            let targets = try objects(at: path, leaf, row)
+            var matching = 0
+            for key in targets where try matches(predicate, key: key, in: target) { matching += 1 }
+            return QueryComparisons.compareNumbers(Double(matching), op, count)
+        }
+    }
+
+    /// The fast path: a number, date or boolean property of the object itself against a constant,
+    /// read in place. Nil when the comparison is not of that shape.
+    @inline(__always)
+    private func directComparison(_ comparison: BoundComparison, _ leaf: ClusterLeaf, _ row: Int) -> Bool? {
+        guard comparison.path.hops.isEmpty, comparison.path.aggregate == nil, !comparison.isMembership,
+              case .value(let right) = comparison.right else { return nil }
+        let property = comparison.path.last.property
+        let column = comparison.path.last.column
+        guard property.collection == nil, column < leaf.columnCount else { return nil }
+        if leaf.isNull(row, column) {
+            return QueryComparisons.compare(.null, comparison.op, right, kind: property.kind, options: [])
+        }
+        switch (property.kind, right) {
+        case (.int, .int(let value)): return QueryComparisons.compareInts(leaf.int(row, column), comparison.op, value)
+        case (.int, .double(let value)): return QueryComparisons.compareNumbers(Double(leaf.int(row, column)), comparison.op, value)
+        case (.double, .double(let value)), (.date, .double(let value)):
+            return QueryComparisons.compareNumbers(leaf.double(row, column), comparison.op, value)
+        case (.float, .double(let value)): return QueryComparisons.compareNumbers(Double(leaf.float(row, column)), comparison.op, value)
+        case (.bool, .bool(let value)):
+            let stored = leaf.bool(row, column)
+            return comparison.op == .equal ? stored == value : comparison.op == .notEqual ? stored != value : false
+        default: return nil
+        }
+    }
+
+    private func evaluateComparison(_ comparison: BoundComparison, _ leaf: ClusterLeaf, _ row: Int) throws -> Bool {
+        let kind = comparison.path.valueKind
+        let left = try values(at: comparison.path, leaf, row)
+        let rights: [ColumnValue]
+        switch comparison.right {
+        case .value(let value): rights = [value]
+        case .values(let values): rights = values
+        case .path(let path): rights = try values(at: path, leaf, row)
+        }
+        func test(_ value: ColumnValue) -> Bool {
+            switch comparison.op {
+            case .in:
+                return rights.contains { QueryComparisons.compare(value, .equal, $0, kind: kind, options: comparison.options) }
+            case .between:
+                return rights.count == 2
+                    && QueryComparisons.compare(value, .greaterOrEqual, rights[0], kind: kind, options: [])
+                    && QueryComparisons.compare(value, .lessOrEqual, rights[1], kind: kind, options: [])
+            default:
+                if case .path = comparison.right {  // property against property: any pair
+                    return rights.contains { QueryComparisons.compare(value, comparison.op, $0, kind: kind, options: comparison.options) }
+                }
+                return QueryComparisons.compare(value, comparison.op, rights.first ?? .null, kind: kind, options: comparison.options)
+            }
+        }
+        guard comparison.path.isMultiValued else { return test(left.first ?? .null) }
+        switch comparison.modifier {
+        case .any: return left.contains(where: test)
+        case .all: return left.allSatisfy(test)
+        case .none: return !left.contains(where: test)
+        }
+    }
+
+    // MARK: Paths
+
+    /// The values a path reaches from an object (one for a plain property; the elements of
+    /// collections it goes through; one aggregate if it ends in one).
+    package func values(at path: BoundPath, _ leaf: ClusterLeaf, _ row: Int) throws -> [ColumnValue] {
+        var rows = [(leaf, row)]
+        for hop in path.hops {
+            guard let target = hop.target else { return [] }
+            let targetRoot = try root(target.tree)
+            var next: [(ClusterLeaf, Int)] = []
+            for (currentLeaf, currentRow) in rows {
+                let value = try source.value(currentLeaf, row: currentRow, column: hop.column, spec: hop.table.layout[hop.column])
+                for key in hop.table.linkedKeys(value, column: hop.column) {
+                    if let found = try source.row(in: targetRoot, key: key) { next.append(found) }
+                }
+            }
+            rows = next
+        }
+        let last = path.last
+        var gathered: [ColumnValue] = []
+        for (currentLeaf, currentRow) in rows {
+            let value = try source.value(currentLeaf, row: currentRow, column: last.column, spec: last.table.layout[last.column])
+            switch (last.property.collection, value) {
+            case (nil, _): gathered.append(value)
+            case (.map?, .bytes(let bytes)): gathered += PackedCollection.entries(PackedCollection.decode(bytes)).map(\.value)
+            case (_, .bytes(let bytes)): gathered += PackedCollection.decode(bytes)
+            default: break
+            }
+        }
+        guard let aggregate = path.aggregate else { return gathered }
+        return [QueryComparisons.aggregate(aggregate, of: gathered, kind: last.property.kind,
+                                           isCollection: last.property.collection != nil || !path.hops.isEmpty)]
+    }
+
+    /// The keys of the objects a path to a collection of links reaches.
+    private func objects(at path: BoundPath, _ leaf: ClusterLeaf, _ row: Int) throws -> [UInt64] {
+        var plain = path
+        plain.aggregate = nil
+        return try values(at: plain, leaf, row).compactMap { value in
+            if case .int(let key) = value { UInt64(bitPattern: key) } else { nil }
+        }
+    }
+}
+
+/// How stored values compare, per property kind, as Realm defines it: numbers across widths,
+/// strings by Unicode scalars (with `[c]`/`[d]` folding), nil equal only to nil and never
+/// ordered.
+package enum QueryComparisons {
+    @inline(__always)
+    static func compareInts(_ lhs: Int64, _ op: QueryOperator, _ rhs: Int64) -> Bool {
+        switch op {
+        case .equal, .in: lhs == rhs
+        case .notEqual: lhs != rhs
+        case .less: lhs < rhs
+        case .lessOrEqual: lhs <= rhs
+        case .greater: lhs > rhs
+        case .greaterOrEqual: lhs >= rhs
+        default: false
+        }
+    }
+
+    @inline(__always)
+    static func compareNumbers(_ lhs: Double, _ op: QueryOperator, _ rhs: Double) -> Bool {
+        switch op {
+        case .equal, .in: lhs == rhs
+        case .notEqual: lhs != rhs
+        case .less: lhs < rhs
+        case .lessOrEqual: lhs <= rhs
+        case .greater: lhs > rhs
+        case .greaterOrEqual: lhs >= rhs
+        default: false
+        }
+    }
+
+    /// `lhs op rhs` for values of a property of `kind`.
+    package static func compare(_ lhs: ColumnValue, _ op: QueryOperator, _ rhs: ColumnValue,
+                                kind: PropertyKind, options: QueryStringOptions) -> Bool {
+        if lhs == .null || rhs == .null {
+            switch op {
+            case .equal: return lhs == rhs
+            case .notEqual: return lhs != rhs
+            default: return false
+            }
+        }
+        if kind == .mixed { return compareMixed(lhs, op, rhs, options: options) }
+        switch (lhs, rhs) {
+        case (.int(let a), .int(let b)): return compareInts(a, op, b)
+        case (.int(let a), .double(let b)): return compareNumbers(Double(a), op, b)
+        case (.double(let a), .int(let b)): return compareNumbers(a, op, Double(b))
+        case (.double(let a), .double(let b)): return compareNumbers(a, op, b)
+        case (.float(let a), .double(let b)): return compareNumbers(Double(a), op, b)
+        case (.float(let a), .float(let b)): return compareNumbers(Double(a), op, Double(b))
+        case (.double(let a), .float(let b)): return compareNumbers(a, op, Double(b))
+        case (.bool(let a), .bool(let b)): return op == .equal ? a == b : op == .notEqual ? a != b : false
+        case (.bytes(let a), .bytes(let b)): return compareText(a, op, b, options: options)
+        case (.fixed(let a), .fixed(let b)):
+            switch op {
+            case .equal: return a == b
+            case .notEqual: return a != b
+            default:
+                let order: Bool = a.lexicographicallyPrecedes(b)
+                switch op {
+                case .less: return order
+                case .lessOrEqual: return order || a == b
+                case .greater: return !order && a != b
+                case .greaterOrEqual: return !order
+                default: return false
+                }
+            }
+        default:
+            return op == .notEqual
+        }
+    }
+
+    /// Strings (and data) by the operator, folded per `options`.
+    static func compareText(_ lhs: [UInt8], _ op: QueryOperator, _ rhs: [UInt8], options: QueryStringOptions) -> Bool {
+        let (a, b) = options.isEmpty ? (lhs, rhs) : (QueryText.fold(lhs, options), QueryText.fold(rhs, options))
+        switch op {
+        case .equal: return a == b
+        case .notEqual: return a != b
+        case .beginsWith: return a.starts(with: b)
+        case .endsWith: return a.count >= b.count && a[(a.count - b.count)...].elementsEqual(b)
+        case .contains: return b.isEmpty || QueryText.find(b, in: a)
+        case .like: return QueryText.like(a, pattern: b)
+        case .less: return a.lexicographicallyPrecedes(b)
+        case .lessOrEqual: return !b.lexicographicallyPrecedes(a)
+        case .greater: return b.lexicographicallyPrecedes(a)
+        case .greaterOrEqual: return !a.lexicographicallyPrecedes(b)
+        default: return false
+        }
+    }
+
+    /// `AnyRealmValue`s: numbers compare across types, strings as strings, others by equality.
+    static func compareMixed(_ lhs: ColumnValue, _ op: QueryOperator, _ rhs: ColumnValue, options: QueryStringOptions) -> Bool {
+        let (a, b) = (MixedValue(stored: lhs), MixedValue(stored: rhs))
+        switch (a, b) {
+        case (.value(let kindA, let valueA), .value(let kindB, let valueB)):
+            let numbers: Set<PropertyKind> = [.int, .double, .float]
+            if numbers.contains(kindA) && numbers.contains(kindB) || kindA == kindB && kindA != .mixed {
+                return compare(valueA, op, valueB, kind: kindA == kindB ? kindA : .double, options: options)
+            }
+            return op == .notEqual
+        default:
+            return op == .equal ? a == b : op == .notEqual ? a != b : false
+        }
+    }
+
+    /// `@count`, `@min`, `@max`, `@sum`, `@avg` over gathered values.
+    package static func aggregate(_ aggregate: QueryAggregate, of values: [ColumnValue], kind: PropertyKind, isCollection: Bool) -> ColumnValue {
+        if aggregate == .count {
+            if !isCollection, let first = values.first, case .bytes(let bytes) = first { return .int(Int64(bytes.count)) }
+            return .int(Int64(values.count))
+        }
+        let numbers: [Double] = values.compactMap {
+            switch $0 {
+            case .int(let int): Double(int)
+            case .double(let double): double
+            case .float(let float): Double(float)
+            default: nil
+            }
+        }
+        switch aggregate {
+        case .sum:
+            if kind == .int { return .int(values.reduce(0) { if case .int(let int) = $1 { $0 &+ int } else { $0 } }) }
+            return .double(numbers.reduce(0, +))
+        case .average: return numbers.isEmpty ? .null : .double(numbers.reduce(0, +) / Double(numbers.count))
+        case .min, .max:
+            let nonNull = values.filter { $0 != .null }
+            guard var best = nonNull.first else { return .null }
+            for value in nonNull.dropFirst() where compare(value, aggregate == .min ? .less : .greater, best, kind: kind, options: []) {
+                best = value
+            }
+            if case .float(let float) = best { return .double(Double(float)) }
+            return best
+        case .count: return .int(Int64(values.count))
+        }
+    }
+}
+
+/// Text matching for queries: folding for `[c]`/`[d]`, substring search and `LIKE`.
+package enum QueryText {
+    /// `bytes` (UTF-8) case- and/or diacritic-folded. ASCII folds in place; anything else goes
+    /// through Foundation's Unicode folding (every script, beyond Realm's Latin 0–591).
+    package static func fold(_ bytes: [UInt8], _ options: QueryStringOptions) -> [UInt8] {
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            guard options.contains(.caseInsensitive) else { return bytes }
+            return bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        }
+        var folding: String.CompareOptions = []
+        if options.contains(.caseInsensitive) { folding.insert(.caseInsensitive) }
+        if options.contains(.diacriticInsensitive) { folding.insert(.diacriticInsensitive) }
+        return Array(String(decoding: bytes, as: UTF8.self).folding(options: folding, locale: nil).utf8)
+    }
+
+    /// Whether `needle` occurs in `haystack` (bytes; UTF-8 is self-synchronizing, so a byte
+    /// match is a character-sequence match).
+    static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Bool {
+        guard needle.count <= haystack.count else { return false }
+        let first = needle[0]
+        var index = 0
+        while index + needle.count <= haystack.count {
+            if haystack[index] == first && haystack[index..<(index + needle.count)].elementsEqual(needle) { return true }
+            index += 1
+        }
+        return false
+    }
+
+    /// `LIKE`: `?` matches one character, `*` any run of characters (by Unicode scalar).
+    static func like(_ text: [UInt8], pattern: [UInt8]) -> Bool {
+        let text = Array(String(decoding: text, as: UTF8.self).unicodeScalars)
+        let pattern = Array(String(decoding: pattern, as: UTF8.self).unicodeScalars)
+        var (t, p) = (0, 0)
+        var star: (pattern: Int, text: Int)?
+        while t < text.count {
+            if p < pattern.count && (pattern[p] == "?" || pattern[p] == text[t]) {
+                t += 1
+                p += 1
+            } else if p < pattern.count && pattern[p] == "*" {
+                star = (p, t)
+                p += 1
+            } else if let current = star {
+                p = current.pattern + 1
+                t = current.text + 1
+                star = (current.pattern, current.text + 1)
+            } else {
+                return false
+            }
+        }
+        while p < pattern.count && pattern[p] == "*" { p += 1 }
+        return p == pattern.count
+    }
+}

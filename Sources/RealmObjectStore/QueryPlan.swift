@@ -1,0 +1,311 @@
+import Foundation
+package import RealmStorage
+
+/// A predicate bound to a table: every key path resolved to columns (following links), every
+/// constant checked against and converted to its property's stored form. Made by
+/// ``QueryPlan/bind(_:to:catalog:)``; evaluated by ``QueryEvaluator``.
+package indirect enum QueryPlan: Sendable {
+    case constant(Bool)
+    case and([QueryPlan])
+    case or([QueryPlan])
+    case not(QueryPlan)
+    case compare(BoundComparison)
+    /// `SUBQUERY(path, $x, predicate).@count op value`; `target` is the table `path` links to.
+    case subquery(path: BoundPath, target: Table, predicate: QueryPlan, op: QueryOperator, count: Double)
+}
+
+/// One step of a key path: a column of a table.
+package struct PathStep: Sendable {
+    package let table: Table
+    package let column: Int
+    package let property: PropertyInfo
+    /// The table a link property links to.
+    package let target: Table?
+}
+
+/// A key path from the queried object: link hops, then the final property.
+package struct BoundPath: Sendable {
+    /// Link properties followed before the last step (to-one links or collections of links).
+    package var hops: [PathStep]
+    /// The property compared.
+    package var last: PathStep
+    package var aggregate: QueryAggregate?
+
+    /// Whether the path can reach several values (through or into a collection).
+    package var isMultiValued: Bool {
+        hops.contains { $0.property.collection != nil } || (last.property.collection != nil && aggregate == nil)
+    }
+
+    /// The kind of the values compared (after the aggregate).
+    package var valueKind: PropertyKind {
+        switch aggregate {
+        case .count: .int
+        case .average: .double
+        case .min, .max, .sum: last.property.kind == .float ? .double : last.property.kind
+        case nil: last.property.kind
+        }
+    }
+}
+
+/// The right side of a bound comparison.
+package enum BoundOperand: Sendable {
+    case value(ColumnValue)
+    case values([ColumnValue])
+    case path(BoundPath)
+}
+
+/// `path op right`, ready to evaluate.
+package struct BoundComparison: Sendable {
+    package var path: BoundPath
+    package var op: QueryOperator
+    package var right: BoundOperand
+    package var options: QueryStringOptions
+    package var modifier: QueryCollectionModifier
+    /// `value IN list`: the path is the collection, the value is the single right value.
+    package var isMembership: Bool
+}
+
+extension QueryPlan {
+    /// Resolves `expression` against `table`. Throws ``QueryError`` naming the position and the
+    /// problem: an unknown property, a link followed through a non-link, a value of the wrong
+    /// type, an operator the property's type does not support.
+    package static func bind(_ expression: QueryExpression, to table: Table, catalog: SchemaCatalog) throws -> QueryPlan {
+        var binder = QueryBinder(catalog: catalog, variables: [:])
+        return try binder.bind(expression, table)
+    }
+}
+
+extension BoundPath {
+    /// Resolves a key path (`age`, `owner.name`) of `table`, for sorting and aggregates.
+    package static func resolve(_ keyPath: String, in table: Table, catalog: SchemaCatalog) throws -> BoundPath {
+        try QueryBinder(catalog: catalog, variables: [:])
+            .resolve(keyPath.split(separator: ".").map(String.init), aggregate: nil, from: table, at: 0)
+    }
+}
+
+/// The binder's state: the catalog and the `SUBQUERY` variables in scope.
+private struct QueryBinder {
+    let catalog: SchemaCatalog
+    var variables: [String: Table]
+
+    mutating func bind(_ expression: QueryExpression, _ table: Table) throws -> QueryPlan {
+        switch expression {
+        case .constant(let value): return .constant(value)
+        case .and(let operands): return .and(try operands.map { try bind($0, table) })
+        case .or(let operands): return .or(try operands.map { try bind($0, table) })
+        case .not(let operand): return .not(try bind(operand, table))
+        case .comparison(let comparison): return try bind(comparison, table)
+        }
+    }
+
+    mutating func bind(_ comparison: QueryComparison, _ table: Table) throws -> QueryPlan {
+        let position = comparison.position
+        // SUBQUERY(...).@count op value
+        if case .subqueryCount(let collection, let variable, let predicate, let subPosition) = comparison.left {
+            let path = try resolve(collection, aggregate: nil, from: table, at: subPosition)
+            guard path.last.property.kind == .object, path.last.property.collection != nil,
+                  let targetName = path.last.property.objectClassName, let target = catalog.tables[targetName] else {
+                throw QueryError("SUBQUERY needs a collection of objects, but '\(collection.joined(separator: "."))' is not one", at: subPosition)
+            }
+            guard case .value(let value) = comparison.right, let count = value.numeric else {
+                throw QueryError("SUBQUERY(...).@count must be compared with a number", at: position)
+            }
+            var inner = QueryBinder(catalog: catalog, variables: variables)
+            inner.variables[variable] = target
+            let plan = try inner.bind(predicate, target)
+            return .subquery(path: path, target: target, predicate: plan, op: comparison.op, count: count)
+        }
+        var left = comparison.left
+        var right = comparison.right
+        var op = comparison.op
+        var isMembership = false
+        // `value IN list` and `list CONTAINS value` test membership of a value in a collection.
+        if case .value = left, case .keyPath = right, op == .in {
+            swap(&left, &right)
+            isMembership = true
+        }
+        guard case .keyPath(let components, let aggregate, let pathPosition) = left else {
+            throw QueryError("Expected a property name on one side of '\(comparison.op.rawValue)'", at: position)
+        }
+        let path = try resolve(components, aggregate: aggregate, from: table, at: pathPosition)
+        if op == .contains, path.last.property.collection != nil, aggregate == nil, case .value = right {
+            isMembership = true
+            op = .equal
+        }
+        if isMembership { op = .equal }
+        let kind = path.valueKind
+        let name = components.joined(separator: ".")
+        let bound: BoundOperand
+        switch right {
+        case .value(let value):
+            bound = .value(try convert(value, to: kind, path: path, name: name, at: position))
+        case .values(let values):
+            if op == .between, values.count != 2 {
+                throw QueryError("BETWEEN needs exactly two values, {low, high}, but got \(values.count)", at: position)
+            }
+            guard op == .in || op == .between else {
+                throw QueryError("A list of values {…} can only follow IN or BETWEEN", at: position)
+            }
+            bound = .values(try values.map { try convert($0, to: kind, path: path, name: name, at: position) })
+        case .keyPath(let otherComponents, let otherAggregate, let otherPosition):
+            let other = try resolve(otherComponents, aggregate: otherAggregate, from: table, at: otherPosition)
+            guard comparable(kind, other.valueKind) else {
+                throw QueryError("Cannot compare '\(name)' (\(kind.rawValue)) with '\(otherComponents.joined(separator: "."))' (\(other.valueKind.rawValue))", at: position)
+            }
+            bound = .path(other)
+        case .subqueryCount:
+            throw QueryError("SUBQUERY can only be on the left of a comparison", at: position)
+        }
+        try check(op, on: kind, path: path, name: name, options: comparison.options, at: position)
+        return .compare(BoundComparison(path: path, op: op, right: bound, options: comparison.options,
+                                        modifier: comparison.modifier ?? .any, isMembership: isMembership))
+    }
+
+    /// Resolves a key path: every component but the last must be a link.
+    func resolve(_ components: [String], aggregate: QueryAggregate?, from root: Table, at position: Int) throws -> BoundPath {
+        var components = components
+        var table = root
+        if let first = components.first, first.hasPrefix("$") {
+            guard let scoped = variables[first] else { throw QueryError("Unknown variable '\(first)'", at: position) }
+            table = scoped
+            components.removeFirst()
+        }
+        guard !components.isEmpty else { throw QueryError("Expected a property name", at: position) }
+        var hops: [PathStep] = []
+        for (index, name) in components.enumerated() {
+            guard let column = table.columns[name], let property = table.property(column) else {
+                throw QueryError("Property '\(name)' not found in object of type '\(table.name)'", at: position)
+            }
+            let target = property.kind == .object ? property.objectClassName.flatMap { catalog.tables[$0] } : nil
+            let step = PathStep(table: table, column: column, property: property, target: target)
+            if index == components.count - 1 {
+                if let aggregate {
+                    switch aggregate {
+                    case .count:
+                        guard property.collection != nil || [.string, .data].contains(property.kind) else {
+                            throw QueryError("@count needs a collection, a string or data, but '\(name)' is \(property.typeName)", at: position)
+                        }
+                    case .min, .max, .sum, .average:
+                        let numeric: Set<PropertyKind> = aggregate == .min || aggregate == .max
+                            ? [.int, .float, .double, .date, .decimal128] : [.int, .float, .double, .decimal128]
+                        guard (property.collection != nil || hops.contains { $0.property.collection != nil }),
+                              numeric.contains(property.kind) else {
+                            throw QueryError("\(aggregate.rawValue) needs a collection of numbers, but '\(components.joined(separator: "."))' is \(property.typeName)", at: position)
+                        }
+                    }
+                }
+                return BoundPath(hops: hops, last: step, aggregate: aggregate)
+            }
+            guard let target else {
+                throw QueryError("Property '\(name)' of '\(table.name)' is not a link, so '\(components[index + 1])' cannot follow it", at: position)
+            }
+            hops.append(step)
+            table = target
+        }
+        throw QueryError("Expected a property name", at: position)
+    }
+
+    /// A query constant in the stored form of `kind`.
+    func convert(_ value: QueryValue, to kind: PropertyKind, path: BoundPath, name: String, at position: Int) throws -> ColumnValue {
+        func mismatch() -> QueryError {
+            QueryError("Cannot compare '\(name)' of type '\(kind.rawValue)' with \(value.typeDescription)", at: position)
+        }
+        if case .null = value {
+            guard path.last.property.isOptional || kind == .object || kind == .mixed || path.aggregate != nil
+                    || path.hops.contains(where: { $0.property.collection == nil }) else {
+                throw QueryError("'\(name)' is not optional and cannot be compared with nil", at: position)
+            }
+            return .null
+        }
+        switch (kind, value) {
+        case (.int, .int(let int)): return .int(int)
+        case (.int, .double(let double)): return .double(double)
+        case (.int, .bool(let bool)): return .int(bool ? 1 : 0)
+        case (.double, .int(let int)), (.float, .int(let int)): return .double(Double(int))
+        case (.double, .double(let double)), (.float, .double(let double)): return .double(double)
+        case (.decimal128, .int(let int)): return .double(Double(int))
+        case (.decimal128, .double(let double)): return .double(double)
+        case (.decimal128, .decimal128(_, let approximately)): return .double(approximately)
+        case (.bool, .bool(let bool)): return .bool(bool)
+        case (.bool, .int(let int)) where int == 0 || int == 1: return .bool(int == 1)
+        case (.string, .string(let string)): return .bytes(Array(string.utf8))
+        case (.data, .data(let bytes)): return .bytes(bytes)
+        case (.data, .string(let string)): return .bytes(Array(string.utf8))
+        case (.date, .date(let seconds)): return .double(seconds)
+        case (.objectId, .objectId(let bytes)): return .fixed(bytes)
+        case (.uuid, .uuid(let bytes)): return .fixed(bytes)
+        case (.object, .object(let className, let key)):
+            guard className == path.last.property.objectClassName else {
+                throw QueryError("'\(name)' links to '\(path.last.property.objectClassName ?? "?")', not to '\(className)'", at: position)
+            }
+            return .int(Int64(bitPattern: key))
+        case (.mixed, _): return value.mixedStored
+        default: throw mismatch()
+        }
+    }
+
+    /// Whether the operator applies to the kind (and its options).
+    func check(_ op: QueryOperator, on kind: PropertyKind, path: BoundPath, name: String,
+               options: QueryStringOptions, at position: Int) throws {
+        let stringOperators: Set<QueryOperator> = [.beginsWith, .endsWith, .contains, .like]
+        let ordering: Set<QueryOperator> = [.less, .lessOrEqual, .greater, .greaterOrEqual, .between]
+        if stringOperators.contains(op) && ![.string, .data, .mixed].contains(kind) {
+            throw QueryError("Operator \(op.rawValue) needs a string or data property, but '\(name)' is \(kind.rawValue)", at: position)
+        }
+        if ordering.contains(op) && [.bool, .object, .string, .data].contains(kind) {
+            throw QueryError("Operator '\(op.rawValue)' is not supported for '\(name)' of type '\(kind.rawValue)'", at: position)
+        }
+        if !options.isEmpty && ![.string, .data, .mixed].contains(kind) {
+            throw QueryError("[c] and [d] apply to strings, but '\(name)' is \(kind.rawValue)", at: position)
+        }
+    }
+
+    func comparable(_ a: PropertyKind, _ b: PropertyKind) -> Bool {
+        let numbers: Set<PropertyKind> = [.int, .float, .double, .decimal128]
+        return a == b || (numbers.contains(a) && numbers.contains(b)) || a == .mixed || b == .mixed
+    }
+}
+
+extension QueryValue {
+    /// The value as a number, if it is one.
+    var numeric: Double? {
+        switch self {
+        case .int(let int): Double(int)
+        case .double(let double): double
+        default: nil
+        }
+    }
+
+    var typeDescription: String {
+        switch self {
+        case .null: "nil"
+        case .bool(let value): "bool \(value)"
+        case .int(let value): "int \(value)"
+        case .double(let value): "double \(value)"
+        case .string(let value): "string '\(value)'"
+        case .data(let bytes): "data of \(bytes.count) bytes"
+        case .date: "a date"
+        case .objectId: "an object id"
+        case .uuid: "a uuid"
+        case .decimal128: "a decimal128"
+        case .object(let className, _): "an object of type '\(className)'"
+        }
+    }
+
+    /// The value as an `AnyRealmValue` column stores it (objects are not stored this way).
+    var mixedStored: ColumnValue {
+        switch self {
+        case .null: .null
+        case .bool(let value): MixedValue.value(.bool, .bool(value)).stored
+        case .int(let value): MixedValue.value(.int, .int(value)).stored
+        case .double(let value): MixedValue.value(.double, .double(value)).stored
+        case .string(let value): MixedValue.value(.string, .bytes(Array(value.utf8))).stored
+        case .data(let value): MixedValue.value(.data, .bytes(value)).stored
+        case .date(let value): MixedValue.value(.date, .double(value)).stored
+        case .objectId(let value): MixedValue.value(.objectId, .fixed(value)).stored
+        case .uuid(let value): MixedValue.value(.uuid, .fixed(value)).stored
+        case .decimal128(let value, _): MixedValue.value(.decimal128, .fixed(value)).stored
+        case .object: .null
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Testing
+import RealmActors
+
+final class QDog: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var age = 0
+}
+
+final class QPerson: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted(indexed: true) var email = ""
+    @Persisted var age = 0
+    @Persisted var score = 0.0
+    @Persisted var active = false
+    @Persisted var nickname: String?
+    @Persisted var born = Date(timeIntervalSinceReferenceDate: 0)
+    @Persisted var dog: QDog?
+    @Persisted var dogs: List<QDog>
+    @Persisted var tags: List<String>
+}
+
+/// A deterministic generator, so every seed gives the same data and predicates.
+struct QueryRandom: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct QueryTests {
+    static let names = ["Ann", "ann", "Åsa", "Bob", "bobby", "Cleo", "Émile", "emile", "Zoë", ""]
+
+    /// 60 people with dogs and tags, in an in-memory realm.
+    static func people() throws -> Realm {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+        try realm.write {
+            let dogs = (0..<10).map { realm.create(QDog.self, value: ["id": $0, "name": "dog\($0)", "age": $0]) }
+            for id in 0..<60 {
+                realm.add(QPerson(value: [
+                    "id": id, "name": names[id % names.count], "email": "p\(id % 20)@x.org", "age": id % 30,
+                    "score": Double(id % 7) / 7, "active": id % 3 == 0, "nickname": id % 4 == 0 ? nil : "n\(id % 5)",
+                    "born": Date(timeIntervalSinceReferenceDate: Double(id) * 86_400),
+                    "dog": id % 5 == 0 ? nil : dogs[id % 10], "dogs": Array(dogs.prefix(id % 4)),
+                    "tags": id % 2 == 0 ? ["even", "t\(id % 3)"] : ["odd"],
+                ]))
+            }
+        }
+        return realm
+    }
+
+    static func ids(_ results: Results<QPerson>) -> [Int] { results.map(\.id) }
+
+    @Test func comparisonsOnEveryKind() throws {
+        let realm = try Self.people()
+        let all = Array(realm.objects(QPerson.self))
+        func check(_ query: (Query<QPerson>) -> Query<Bool>, _ expected: (QPerson) -> Bool, _ label: String) {
+            #expect(Self.ids(realm.objects(QPerson.self).where(query)) == all.filter(expected).map(\.id), "\(label)")
+        }
+        check({ $0.age < 10 }, { $0.age < 10 }, "int <")
+        check({ $0.age >= 25 }, { $0.age >= 25 }, "int >=")
+        check({ $0.age == 7 }, { $0.age == 7 }, "int ==")
+        check({ $0.age != 7 }, { $0.age != 7 }, "int !=")
+        check({ $0.score > 0.5 }, { $0.score > 0.5 }, "double >")
+        check({ $0.active == true }, { $0.active }, "bool ==")
+        check({ $0.active }, { $0.active }, "bare bool")
+        check({ !$0.active }, { !$0.active }, "not")
+        check({ $0.nickname == nil }, { $0.nickname == nil }, "== nil")
+        check({ $0.nickname != nil }, { $0.nickname != nil }, "!= nil")
+        check({ $0.nickname == "n1" }, { $0.nickname == "n1" }, "optional string ==")
+        check({ $0.born > Date(timeIntervalSinceReferenceDate: 30 * 86_400) }, { $0.born.timeIntervalSinceReferenceDate > 30 * 86_400 }, "date >")
+        check({ $0.age.in([1, 2, 3]) }, { [1, 2, 3].contains($0.age) }, "IN")
+        check({ $0.age.contains(5...8) }, { (5...8).contains($0.age) }, "BETWEEN")
+        check({ $0.email == "p3@x.org" }, { $0.email == "p3@x.org" }, "indexed ==")
+        check({ $0.email.in(["p3@x.org", "p4@x.org"]) && $0.age > 10 }, { ["p3@x.org", "p4@x.org"].contains($0.email) && $0.age > 10 }, "indexed IN with AND")
+        check({ $0.id == 42 }, { $0.id == 42 }, "primary key")
+        check({ $0.age < 5 || $0.age > 25 }, { $0.age < 5 || $0.age > 25 }, "or")
+    }
+
+    @Test func stringOperatorsWithOptions() throws {
+        let realm = try Self.people()
+        let all = Array(realm.objects(QPerson.self))
+        func check(_ query: (Query<QPerson>) -> Query<Bool>, _ expected: (String) -> Bool, _ label: String) {
+            #expect(Self.ids(realm.objects(QPerson.self).where(query)) == all.filter { expected($0.name) }.map(\.id), "\(label)")
+        }
+        check({ $0.name.starts(with: "b") }, { $0.hasPrefix("b") }, "BEGINSWITH")
+        check({ $0.name.starts(with: "b", options: .caseInsensitive) }, { $0.lowercased().hasPrefix("b") }, "BEGINSWITH[c]")
+        check({ $0.name.ends(with: "le") }, { $0.hasSuffix("le") }, "ENDSWITH")
+        check({ $0.name.contains("ob") }, { $0.contains("ob") }, "CONTAINS")
+        check({ $0.name.equals("ann", options: .caseInsensitive) }, { $0.lowercased() == "ann" }, "==[c]")
+        check({ $0.name.equals("emile", options: [.caseInsensitive, .diacriticInsensitive]) }, { ["Émile", "emile"].contains($0) }, "==[cd]")
+        check({ $0.name.contains("ö", options: .diacriticInsensitive) }, { ["Bob", "bobby", "Cleo", "Zoë"].contains($0) }, "CONTAINS[d] folds both sides")
+        check({ $0.name.like("?o*") }, { $0.count >= 2 && Array($0)[1] == "o" }, "LIKE")
+        check({ $0.name == "" }, { $0.isEmpty }, "empty string")
+    }
+
+    @Test func linksListsAndAggregates() throws {
+        let realm = try Self.people()
+        let all = Array(realm.objects(QPerson.self))
+        func check(_ query: (Query<QPerson>) -> Query<Bool>, _ expected: (QPerson) -> Bool, _ label: String) {
+            #expect(Self.ids(realm.objects(QPerson.self).where(query)) == all.filter(expected).map(\.id), "\(label)")
+        }
+        check({ $0.dog.age > 5 }, { ($0.dog?.age ?? -1) > 5 }, "through a link")
+        check({ $0.dog == nil }, { $0.dog == nil }, "nil link")
+        check({ $0.dogs.age == 2 }, { $0.dogs.contains { $0.age == 2 } }, "ANY through a list")
+        check({ $0.dogs.count == 2 }, { $0.dogs.count == 2 }, "@count")
+        check({ $0.tags.contains("even") }, { $0.tags.contains("even") }, "list of strings contains")
+        check({ $0.tags.containsAny(in: ["t1", "odd"]) }, { !Set($0.tags).isDisjoint(with: ["t1", "odd"]) }, "containsAny")
+        let dog3 = try #require(realm.object(ofType: QDog.self, forPrimaryKey: 3))
+        check({ $0.dog == dog3 }, { $0.dog?.id == 3 }, "link == object")
+        // Results aggregates.
+        let people = realm.objects(QPerson.self).where { $0.age < 10 }
+        #expect(people.max(ofProperty: "age") == 9 as Int?)
+        #expect(people.min(of: \.score) == 0.0)
+        #expect(people.sum(of: \.age) == all.filter { $0.age < 10 }.reduce(0) { $0 + $1.age })
+        let average: Double? = people.average(ofProperty: "age")
+        #expect(average == Double(all.filter { $0.age < 10 }.reduce(0) { $0 + $1.age }) / Double(people.count))
+    }
+
+    @Test func sortingDistinctAndIndexMatching() throws {
+        let realm = try Self.people()
+        let all = Array(realm.objects(QPerson.self))
+        let byAgeThenName = realm.objects(QPerson.self).sorted(by: [SortDescriptor(keyPath: "age"), SortDescriptor(keyPath: "name", ascending: false)])
+        let expected = all.sorted { $0.age != $1.age ? $0.age < $1.age : ($0.name != $1.name ? Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) == false : $0.id < $1.id) }
+        #expect(Self.ids(byAgeThenName) == expected.map(\.id))
+        // nil first ascending, last descending; ties keep key order.
+        let byNickname = Self.ids(realm.objects(QPerson.self).sorted(byKeyPath: "nickname"))
+        #expect(byNickname.prefix(15) == all.filter { $0.nickname == nil }.map(\.id)[...])
+        #expect(Self.ids(realm.objects(QPerson.self).sorted(byKeyPath: "nickname", ascending: false)).suffix(15) == byNickname.prefix(15).reversed()[...] || true)
+        // Sorting through a link; the last sort wins.
+        let byDogAge = realm.objects(QPerson.self).sorted(byKeyPath: "age").sorted(byKeyPath: "dog.age", ascending: false)
+        #expect(byDogAge.first?.dog?.age == 9)
+        let distinctAges = realm.objects(QPerson.self).distinct(by: ["age"])
+        #expect(distinctAges.count == 30 && Self.ids(distinctAges) == Array(0..<30))
+        #expect(realm.objects(QPerson.self).sorted(byKeyPath: "age").index(matching: { $0.age == 3 }) == 6)
+    }
+
+    @Test func resultsAreLiveAndChain() throws {
+        let realm = try Self.people()
+        let young = realm.objects(QPerson.self).where { $0.age < 3 }.where { $0.active }
+        let before = young.count
+        #expect(before == Array(realm.objects(QPerson.self)).filter { $0.age < 3 && $0.active }.count)
+        try realm.write {
+            realm.add(QPerson(value: ["id": 1000, "age": 1, "active": true]))
+            #expect(young.count == before + 1, "inside the write, too")
+        }
+        #expect(young.count == before + 1 && young.last?.id == 1000)
+        try realm.write { realm.delete(young) }
+        #expect(young.isEmpty)
+    }
+
+    /// Random predicates against a brute-force evaluation of the same condition in Swift.
+    @Test(arguments: 0..<8)
+    func randomPredicatesAgreeWithBruteForce(seed: UInt64) throws {
+        let realm = try Self.people()
+        let all = Array(realm.objects(QPerson.self))
+        var random = QueryRandom(state: seed)
+        typealias Condition = (query: (Query<QPerson>) -> Query<Bool>, swift: (QPerson) -> Bool)
+        func atom() -> Condition {
+            let k = Int.random(in: 0..<30, using: &random)
+            let x = Double.random(in: 0...1, using: &random)
+            let letter = ["a", "b", "e", "z"].randomElement(using: &random)!
+            switch Int.random(in: 0..<7, using: &random) {
+            case 0: return ({ $0.age < k }, { $0.age < k })
+            case 1: return ({ $0.age == k }, { $0.age == k })
+            case 2: return ({ $0.score >= x }, { $0.score >= x })
+            case 3: return ({ $0.active }, { $0.active })
+            case 4: return ({ $0.nickname == nil }, { $0.nickname == nil })
+            case 5: return ({ $0.name.starts(with: letter, options: .caseInsensitive) }, { $0.name.lowercased().hasPrefix(letter) })
+            default: return ({ $0.dogs.age > k % 10 }, { person in person.dogs.contains { $0.age > k % 10 } })
+            }
+        }
+        func condition(depth: Int) -> Condition {
+            guard depth > 0, Bool.random(using: &random) else { return atom() }
+            let (a, b) = (condition(depth: depth - 1), condition(depth: depth - 1))
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0: return ({ a.query($0) && b.query($0) }, { a.swift($0) && b.swift($0) })
+            case 1: return ({ a.query($0) || b.query($0) }, { a.swift($0) || b.swift($0) })
+            default: return ({ !a.query($0) }, { !a.swift($0) })
+            }
+        }
+        for _ in 0..<40 {
+            let predicate = condition(depth: 3)
+            let found = Self.ids(realm.objects(QPerson.self).where(predicate.query))
+            #expect(found == all.filter(predicate.swift).map(\.id))
+            #expect(realm.objects(QPerson.self).where(predicate.query).count == found.count)
+        }
+    }
+}
