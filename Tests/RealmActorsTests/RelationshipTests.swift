@@ -13,11 +13,18 @@ final class RelPet: Object {
     @Persisted(originProperty: "petSet") var setOwners: LinkingObjects<RelOwner>
     @Persisted(originProperty: "petMap") var mapOwners: LinkingObjects<RelOwner>
     @Persisted(originProperty: "members") var teams: LinkingObjects<RelTeam>
+    @Persisted(originProperty: "friend") var friendOf: LinkingObjects<RelPet>
+}
+
+final class RelGeo: EmbeddedObject {
+    @Persisted var lat = 0.0
+    @Persisted var lon = 0.0
 }
 
 final class RelAddress: EmbeddedObject {
     @Persisted var street = ""
     @Persisted var city = ""
+    @Persisted var geo: RelGeo?
 }
 
 final class RelOwner: Object {
@@ -28,6 +35,7 @@ final class RelOwner: Object {
     @Persisted var petMap: Map<String, RelPet?>
     @Persisted var address: RelAddress?
     @Persisted var pastAddresses: List<RelAddress>
+    @Persisted var addressBook: Map<String, RelAddress?>
 }
 
 final class RelHolder: Object {
@@ -50,6 +58,24 @@ final class RelTeam: Object {
     @Persisted var tags: MutableSet<String>
 }
 
+final class RelElementTypes: Object {
+    @Persisted var bools: List<Bool>
+    @Persisted var doubles: List<Double>
+    @Persisted var floats: List<Float>
+    @Persisted var datas: List<Data>
+    @Persisted var uuids: List<UUID>
+    @Persisted var objectIds: List<ObjectId>
+    @Persisted var decimals: List<Decimal128>
+    @Persisted var optionalStrings: List<String?>
+    @Persisted var dateSet: MutableSet<Date>
+    @Persisted var optionalIntSet: MutableSet<Int?>
+    @Persisted var uuidSet: MutableSet<UUID>
+    @Persisted var dataMap: Map<String, Data>
+    @Persisted var optionalStringMap: Map<String, String?>
+    @Persisted var mixedMap: Map<String, AnyRealmValue>
+    @Persisted var mixedSet: MutableSet<AnyRealmValue>
+}
+
 // Used only by `nestedValuesBuildLinkedObjectsBeforeAnyRealmIsOpened`: no other test may touch
 // these classes, so that nothing has registered them when that test starts.
 final class RelLonePet: Object {
@@ -64,7 +90,8 @@ final class RelLoneOwner: Object {
 
 private func relConfiguration(_ directory: TemporaryDirectory) -> Realm.Configuration {
     Realm.Configuration(fileURL: directory.url.appendingPathComponent("rel.realm"),
-                        objectTypes: [RelPet.self, RelAddress.self, RelOwner.self, RelHolder.self, RelTeam.self])
+                        objectTypes: [RelPet.self, RelAddress.self, RelGeo.self, RelOwner.self, RelHolder.self, RelTeam.self,
+                                      RelElementTypes.self])
 }
 
 @Suite struct RelationshipTests {
@@ -730,7 +757,8 @@ private func relConfiguration(_ directory: TemporaryDirectory) -> Realm.Configur
         let source = try Realm(configuration: relConfiguration(directory))
         let target = try Realm(configuration: Realm.Configuration(
             fileURL: directory.url.appendingPathComponent("copy.realm"),
-            objectTypes: [RelPet.self, RelAddress.self, RelOwner.self, RelHolder.self, RelTeam.self]))
+            objectTypes: [RelPet.self, RelAddress.self, RelGeo.self, RelOwner.self, RelHolder.self, RelTeam.self,
+                          RelElementTypes.self]))
         let original = RelOwner(value: ["name": "Ann", "pets": [["name": "Rex"], ["name": "Fido"]],
                                         "address": ["street": "Main"]] as [String: Any])
         try source.write { source.add(original) }
@@ -902,5 +930,189 @@ private func relConfiguration(_ directory: TemporaryDirectory) -> Realm.Configur
             try realm.write { realm.create(RelOwner.self, value: ["address": ["street": 12]]) }
         }
         #expect(realm.isEmpty, "no failed transaction wrote anything")
+    }
+
+    // MARK: More element types, rollback, embedded edge cases
+
+    @Test func collectionsOfEveryElementTypeRoundTrip() throws {
+        let directory = try TemporaryDirectory()
+        let config = relConfiguration(directory)
+        let uuids = [UUID(), UUID()]
+        let ids = [ObjectId.generate(), ObjectId.generate()]
+        let decimals = [try Decimal128(string: "1.5"), try Decimal128(string: "-0.001")]
+        let dates = [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 86_400.5), .distantFuture]
+        let blob = Data((0..<3000).map { UInt8($0 % 256) })
+        do {
+            let realm = try Realm(configuration: config)
+            let holder = RelElementTypes()
+            holder.bools.append(contentsOf: [true, false, true])
+            holder.doubles.append(contentsOf: [0.1, -.infinity, .greatestFiniteMagnitude])
+            holder.floats.append(contentsOf: [1.25, -0.5])
+            holder.datas.append(contentsOf: [Data(), blob, Data([0])])
+            holder.uuids.append(contentsOf: uuids + uuids)
+            holder.objectIds.append(contentsOf: ids)
+            holder.decimals.append(contentsOf: decimals)
+            holder.optionalStrings.append(contentsOf: ["a\u{0}b", nil, "", "ü"])
+            for date in dates + dates { holder.dateSet.insert(date) }
+            for value in [1, nil, 1, nil, 2] as [Int?] { holder.optionalIntSet.insert(value) }
+            holder.uuidSet.formUnion(uuids + uuids)
+            holder.dataMap["blob"] = blob
+            holder.dataMap["empty"] = Data()
+            holder.optionalStringMap["nil"] = .some(nil)
+            holder.optionalStringMap["s"] = "text"
+            holder.mixedMap["i"] = .int(1)
+            holder.mixedMap["s"] = .string("x")
+            holder.mixedMap["n"] = AnyRealmValue.none
+            holder.mixedSet.formUnion([.int(1), .int(1), .string("1"), .double(2.5)])
+            try realm.write { realm.add(holder) }
+        }
+        let realm = try Realm(configuration: config)
+        let holder = try #require(realm.objects(RelElementTypes.self).first)
+        #expect(Array(holder.bools) == [true, false, true])
+        #expect(Array(holder.doubles) == [0.1, -.infinity, .greatestFiniteMagnitude])
+        #expect(Array(holder.floats) == [1.25, -0.5])
+        #expect(Array(holder.datas) == [Data(), blob, Data([0])])
+        #expect(Array(holder.uuids) == uuids + uuids)
+        #expect(Array(holder.objectIds) == ids)
+        #expect(Array(holder.decimals) == decimals)
+        #expect(Array(holder.optionalStrings) == ["a\u{0}b", nil, "", "ü"])
+        #expect(Set(holder.dateSet) == Set(dates) && holder.dateSet.count == 3)
+        #expect(Set(holder.optionalIntSet) == [1, nil, 2] && holder.optionalIntSet.count == 3)
+        #expect(Set(holder.uuidSet) == Set(uuids) && holder.uuidSet.count == 2)
+        #expect(holder.dataMap["blob"] == blob && holder.dataMap["empty"] == Data() && holder.dataMap.count == 2)
+        #expect(holder.optionalStringMap["nil"] == .some(nil) && holder.optionalStringMap["s"] == "text")
+        #expect(holder.mixedMap["i"] == .int(1) && holder.mixedMap["s"] == .string("x") && holder.mixedMap["n"] == AnyRealmValue.none)
+        #expect(holder.mixedMap.count == 3)
+        #expect(holder.mixedSet.count == 3 && holder.mixedSet.contains(.string("1")) && holder.mixedSet.contains(.int(1)))
+    }
+
+    @Test func aLargeListRoundTrips() throws {
+        let directory = try TemporaryDirectory()
+        let config = relConfiguration(directory)
+        let strings = (0..<20_000).map { "element \($0) " + String(repeating: "x", count: $0 % 50) }
+        do {
+            let realm = try Realm(configuration: config)
+            try realm.write {
+                let holder = realm.create(RelHolder.self)
+                holder.strings.append(contentsOf: strings)
+                holder.ints.append(contentsOf: 0..<20_000)
+            }
+        }
+        let realm = try Realm(configuration: config)
+        let holder = try #require(realm.objects(RelHolder.self).first)
+        #expect(holder.strings.count == 20_000 && holder.strings[12_345] == strings[12_345])
+        #expect(Array(holder.strings) == strings)
+        #expect(holder.ints.last == 19_999 && holder.ints.reduce(0, +) == 19_999 * 20_000 / 2)
+    }
+
+    @Test func cancellingAWriteRevertsCollectionChanges() throws {
+        let directory = try TemporaryDirectory()
+        let realm = try Realm(configuration: relConfiguration(directory))
+        let rex = RelPet(value: ["name": "Rex"])
+        let owner = RelOwner(value: ["name": "Ann"])
+        owner.pets.append(rex)
+        owner.petMap["r"] = rex
+        try realm.write { realm.add(owner) }
+        realm.beginWrite()
+        let newcomer = RelPet(value: ["name": "New"])
+        owner.pets.append(newcomer)
+        owner.pets.move(from: 1, to: 0)
+        owner.petSet.insert(rex)
+        owner.petMap["r"] = nil
+        owner.bestFriend = newcomer
+        owner.address = RelAddress(value: ["street": "Temp"])
+        #expect(owner.pets.count == 2 && rex.setOwners.count == 1)
+        realm.cancelWrite()
+        #expect(owner.pets.map(\.name) == ["Rex"] && owner.petSet.isEmpty && owner.petMap["r"] == .some(rex))
+        #expect(owner.bestFriend == nil && owner.address == nil)
+        #expect(newcomer.isInvalidated, "an object added by the cancelled transaction is invalidated")
+        #expect(rex.setOwners.isEmpty && rex.owners.count == 1)
+        #expect(realm.objects(RelPet.self).count == 1)
+    }
+
+    @Test func deletingAnEmbeddedObjectUnlinksItFromItsParent() throws {
+        let directory = try TemporaryDirectory()
+        let realm = try Realm(configuration: relConfiguration(directory))
+        let owner = RelOwner(value: ["address": ["street": "Home"],
+                                     "pastAddresses": [["street": "One"], ["street": "Two"], ["street": "Three"]]] as [String: Any])
+        try realm.write { realm.add(owner) }
+        try realm.write {
+            realm.delete(owner.pastAddresses[1])
+            realm.delete(try #require(owner.address))
+        }
+        #expect(owner.pastAddresses.map(\.street) == ["One", "Three"])
+        #expect(owner.address == nil && !owner.isInvalidated)
+    }
+
+    @Test func embeddedObjectsInAMapAndNestedEmbeddedObjects() throws {
+        let directory = try TemporaryDirectory()
+        let config = relConfiguration(directory)
+        do {
+            let realm = try Realm(configuration: config)
+            let owner = RelOwner()
+            owner.addressBook["home"] = RelAddress(value: ["street": "Home", "geo": ["lat": 59.9, "lon": 10.7]] as [String: Any])
+            owner.addressBook["work"] = RelAddress(value: ["street": "Work"])
+            owner.address = RelAddress(value: ["street": "Main", "geo": ["lat": 1.0]] as [String: Any])
+            try realm.write { realm.add(owner) }
+            let work = try #require(owner.addressBook["work"] ?? nil)
+            let geo = try #require(owner.address?.geo)
+            try realm.write {
+                owner.addressBook["work"] = nil
+                owner.addressBook["home"]??.geo?.lon = 11.0
+            }
+            #expect(work.isInvalidated, "an embedded object removed from its map is deleted")
+            try realm.write { owner.address = RelAddress(value: ["street": "Moved"]) }
+            #expect(geo.isInvalidated, "an embedded object's own embedded objects are deleted with it")
+        }
+        let realm = try Realm(configuration: config)
+        let owner = try #require(realm.objects(RelOwner.self).first)
+        #expect(owner.addressBook.keys == ["home"])
+        let home = try #require(owner.addressBook["home"] ?? nil)
+        #expect(home.street == "Home" && home.geo?.lat == 59.9 && home.geo?.lon == 11.0)
+        #expect(owner.address?.street == "Moved" && owner.address?.geo == nil)
+    }
+
+    @Test func linkingObjectsOfALinkToTheSameClass() throws {
+        let directory = try TemporaryDirectory()
+        let realm = try Realm(configuration: relConfiguration(directory))
+        let a = RelPet(value: ["name": "A"])
+        let b = RelPet(value: ["name": "B"])
+        let c = RelPet(value: ["name": "C"])
+        a.friend = b
+        c.friend = b
+        b.friend = b
+        try realm.write { realm.add([a, b, c]) }
+        #expect(Set(b.friendOf.map(\.name)) == ["A", "B", "C"] && a.friendOf.isEmpty)
+        try realm.write { realm.delete(a) }
+        #expect(Set(b.friendOf.map(\.name)) == ["B", "C"])
+        try realm.write { b.friend = nil }
+        #expect(b.friendOf.map(\.name) == ["C"])
+    }
+
+    @Test func assigningAWholeCollectionReplacesItsContent() throws {
+        let directory = try TemporaryDirectory()
+        let realm = try Realm(configuration: relConfiguration(directory))
+        let holder = RelHolder()
+        holder.ints.append(contentsOf: [1, 2, 3])
+        try realm.write { realm.add(holder) }
+        let replacement = List<Int>()
+        replacement.append(contentsOf: [9, 8])
+        let tags = MutableSet<String>()
+        tags.insert("t")
+        let scores = Map<String, Int>()
+        scores["k"] = 5
+        try realm.write {
+            holder.ints = replacement
+            holder.tags = tags
+            holder.scores = scores
+        }
+        #expect(Array(holder.ints) == [9, 8] && Array(holder.tags) == ["t"] && holder.scores["k"] == 5)
+        let other = RelHolder()
+        try realm.write {
+            realm.add(other)
+            other.ints = holder.ints  // another object's managed list: its values are copied
+            holder.ints.append(7)
+        }
+        #expect(Array(other.ints) == [9, 8] && Array(holder.ints) == [9, 8, 7])
     }
 }
