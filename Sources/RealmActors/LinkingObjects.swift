@@ -72,6 +72,9 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, 
     /// `LinkingObjects<Person> <n objects>`.
     public var description: String { "LinkingObjects<\(Element.className())> <\(count) objects>" }
 
+    /// The keys of the linking objects at the realm's current version.
+    var objectKeys: [UInt64] { keys() }
+
     private func keys() -> [UInt64] {
         guard let target else { return [] }
         let realm = target.realm

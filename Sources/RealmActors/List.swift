@@ -28,6 +28,9 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     init(location: CollectionLocation) { self.location = location }
 
+    /// Where a managed list lives (nil while unmanaged).
+    var managedLocation: CollectionLocation? { location }
+
     /// The realm of the object owning the list, or nil while unmanaged.
     public var realm: Realm? { location?.realm }
 

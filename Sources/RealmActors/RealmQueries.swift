@@ -81,14 +81,19 @@ extension Realm {
         }
     }
 
-    /// The first value at `path` of each object (nil for a missing object or value).
+    /// The value at `keyPath` of each object (nil for a missing object or value). Properties of
+    /// the object itself are read straight from its row; paths through links are followed.
     private func sortValues(_ keys: [UInt64], _ keyPath: String, in table: Table) -> [ColumnValue] {
         do {
             let path = try BoundPath.resolve(keyPath, in: table, catalog: catalog)
             let evaluator = queryEvaluator()
+            let source = evaluator.source
             let root = try evaluator.root(table.tree)
+            let direct = path.hops.isEmpty && path.last.property.collection == nil
+            let spec = table.layout[path.last.column]
             return try keys.map { key in
-                guard let (leaf, row) = try evaluator.source.row(in: root, key: key) else { return .null }
+                guard let (leaf, row) = try source.row(in: root, key: key) else { return .null }
+                if direct { return try source.value(leaf, row: row, column: path.last.column, spec: spec) }
                 return try evaluator.values(at: path, leaf, row).first ?? .null
             }
         } catch {
@@ -138,12 +143,26 @@ enum SortOrder {
         case (.null, .null): return 0
         case (.null, _): return -1
         case (_, .null): return 1
-        default: break
+        case (.int(let x), .int(let y)): return x < y ? -1 : (x == y ? 0 : 1)
+        case (.double(let x), .double(let y)): return x < y ? -1 : (x == y ? 0 : 1)
+        case (.float(let x), .float(let y)): return x < y ? -1 : (x == y ? 0 : 1)
+        case (.bool(let x), .bool(let y)): return x == y ? 0 : (x ? 1 : -1)
+        case (.bytes(let x), .bytes(let y)), (.fixed(let x), .fixed(let y)):
+            return bytes(x, y)
+        default:
+            if QueryComparisons.compare(a, .less, b, kind: .double, options: []) { return -1 }
+            if QueryComparisons.compare(b, .less, a, kind: .double, options: []) { return 1 }
+            return 0
         }
-        if QueryComparisons.compare(a, .less, b, kind: .double, options: []) { return -1 }
-        if QueryComparisons.compare(b, .less, a, kind: .double, options: []) { return 1 }
-        if case .bool(let x) = a, case .bool(let y) = b { return x == y ? 0 : (x ? 1 : -1) }
-        return 0
+    }
+
+    /// Byte-wise order (for UTF-8, Unicode scalar order), shorter first on a common prefix.
+    private static func bytes(_ x: [UInt8], _ y: [UInt8]) -> Int {
+        let result = x.withUnsafeBytes { a in
+            y.withUnsafeBytes { b in memcmp(a.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, b.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, min(a.count, b.count)) }
+        }
+        if result != 0 { return result < 0 ? -1 : 1 }
+        return x.count < y.count ? -1 : (x.count == y.count ? 0 : 1)
     }
 }
 

@@ -377,3 +377,52 @@ extension Realm {
         return keys
     }
 }
+
+extension List where Element: Object {
+    /// The list's objects as `Results`, in list order (duplicates kept): the base of queries and
+    /// sorts on a list. Live like the list. Traps on an unmanaged list.
+    public var results: Results<Element> {
+        guard let location = managedLocation else { fatalError("Only a managed List can be queried") }
+        return Results(realm: location.realm, base: .keys {
+            location.isValid ? location.allStored().compactMap { if case .int(let key) = $0 { UInt64(bitPattern: key) } else { nil } } : []
+        })
+    }
+
+    /// The list's objects matching a Realm Query Language predicate, in list order.
+    public func filter(_ predicateFormat: String, _ arguments: Any...) throws -> Results<Element> {
+        try results.filter(predicateFormat, argumentArray: arguments)
+    }
+
+    /// The list's objects matching a type-safe query, in list order.
+    public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        results.where(isIncluded)
+    }
+
+    /// The list's objects sorted by a property.
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        results.sorted(byKeyPath: keyPath, ascending: ascending)
+    }
+}
+
+extension LinkingObjects where Element: Object {
+    /// The linking objects as `Results`: the base of queries and sorts. Live.
+    public var results: Results<Element> {
+        guard let realm else { fatalError("Only the linking objects of a managed object can be queried") }
+        return Results(realm: realm, base: .keys { self.objectKeys })
+    }
+
+    /// The linking objects matching a Realm Query Language predicate.
+    public func filter(_ predicateFormat: String, _ arguments: Any...) throws -> Results<Element> {
+        try results.filter(predicateFormat, argumentArray: arguments)
+    }
+
+    /// The linking objects matching a type-safe query.
+    public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        results.where(isIncluded)
+    }
+
+    /// The linking objects sorted by a property.
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        results.sorted(byKeyPath: keyPath, ascending: ascending)
+    }
+}

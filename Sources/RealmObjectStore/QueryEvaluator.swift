@@ -29,9 +29,14 @@ package struct QueryEvaluator {
                 return try evaluate(plan, leaf, row, table)
             }
         }
+        let scan = ColumnScan(plan)
         var keys: [UInt64] = []
         try source.forEachCluster(in: root(table.tree)) { leaf in
-            for row in 0..<leaf.count where try evaluate(plan, leaf, row, table) { keys.append(leaf.key(row)) }
+            if let scan, scan.applies(to: leaf) {
+                for row in 0..<leaf.count where scan.matches(leaf, row) { keys.append(leaf.key(row)) }
+            } else {
+                for row in 0..<leaf.count where try evaluate(plan, leaf, row, table) { keys.append(leaf.key(row)) }
+            }
             return true
         }
         return keys
@@ -40,9 +45,14 @@ package struct QueryEvaluator {
     /// How many objects of `table` match `plan` (without collecting their keys).
     package func count(_ plan: QueryPlan, in table: Table) throws -> Int {
         if try indexCandidates(plan, table) != nil { return try matchingKeys(plan, in: table).count }
+        let scan = ColumnScan(plan)
         var count = 0
         try source.forEachCluster(in: root(table.tree)) { leaf in
-            for row in 0..<leaf.count where try evaluate(plan, leaf, row, table) { count += 1 }
+            if let scan, scan.applies(to: leaf) {
+                for row in 0..<leaf.count where scan.matches(leaf, row) { count += 1 }
+            } else {
+                for row in 0..<leaf.count where try evaluate(plan, leaf, row, table) { count += 1 }
+            }
             return true
         }
         return count
@@ -408,5 +418,91 @@ package enum QueryText {
         }
         while p < pattern.count && pattern[p] == "*" { p += 1 }
         return p == pattern.count
+    }
+}
+
+/// The tightest scan: a conjunction of comparisons of the object's own number, date and boolean
+/// columns with constants, compiled to a flat list of tests that read the leaf's column arrays
+/// in place (no enum dispatch per row beyond one switch per test).
+struct ColumnScan {
+    enum Test {
+        case int(column: Int, op: QueryOperator, value: Int64)
+        case intAsDouble(column: Int, op: QueryOperator, value: Double)
+        case double(column: Int, op: QueryOperator, value: Double)
+        case float(column: Int, op: QueryOperator, value: Double)
+        case bool(column: Int, equal: Bool, value: Bool)
+
+        var column: Int {
+            switch self {
+            case .int(let column, _, _), .intAsDouble(let column, _, _), .double(let column, _, _),
+                 .float(let column, _, _), .bool(let column, _, _): column
+            }
+        }
+    }
+
+    let tests: [Test]
+    private let maximumColumn: Int
+
+    /// Nil unless every operand of the plan is such a comparison.
+    init?(_ plan: QueryPlan) {
+        let operands: [QueryPlan]
+        switch plan {
+        case .and(let list): operands = list
+        case .compare: operands = [plan]
+        default: return nil
+        }
+        var tests: [Test] = []
+        for operand in operands {
+            guard case .compare(let comparison) = operand, comparison.path.hops.isEmpty, comparison.path.aggregate == nil,
+                  !comparison.isMembership, comparison.path.last.property.collection == nil,
+                  [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(comparison.op),
+                  case .value(let value) = comparison.right else { return nil }
+            let column = comparison.path.last.column
+            switch (comparison.path.last.property.kind, value) {
+            case (.int, .int(let int)): tests.append(.int(column: column, op: comparison.op, value: int))
+            case (.int, .double(let double)): tests.append(.intAsDouble(column: column, op: comparison.op, value: double))
+            case (.double, .double(let double)), (.date, .double(let double)):
+                tests.append(.double(column: column, op: comparison.op, value: double))
+            case (.float, .double(let double)): tests.append(.float(column: column, op: comparison.op, value: double))
+            case (.bool, .bool(let bool)) where comparison.op == .equal || comparison.op == .notEqual:
+                tests.append(.bool(column: column, equal: comparison.op == .equal, value: bool))
+            default: return nil
+            }
+        }
+        self.tests = tests
+        maximumColumn = tests.map(\.column).max() ?? 0
+    }
+
+    /// Whether the leaf has every column the tests read (a leaf written before a migration
+    /// added a column does not; the general evaluator handles it).
+    func applies(to leaf: ClusterLeaf) -> Bool { maximumColumn < leaf.columnCount }
+
+    @inline(__always)
+    func matches(_ leaf: ClusterLeaf, _ row: Int) -> Bool {
+        for test in tests {
+            // A null compared with a constant: only `!=` holds.
+            if leaf.isNull(row, test.column) {
+                switch test {
+                case .int(_, let op, _), .intAsDouble(_, let op, _), .double(_, let op, _), .float(_, let op, _):
+                    if op != .notEqual { return false }
+                case .bool(_, let equal, _):
+                    if equal { return false }
+                }
+                continue
+            }
+            switch test {
+            case .int(let column, let op, let value):
+                if !QueryComparisons.compareInts(leaf.int(row, column), op, value) { return false }
+            case .intAsDouble(let column, let op, let value):
+                if !QueryComparisons.compareNumbers(Double(leaf.int(row, column)), op, value) { return false }
+            case .double(let column, let op, let value):
+                if !QueryComparisons.compareNumbers(leaf.double(row, column), op, value) { return false }
+            case .float(let column, let op, let value):
+                if !QueryComparisons.compareNumbers(Double(leaf.float(row, column)), op, value) { return false }
+            case .bool(let column, let equal, let value):
+                if (leaf.bool(row, column) == value) != equal { return false }
+            }
+        }
+        return true
     }
 }

@@ -193,3 +193,37 @@ struct QueryRandom: RandomNumberGenerator {
         }
     }
 }
+
+final class QOwner: Object {
+    @Persisted var name = ""
+    @Persisted var pets: List<QPet>
+}
+
+final class QPet: Object {
+    @Persisted var name = ""
+    @Persisted var age = 0
+    @Persisted(originProperty: "pets") var owners: LinkingObjects<QOwner>
+}
+
+extension QueryTests {
+    @Test func listsAndLinkingObjectsAreQueriedInTheirOwnOrder() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+        let owner = QOwner(value: ["name": "Ann"])
+        try realm.write {
+            realm.add(owner)
+            for (name, age) in [("Rex", 5), ("Ace", 1), ("Max", 3), ("Bo", 1)] {
+                owner.pets.append(QPet(value: ["name": name, "age": age]))
+            }
+            owner.pets.append(owner.pets[1])  // Ace twice
+            realm.add(QOwner(value: ["name": "Bob", "pets": [owner.pets[0]]]))
+        }
+        #expect(owner.pets.where { $0.age < 3 }.map(\.name) == ["Ace", "Bo", "Ace"], "list order, duplicates kept")
+        #expect(owner.pets.sorted(byKeyPath: "name").map(\.name) == ["Ace", "Ace", "Bo", "Max", "Rex"])
+        let rex = owner.pets[0]
+        #expect(rex.owners.where { $0.name.starts(with: "B") }.map(\.name) == ["Bob"])
+        #expect(rex.owners.sorted(byKeyPath: "name", ascending: false).map(\.name) == ["Bob", "Ann"])
+        let young = owner.pets.where { $0.age == 1 }
+        try realm.write { owner.pets.remove(at: 1) }
+        #expect(young.map(\.name) == ["Bo", "Ace"], "live: follows the list")
+    }
+}

@@ -19,10 +19,11 @@ struct RealmActorsSide: BenchmarkSide {
         case .w10: return .measured(try workload.openAndReadFirst())
         case .w11: return .measured(try workload.fileSize())
         case .w12: return .measured(try workload.updateAll())
+        case .w3: return .measured(try workload.filteredCount())
+        case .w4: return .measured(try workload.indexedLookups())
+        case .w6: return .measured(try workload.sortedPrefix())
         case .w7: return .measured(try await workload.sequentialDurableCommits())
         case .w8: return .measured(try await workload.concurrentDurableCommits())
-        // Issue 6: queries (filter, indexed equality, sort).
-        case .w3, .w4, .w6: return .notImplemented(issue: 6)
         // Issue 7: change notifications (`for await` changesets).
         case .w9: return .notImplemented(issue: 7)
         }
@@ -161,6 +162,60 @@ private struct RealmWorkload {
         let bytes = try FileManager.default.attributesOfItem(atPath: config.fileURL!.path)[.size] as? Int ?? 0
         return Measured(samples: [Double(bytes)], extras: ["databaseFile": .init(Double(bytes), .bytes)],
                         durability: Self.durability, checksum: count)
+    }
+
+    /// W3: count of `age < 30 AND score > 0.5` with no index: one pass over two columns.
+    func filteredCount() throws -> Measured {
+        let realm = try Realm(configuration: makeFilledRealm(rows: size.rows))
+        let expected = Person.dataSet(count: size.rows).filter { $0.age < 30 && $0.score > 0.5 }.count
+        var count = 0
+        let samples = (0..<context.repetitions).map { _ in
+            Stopwatch.time {
+                count = realm.objects(PersonObject.self).where { $0.age < 30 && $0.score > 0.5 }.count
+            }
+        }
+        guard count == expected else { throw WorkloadError("counted \(count), expected \(expected)") }
+        return Measured(samples: samples, durability: Self.durability, checksum: count)
+    }
+
+    /// W4: `operations` equality queries on the indexed email, reading id and age.
+    func indexedLookups() throws -> Measured {
+        let realm = try Realm(configuration: makeFilledRealm(rows: size.rows))
+        let rows = LookupKeys.randomIDs(count: size.operations, rows: size.rows).map { Person.make(id: $0) }
+        let emails = rows.map(\.email)
+        let expected = rows.reduce(0) { $0 &* 1_000_003 &+ $1.id &* 100 &+ $1.age }
+        let people = realm.objects(PersonObject.self)
+        var checksum = 0
+        let samples = try (0..<context.repetitions).map { _ in
+            try Stopwatch.time {
+                checksum = 0
+                for email in emails {
+                    guard let person = people.where({ $0.email == email }).first else {
+                        throw WorkloadError("no object with email \(email)")
+                    }
+                    checksum = checksum &* 1_000_003 &+ person.id &* 100 &+ person.age
+                }
+            }
+        }
+        guard checksum == expected else { throw WorkloadError("checksum \(checksum), expected \(expected)") }
+        return Measured(samples: samples, durability: Self.durability, checksum: checksum)
+    }
+
+    /// W6: every object sorted by age, then name; the first `operations` read.
+    func sortedPrefix() throws -> Measured {
+        let realm = try Realm(configuration: makeFilledRealm(rows: size.rows))
+        var checksum = 0
+        let samples = (0..<context.repetitions).map { _ in
+            Stopwatch.time {
+                let sorted = realm.objects(PersonObject.self)
+                    .sorted(by: [SortDescriptor(keyPath: "age"), SortDescriptor(keyPath: "name")])
+                checksum = 0
+                for person in sorted.prefix(size.operations) {
+                    checksum = checksum &* 31 &+ person.age &* 100 &+ person.name.utf8.count
+                }
+            }
+        }
+        return Measured(samples: samples, durability: Self.durability, checksum: checksum)
     }
 
     /// W7: `operations` transactions one after another, each adding one object with
