@@ -89,15 +89,19 @@ extension Realm {
             throw Realm.Error(.invalidInput, "Object of type '\(type.className())' cannot be linked from a property of type '\(className)'")
         }
         if let state = object.realmState {
-            precondition(state.realm.file === file,
-                         "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
-            precondition(!(object is EmbeddedObject) || state.location() == nil,
-                         "Cannot set a link to an existing managed embedded object")
             guard state.location() != nil else { fatalError("Adding a deleted or invalidated object to a Realm is not permitted") }
+            if state.realm.file !== file {
+                // An object of another realm (reached through `create(_:value:)`): copied, as Realm does.
+                let copy = type.init()
+                copy.dynamicValues = try ObjectValues.values(for: type, from: object)
+                return try linkKey(for: copy, className: className, update: update)
+            }
+            precondition(!(object is EmbeddedObject), "Cannot set a link to an existing managed embedded object")
             return state.key
         }
         let table = try tableCreatingIfNeeded(for: type)
-        return try insertOrUpdate(object, in: table, update: object is EmbeddedObject ? .error : update)
+        // Without a primary key there is nothing to update: a linked object is simply inserted.
+        return try insertOrUpdate(object, in: table, update: table.primaryKeyColumn == nil ? .error : update)
     }
 
     // MARK: Reading values

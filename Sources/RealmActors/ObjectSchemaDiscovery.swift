@@ -19,7 +19,13 @@ enum ObjectSchemaDiscovery {
         let info = ObjectSchemaInfo(className: className(of: type), properties: properties,
                                     isEmbedded: type is EmbeddedObject.Type)
         cache.withLock { $0[id] = info }
-        registry.withLock { $0[info.className] = type }
+        // The classes it links to are registered by name too, so that nested values
+        // (`Person(value: ["dog": ["name": "Rex"]])`) can make their objects.
+        let linked = children.compactMap(\.property.linkedType)
+        registry.withLock { registry in
+            registry[info.className] = type
+            for linkedType in linked where registry[linkedType.className()] == nil { registry[linkedType.className()] = linkedType }
+        }
         return info
     }
 

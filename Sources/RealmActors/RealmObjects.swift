@@ -313,6 +313,12 @@ enum ObjectValues {
         switch property.kind {
         case .object:
             guard let value = unwrapped(value) else { return _RealmValue(.object(nil)) }
+            if let embedded = value as? EmbeddedObject, embedded.realmState != nil {
+                // A managed embedded object belongs to its owner: a value taken from it is a copy.
+                let copy = type(of: embedded).init()
+                copy.dynamicValues = try values(for: type(of: embedded), from: embedded)
+                return _RealmValue(.object(copy))
+            }
             if let object = value as? ObjectBase { return _RealmValue(.object(object)) }
             guard let name = property.objectClassName, let type = ObjectSchemaDiscovery.registeredType(named: name),
                   value is [String: Any?] || value is [Any?]

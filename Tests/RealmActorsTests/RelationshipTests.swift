@@ -738,7 +738,7 @@ private func relConfiguration(_ directory: TemporaryDirectory) -> Realm.Configur
         #expect(original.pets[0].owners.count == 2)
     }
 
-    @Test(.disabled("bug: create(_:value:) from a managed object with an embedded object traps (\"Cannot set a link to an existing managed embedded object\"); Realm's create copies embedded objects (Realm.linkKey precondition ignores create's copy semantics)"))
+    @Test
     func createFromAManagedObjectCopiesItsEmbeddedObjects() throws {
         let directory = try TemporaryDirectory()
         let realm = try Realm(configuration: relConfiguration(directory))
@@ -751,7 +751,7 @@ private func relConfiguration(_ directory: TemporaryDirectory) -> Realm.Configur
         #expect(original.address?.street == "Main" && original.pastAddresses[0].street == "Old", "copied, never shared")
     }
 
-    @Test(.disabled("bug: create(_:value:) with a managed object of another realm traps (\"Object is already managed by another Realm\") on its links instead of copying them, as Realm does (Realm.linkKey)"))
+    @Test
     func createCopiesAGraphFromAnotherRealm() throws {
         let directory = try TemporaryDirectory()
         let source = try Realm(configuration: relConfiguration(directory))
@@ -768,7 +768,7 @@ private func relConfiguration(_ directory: TemporaryDirectory) -> Realm.Configur
         #expect(source.objects(RelPet.self).count == 2)
     }
 
-    @Test(.disabled("bug: Object(value:) traps on a nested dictionary for a linked class that no realm or schema lookup has registered yet (ObjectValues.elementValue needs ObjectSchemaDiscovery.registeredType)"))
+    @Test
     func nestedValuesBuildLinkedObjectsBeforeAnyRealmIsOpened() throws {
         // Realm Swift knows every class up front; a model built before opening a realm works.
         let owner = RelLoneOwner(value: ["name": "A", "pets": [["name": "Rex"]], "pet": ["name": "Solo"]])
@@ -822,7 +822,7 @@ private func relConfiguration(_ directory: TemporaryDirectory) -> Realm.Configur
         #expect(realm.objects(RelTeam.self).count == 1 && realm.objects(RelPet.self).count == 3)
     }
 
-    @Test(.disabled("bug: an update (.modified/.all) of a parent fails with \"'RelPet' does not have a primary key and can not be updated\" when it links new objects of a class without a primary key; Realm creates them (Realm.linkKey passes the update policy to insertOrUpdate)"))
+    @Test
     func updatingAParentCreatesNewLinkedObjectsThatHaveNoPrimaryKey() throws {
         let directory = try TemporaryDirectory()
         let realm = try Realm(configuration: relConfiguration(directory))
