@@ -192,6 +192,8 @@ protocol PersistedProperty {
     func propertyInfo(name: String) -> PropertyInfo?
     /// The class a link, a collection of links or linking objects refer to.
     var linkedType: ObjectBase.Type? { get }
+    /// For `LinkingObjects`: the property of `linkedType` that links here.
+    var originPropertyName: String? { get }
     /// The wrapper's own value (before `add`).
     var unmanagedRealmValue: _RealmValue { get }
     /// Whether the initial value is the same for every instance of the class when it is equal
@@ -210,6 +212,7 @@ extension Persisted: PersistedProperty {
     }
 
     var linkedType: ObjectBase.Type? { Value._rlmType.objectType }
+    var originPropertyName: String? { originProperty }
     var unmanagedRealmValue: _RealmValue { (unmanagedValue ?? Value._rlmDefaultValue)._rlmValue }
     var hasComparableDefault: Bool {
         guard let value = unmanagedValue?._rlmValue else { return true }

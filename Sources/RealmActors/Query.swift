@@ -165,6 +165,7 @@ public protocol _QueryCollection {
 extension List: _QueryCollection { public typealias _QueryElement = Element }
 extension MutableSet: _QueryCollection { public typealias _QueryElement = Element }
 extension Map: _QueryCollection { public typealias _QueryElement = Value }
+extension LinkingObjects: _QueryCollection { public typealias _QueryElement = Element }
 
 extension Query where T: _QueryCollection {
     /// The number of elements: `@count`.

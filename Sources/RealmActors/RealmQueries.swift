@@ -15,7 +15,7 @@ extension Realm {
     func parseQuery(_ text: String, arguments: [Any], className: String) throws -> QueryExpression {
         do {
             let expression = try QueryParser.parse(text, arguments: try arguments.map(QueryArguments.argument))
-            if let table = catalog.tables[className] { _ = try QueryPlan.bind(expression, to: table, catalog: catalog) }
+            if let table = catalog.tables[className] { _ = try QueryPlan.bind(expression, to: table, catalog: catalog, linkingObjects: ObjectSchemaDiscovery.linkingObjects) }
             return expression
         } catch let error as QueryError {
             throw Realm.Error(.invalidInput, "Invalid predicate '\(text)': \(error.message) at offset \(error.position)")
@@ -25,7 +25,7 @@ extension Realm {
     /// Traps with the binder's message if a built (type-safe) query does not fit the table.
     func checkQuery(_ expression: QueryExpression, in table: Table) {
         do {
-            _ = try QueryPlan.bind(expression, to: table, catalog: catalog)
+            _ = try QueryPlan.bind(expression, to: table, catalog: catalog, linkingObjects: ObjectSchemaDiscovery.linkingObjects)
         } catch {
             fatalError("Invalid query on '\(table.name)': \(error)")
         }
@@ -35,7 +35,7 @@ extension Realm {
     /// distinct on a missing property are programmer errors in Realm).
     func checkKeyPath(_ keyPath: String, in table: Table) {
         do {
-            _ = try BoundPath.resolve(keyPath, in: table, catalog: catalog)
+            _ = try BoundPath.resolve(keyPath, in: table, catalog: catalog, linkingObjects: ObjectSchemaDiscovery.linkingObjects)
         } catch let error as QueryError {
             fatalError("Cannot sort or distinct on key path '\(keyPath)': \(error.message)")
         } catch {
@@ -46,7 +46,7 @@ extension Realm {
     /// The plan of `expression` at the current schema; nil (no match) if it no longer fits
     /// (after a migration removed a property it uses).
     func plan(_ expression: QueryExpression, in table: Table) -> QueryPlan {
-        (try? QueryPlan.bind(expression, to: table, catalog: catalog)) ?? .constant(false)
+        (try? QueryPlan.bind(expression, to: table, catalog: catalog, linkingObjects: ObjectSchemaDiscovery.linkingObjects)) ?? .constant(false)
     }
 
     func count(matching expression: QueryExpression, in table: Table) -> Int {
@@ -85,7 +85,7 @@ extension Realm {
     /// the object itself are read straight from its row; paths through links are followed.
     private func sortValues(_ keys: [UInt64], _ keyPath: String, in table: Table) -> [ColumnValue] {
         do {
-            let path = try BoundPath.resolve(keyPath, in: table, catalog: catalog)
+            let path = try BoundPath.resolve(keyPath, in: table, catalog: catalog, linkingObjects: ObjectSchemaDiscovery.linkingObjects)
             let evaluator = queryEvaluator()
             let source = evaluator.source
             let root = try evaluator.root(table.tree)

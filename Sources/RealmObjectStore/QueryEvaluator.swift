@@ -195,6 +195,10 @@ package struct QueryEvaluator {
     package func values(at path: BoundPath, _ leaf: ClusterLeaf, _ row: Int) throws -> [ColumnValue] {
         var rows = [(leaf, row)]
         for hop in path.hops {
+            if let from = hop.backlinkFrom {
+                rows = try backlinkRows(hop, from: from, rows)
+                continue
+            }
             guard let target = hop.target else { return [] }
             let targetRoot = try root(target.tree)
             var next: [(ClusterLeaf, Int)] = []
@@ -207,6 +211,11 @@ package struct QueryEvaluator {
             rows = next
         }
         let last = path.last
+        if let from = last.backlinkFrom {  // `owners.@count`, `owners == nil`: the linking objects' keys
+            let keys = try backlinkRows(last, from: from, rows).map { ColumnValue.int(Int64(bitPattern: $0.0.key($0.1))) }
+            guard let aggregate = path.aggregate else { return keys }
+            return [QueryComparisons.aggregate(aggregate, of: keys, kind: .object, isCollection: true)]
+        }
         var gathered: [ColumnValue] = []
         for (currentLeaf, currentRow) in rows {
             let value = try source.value(currentLeaf, row: currentRow, column: last.column, spec: last.table.layout[last.column])
@@ -220,6 +229,20 @@ package struct QueryEvaluator {
         guard let aggregate = path.aggregate else { return gathered }
         return [QueryComparisons.aggregate(aggregate, of: gathered, kind: last.property.kind,
                                            isCollection: last.property.collection != nil || !path.hops.isEmpty)]
+    }
+
+    /// The rows of the objects of `step.table` whose `step.column` links to any of `rows` (of
+    /// table `from`), found in the column's link index.
+    private func backlinkRows(_ step: PathStep, from: Table, _ rows: [(ClusterLeaf, Int)]) throws -> [(ClusterLeaf, Int)] {
+        guard let index = step.table.indexes[step.column] else { return [] }
+        let indexRoot = try root(index)
+        let originRoot = try root(step.table.tree)
+        var result: [(ClusterLeaf, Int)] = []
+        for (leaf, row) in rows {
+            let keys = try source.linkingObjects(to: leaf.key(row), of: from, from: step.table, column: step.column, indexRoot: indexRoot)
+            for key in keys { if let found = try source.row(in: originRoot, key: key) { result.append(found) } }
+        }
+        return result
     }
 
     /// The keys of the objects a path to a collection of links reaches.

@@ -14,14 +14,22 @@ package indirect enum QueryPlan: Sendable {
     case subquery(path: BoundPath, target: Table, predicate: QueryPlan, op: QueryOperator, count: Double)
 }
 
-/// One step of a key path: a column of a table.
+/// One step of a key path: a column of a table, or (for `LinkingObjects`) the way back along a
+/// link column of another table.
 package struct PathStep: Sendable {
     package let table: Table
     package let column: Int
     package let property: PropertyInfo
-    /// The table a link property links to.
+    /// The table a link property links to (for a backlink step: the linking table, `table`).
     package let target: Table?
+    /// A `LinkingObjects` step: from an object to the objects of `table` whose `column` links
+    /// to it (found in that column's link index). `from` is the table stepped from.
+    package var backlinkFrom: Table? = nil
 }
+
+/// Where the `LinkingObjects` properties of classes point: class name → property name →
+/// (origin class, origin property). They are not stored, so the API layer supplies them.
+package typealias LinkingObjectsDeclarations = @Sendable (_ className: String, _ property: String) -> (origin: String, property: String)?
 
 /// A key path from the queried object: link hops, then the final property.
 package struct BoundPath: Sendable {
@@ -33,7 +41,8 @@ package struct BoundPath: Sendable {
 
     /// Whether the path can reach several values (through or into a collection).
     package var isMultiValued: Bool {
-        hops.contains { $0.property.collection != nil } || (last.property.collection != nil && aggregate == nil)
+        hops.contains { $0.property.collection != nil || $0.backlinkFrom != nil }
+            || ((last.property.collection != nil || last.backlinkFrom != nil) && aggregate == nil)
     }
 
     /// The kind of the values compared (after the aggregate).
@@ -69,16 +78,18 @@ extension QueryPlan {
     /// Resolves `expression` against `table`. Throws ``QueryError`` naming the position and the
     /// problem: an unknown property, a link followed through a non-link, a value of the wrong
     /// type, an operator the property's type does not support.
-    package static func bind(_ expression: QueryExpression, to table: Table, catalog: SchemaCatalog) throws -> QueryPlan {
-        var binder = QueryBinder(catalog: catalog, variables: [:])
+    package static func bind(_ expression: QueryExpression, to table: Table, catalog: SchemaCatalog,
+                             linkingObjects: LinkingObjectsDeclarations? = nil) throws -> QueryPlan {
+        var binder = QueryBinder(catalog: catalog, variables: [:], linkingObjects: linkingObjects)
         return try binder.bind(expression, table)
     }
 }
 
 extension BoundPath {
     /// Resolves a key path (`age`, `owner.name`) of `table`, for sorting and aggregates.
-    package static func resolve(_ keyPath: String, in table: Table, catalog: SchemaCatalog) throws -> BoundPath {
-        try QueryBinder(catalog: catalog, variables: [:])
+    package static func resolve(_ keyPath: String, in table: Table, catalog: SchemaCatalog,
+                                linkingObjects: LinkingObjectsDeclarations? = nil) throws -> BoundPath {
+        try QueryBinder(catalog: catalog, variables: [:], linkingObjects: linkingObjects)
             .resolve(keyPath.split(separator: ".").map(String.init), aggregate: nil, from: table, at: 0)
     }
 }
@@ -87,6 +98,7 @@ extension BoundPath {
 private struct QueryBinder {
     let catalog: SchemaCatalog
     var variables: [String: Table]
+    let linkingObjects: LinkingObjectsDeclarations?
 
     mutating func bind(_ expression: QueryExpression, _ table: Table) throws -> QueryPlan {
         switch expression {
@@ -110,7 +122,7 @@ private struct QueryBinder {
             guard case .value(let value) = comparison.right, let count = value.numeric else {
                 throw QueryError("SUBQUERY(...).@count must be compared with a number", at: position)
             }
-            var inner = QueryBinder(catalog: catalog, variables: variables)
+            var inner = QueryBinder(catalog: catalog, variables: variables, linkingObjects: linkingObjects)
             inner.variables[variable] = target
             let plan = try inner.bind(predicate, target)
             return .subquery(path: path, target: target, predicate: plan, op: comparison.op, count: count)
@@ -173,6 +185,17 @@ private struct QueryBinder {
         guard !components.isEmpty else { throw QueryError("Expected a property name", at: position) }
         var hops: [PathStep] = []
         for (index, name) in components.enumerated() {
+            if table.columns[name] == nil, let backlink = try backlinkStep(name, of: table, at: position) {
+                if index == components.count - 1 {
+                    guard aggregate == nil || aggregate == .count else {
+                        throw QueryError("\(aggregate!.rawValue) needs a property of the linking objects, not '\(name)' itself", at: position)
+                    }
+                    return BoundPath(hops: hops, last: backlink, aggregate: aggregate)
+                }
+                hops.append(backlink)
+                table = backlink.table
+                continue
+            }
             guard let column = table.columns[name], let property = table.property(column) else {
                 throw QueryError("Property '\(name)' not found in object of type '\(table.name)'", at: position)
             }
@@ -203,6 +226,17 @@ private struct QueryBinder {
             table = target
         }
         throw QueryError("Expected a property name", at: position)
+    }
+
+    /// The step back along the link a `LinkingObjects` property of `table` stands for, if `name`
+    /// is one.
+    func backlinkStep(_ name: String, of table: Table, at position: Int) throws -> PathStep? {
+        guard let (originName, originProperty) = linkingObjects?(table.name, name) else { return nil }
+        guard let origin = catalog.tables[originName], let column = origin.columns[originProperty],
+              let property = origin.property(column), property.kind == .object else {
+            throw QueryError("Linking objects '\(table.name).\(name)' refer to '\(originName).\(originProperty)', which is not a link", at: position)
+        }
+        return PathStep(table: origin, column: column, property: property, target: origin, backlinkFrom: table)
     }
 
     /// A query constant in the stored form of `kind`.

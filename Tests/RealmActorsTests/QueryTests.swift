@@ -222,6 +222,9 @@ extension QueryTests {
         let rex = owner.pets[0]
         #expect(rex.owners.where { $0.name.starts(with: "B") }.map(\.name) == ["Bob"])
         #expect(rex.owners.sorted(byKeyPath: "name", ascending: false).map(\.name) == ["Bob", "Ann"])
+        // Queries through linking objects (not stored: they follow the link index backwards).
+        #expect(Set(realm.objects(QPet.self).where { $0.owners.name == "Bob" }.map(\.name)) == ["Rex"])
+        #expect(realm.objects(QPet.self).where { $0.owners.count == 2 }.map(\.name) == ["Rex"])
         let young = owner.pets.where { $0.age == 1 }
         try realm.write { owner.pets.remove(at: 1) }
         #expect(young.map(\.name) == ["Bo", "Ace"], "live: follows the list")

@@ -1146,7 +1146,7 @@ private func relConfiguration(_ directory: TemporaryDirectory) -> Realm.Configur
         #expect(names(owners.where { $0.address.city == "Oslo" }) == ["Ann", "Cid"])
     }
 
-    @Test(.disabled("bug: a query through LinkingObjects traps: \"Invalid query on 'RelPet': Property 'owners' not found\" (query binder BoundPath.resolve / QueryPlan.bind knows only stored columns)"))
+    @Test
     func queriesFollowLinkingObjects() throws {
         let directory = try TemporaryDirectory()
         let realm = try Realm(configuration: relConfiguration(directory))
