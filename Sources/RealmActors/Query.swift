@@ -92,6 +92,7 @@ extension Query {
 
 /// The options of string comparisons: Realm Swift's `StringOptions`.
 public struct StringOptions: OptionSet, Sendable {
+    /// The options' bits.
     public let rawValue: Int
     /// Creates options from their raw value.
     public init(rawValue: Int) { self.rawValue = rawValue }
