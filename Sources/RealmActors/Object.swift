@@ -12,7 +12,7 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     public required init() {}
 
     /// The realm, table and key of a managed object; nil while unmanaged.
-    final var realmState: ObjectState?
+    @usableFromInline final var realmState: ObjectState?
 
     /// Set on the probe objects `where { }` uses to learn property names from key paths: a
     /// property read then records its name instead of reading (see ``QueryKeyPaths``).
@@ -175,6 +175,7 @@ open class EmbeddedObject: ObjectBase {}
 /// The cache is what makes a property read cheap: while the realm's `stamp` is unchanged (no
 /// refresh, no change in the current write transaction) the leaf pointer and row stay valid, so a
 /// read is a comparison, a load from the leaf's column array and nothing else.
+@usableFromInline
 final class ObjectState {
     let realm: Realm
     let table: Table
@@ -182,6 +183,19 @@ final class ObjectState {
     private var stamp: UInt64 = .max
     private var leaf: UnsafeRawPointer?
     private var row = 0
+
+    /// The column of the property at `keyPath` if this object's handle has resolved it for the
+    /// object's table before (one dictionary lookup); nil otherwise.
+    @usableFromInline
+    func knownColumn(for keyPath: AnyKeyPath) -> Int? {
+        realm.knownColumn(for: keyPath, in: table)
+    }
+
+    /// Writes a property of this managed object (see `Realm.set`).
+    @usableFromInline
+    func set(_ value: _RealmValue, column: Int) {
+        realm.set(value, column: column, of: self)
+    }
 
     /// The realm's invalidation count when this object was read.
     private let generation: UInt64

@@ -19,7 +19,7 @@ public struct Persisted<Value: _Persistable> {
     var unmanagedValue: Value?
     /// The property's physical column once resolved (-1 until the first managed access;
     /// -2 marks the wrapper a probe is looking for).
-    var column: Int = -1
+    @usableFromInline var column: Int = -1
     let isPrimaryKey: Bool
     let isIndexed: Bool
     /// For `LinkingObjects`: the property of the linking class that links here.
@@ -96,38 +96,75 @@ public struct Persisted<Value: _Persistable> {
     }
 
     /// Reads and writes the property through its object, so a managed object reaches its realm.
+    ///
+    /// Inlinable so that it specializes in the module declaring the class: a managed read of a
+    /// resolved column is then a field load (the key path folds to an offset) and a call to the
+    /// type's reader, with no generic metadata lookups or wrapper copies.
+    @inlinable
     public static subscript<EnclosingSelf: ObjectBase>(
         _enclosingInstance object: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
         get {
-            guard let state = object.realmState else {
-                if let recorder = object.keyPathRecorder {
-                    recorder.names.append(PropertyLabels.name(of: storageKeyPath) { $0[keyPath: storageKeyPath].column = -2 })
-                    return object[keyPath: storageKeyPath].unmanagedValue ?? Value._rlmDefaultValue
-                }
-                if let linking = linkingObjects(of: object, storageKeyPath) { return linking }
-                return unmanagedValue(of: object, storageKeyPath)
+            guard let state = object.realmState else { return slowGet(object, storageKeyPath) }
+            var column = object[keyPath: storageKeyPath].column
+            if column < 0 {
+                // A fresh accessor: the handle knows the column from earlier objects of the class.
+                guard let known = state.knownColumn(for: storageKeyPath) else { return slowGet(object, storageKeyPath) }
+                column = known
+                object[keyPath: storageKeyPath].column = known
             }
-            // The hot path: a managed read of a resolved column.
-            let cached = object[keyPath: storageKeyPath].column
-            if cached >= 0 { return Value._rlmGet(object, column: cached) }
-            if let linking = linkingObjects(of: object, storageKeyPath) { return linking }
-            return Value._rlmGet(object, column: column(of: object, state, storageKeyPath))
+            return Value._rlmGet(object, column: column)
         }
         set {
-            guard let state = object.realmState else {
-                // Also recorded by name, so that `add` can read the object without reflection.
-                let name = PropertyLabels.name(of: storageKeyPath) { $0[keyPath: storageKeyPath].column = -2 }
-                if object.dynamicValues == nil { object.dynamicValues = [:] }
-                object.dynamicValues![name] = newValue._rlmValue
-                object[keyPath: storageKeyPath].unmanagedValue = newValue
-                return
+            if let state = object.realmState {
+                var column = object[keyPath: storageKeyPath].column
+                if column < 0, let known = state.knownColumn(for: storageKeyPath) {
+                    column = known
+                    object[keyPath: storageKeyPath].column = known
+                }
+                if column >= 0 { return state.set(newValue._rlmValue, column: column) }
             }
-            let column = column(of: object, state, storageKeyPath)
-            state.realm.set(newValue._rlmValue, column: column, of: state)
+            set(newValue, on: object, storageKeyPath)
         }
+    }
+
+    /// Every read but a managed read of a resolved column: unmanaged values, first reads,
+    /// linking objects, key-path probes.
+    @usableFromInline
+    static func slowGet<EnclosingSelf: ObjectBase>(
+        _ object: EnclosingSelf, _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) -> Value {
+        guard let state = object.realmState else {
+            if let recorder = object.keyPathRecorder {
+                recorder.names.append(PropertyLabels.name(of: storageKeyPath) { $0[keyPath: storageKeyPath].column = -2 })
+                return object[keyPath: storageKeyPath].unmanagedValue ?? Value._rlmDefaultValue
+            }
+            if let linking = linkingObjects(of: object, storageKeyPath) { return linking }
+            return unmanagedValue(of: object, storageKeyPath)
+        }
+        let cached = object[keyPath: storageKeyPath].column
+        if cached >= 0 { return Value._rlmGet(object, column: cached) }
+        if let linking = linkingObjects(of: object, storageKeyPath) { return linking }
+        return Value._rlmGet(object, column: column(of: object, state, storageKeyPath))
+    }
+
+    /// Writes the property: by name while unmanaged, into the realm once managed.
+    @usableFromInline
+    static func set<EnclosingSelf: ObjectBase>(
+        _ newValue: Value, on object: EnclosingSelf, _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) {
+        guard let state = object.realmState else {
+            // Also recorded by name, so that `add` can read the object without reflection.
+            let name = PropertyLabels.name(of: storageKeyPath) { $0[keyPath: storageKeyPath].column = -2 }
+            if object.dynamicValues == nil { object.dynamicValues = [:] }
+            object.dynamicValues![name] = newValue._rlmValue
+            object[keyPath: storageKeyPath].unmanagedValue = newValue
+            return
+        }
+        let column = column(of: object, state, storageKeyPath)
+        state.realm.set(newValue._rlmValue, column: column, of: state)
     }
 
     /// The `LinkingObjects` of a property declared with `init(originProperty:)` (whose column

@@ -369,6 +369,13 @@ public final class Realm {
         catalogChanged = true
     }
 
+    /// The column of the property at a `@Persisted` storage key path if already resolved for
+    /// `table`.
+    func knownColumn(for keyPath: AnyKeyPath, in table: Table) -> Int? {
+        guard let entry = columnCache[ObjectIdentifier(keyPath)], entry.keyPath === keyPath, entry.table === table else { return nil }
+        return entry.column
+    }
+
     /// The column of the property at a `@Persisted` storage key path, for a table; `resolve`
     /// finds it the first time.
     func column(for keyPath: AnyKeyPath, in table: Table, resolve: () -> Int) -> Int {

@@ -86,6 +86,7 @@ extension Realm {
         let values = ObjectSchemaDiscovery.unmanagedValues(of: object)
         let key = try store(physicalValues(values, table), in: table, update: update)
         manage(object, table: table, key: key)
+        guard table.hasLinksOrCollections else { return key }
         let later = values.filter { name, _ in table.columns[name].map { Self.isStoredLater($0, table) } ?? false }
         if !later.isEmpty {
             try storeValues(later, of: key, in: table, update: update, skipping: table.primaryKeyColumn)

@@ -44,6 +44,8 @@ package final class Table: Sendable {
     package let indexes: [Int: TreeID]
     /// Integer primary keys are the object keys themselves, so a lookup by key is a tree descent.
     package let primaryKeyIsObjectKey: Bool
+    /// Whether any property links or is a collection (their values are written after the row).
+    package let hasLinksOrCollections: Bool
 
     package init(_ stored: StoredTable) {
         self.stored = stored
@@ -54,6 +56,7 @@ package final class Table: Sendable {
         let key = stored.schema.primaryKey
         primaryKeyColumn = key.flatMap { columns[$0.name] }
         primaryKeyIsObjectKey = key?.kind == .int
+        hasLinksOrCollections = stored.columns.contains { $0.map { $0.canLink || $0.collection != nil } ?? false }
         var indexes: [Int: TreeID] = [:]
         for (name, tree) in stored.indexes { if let column = columns[name] { indexes[column] = tree } }
         self.indexes = indexes
