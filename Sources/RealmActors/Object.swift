@@ -22,6 +22,13 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     /// and every `@Persisted` setter); they take precedence over the wrappers' own values.
     final var dynamicValues: [String: _RealmValue]?
 
+    /// Records a value set on an unmanaged object, by property name (what `add` stores).
+    @usableFromInline
+    final func recordUnmanagedValue(_ value: _RealmValue, named name: String) {
+        if dynamicValues == nil { dynamicValues = Dictionary(minimumCapacity: 8) }
+        dynamicValues![name] = value
+    }
+
     /// The leaf and row holding this managed object at its realm's current version.
     /// Traps, as Realm does, if the object was deleted or its realm invalidated.
     @inline(__always)

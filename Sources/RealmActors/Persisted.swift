@@ -16,7 +16,7 @@ internal import RealmRuntime
 @propertyWrapper
 public struct Persisted<Value: _Persistable> {
     /// The value while unmanaged; nil means "the type's default".
-    var unmanagedValue: Value?
+    @usableFromInline var unmanagedValue: Value?
     /// The property's physical column once resolved (-1 until the first managed access;
     /// -2 marks the wrapper a probe is looking for).
     @usableFromInline var column: Int = -1
@@ -125,6 +125,11 @@ public struct Persisted<Value: _Persistable> {
                     object[keyPath: storageKeyPath].column = known
                 }
                 if column >= 0 { return state.set(newValue._rlmValue, column: column) }
+            } else if let name = PropertyLabels.knownName(of: storageKeyPath) {
+                // Unmanaged, a property seen before: recorded by name only (the getter reads
+                // values by name first; writing the wrapper too would cost a key-path write).
+                object.recordUnmanagedValue(newValue._rlmValue, named: name)
+                return
             }
             set(newValue, on: object, storageKeyPath)
         }
@@ -269,8 +274,13 @@ extension Persisted: PersistedProperty {
 /// path is seen a fresh instance of the class is made, the wrapper at that key path is marked,
 /// and `Mirror` finds which stored property carries the mark. The answer is cached for the
 /// process: once per class and property.
+@usableFromInline
 enum PropertyLabels {
     private static let keyPaths = KeyPathTable()
+
+    /// The name of a key path already seen (nil the first time).
+    @usableFromInline
+    static func knownName(of keyPath: AnyKeyPath) -> String? { keyPaths.name(for: keyPath) }
 
     static func name<Root: ObjectBase, Wrapper>(of keyPath: ReferenceWritableKeyPath<Root, Wrapper>,
                                                 mark: (Root) -> Void) -> String {
