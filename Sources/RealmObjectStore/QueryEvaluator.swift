@@ -33,7 +33,7 @@ package struct QueryEvaluator {
         var keys: [UInt64] = []
         try source.forEachCluster(in: root(table.tree)) { leaf in
             if let scan, scan.applies(to: leaf) {
-                for row in 0..<leaf.count where scan.matches(leaf, row) { keys.append(leaf.key(row)) }
+                scan.selectRows(of: leaf) { keys.append(leaf.key($0)) }
             } else {
                 for row in 0..<leaf.count where try evaluate(plan, leaf, row, table) { keys.append(leaf.key(row)) }
             }
@@ -49,7 +49,7 @@ package struct QueryEvaluator {
         var count = 0
         try source.forEachCluster(in: root(table.tree)) { leaf in
             if let scan, scan.applies(to: leaf) {
-                for row in 0..<leaf.count where scan.matches(leaf, row) { count += 1 }
+                scan.selectRows(of: leaf) { _ in count += 1 }
             } else {
                 for row in 0..<leaf.count where try evaluate(plan, leaf, row, table) { count += 1 }
             }
@@ -492,6 +492,47 @@ struct ColumnScan {
             default: return nil
             }
         }
+        self.tests = tests
+        maximumColumn = tests.map(\.column).max() ?? 0
+    }
+
+    /// Calls `body` with every row of `leaf` that passes all tests, filtering column by column.
+    func selectRows(of leaf: ClusterLeaf, _ body: (Int) -> Void) {
+        let count = leaf.count
+        guard count > 0 else { return }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { selection in
+            selection.initialize(repeating: 1)
+            for test in tests {
+                switch test {
+                case .int(let column, let op, let value): leaf.select(column, Self.scan(op), int: value, selection)
+                case .intAsDouble:
+                    for row in 0..<count where selection[row] != 0 && !matches(leaf, row, only: test) { selection[row] = 0 }
+                case .double(let column, let op, let value): leaf.select(column, Self.scan(op), double: value, selection)
+                case .float(let column, let op, let value): leaf.select(column, Self.scan(op), float: value, selection)
+                case .bool:
+                    for row in 0..<count where selection[row] != 0 && !matches(leaf, row, only: test) { selection[row] = 0 }
+                }
+            }
+            for row in 0..<count where selection[row] != 0 { body(row) }
+        }
+    }
+
+    private static func scan(_ op: QueryOperator) -> ScanComparison {
+        switch op {
+        case .equal: .equal
+        case .notEqual: .notEqual
+        case .less: .less
+        case .lessOrEqual: .lessOrEqual
+        case .greater: .greater
+        default: .greaterOrEqual  // the initializer admits nothing else
+        }
+    }
+
+    private func matches(_ leaf: ClusterLeaf, _ row: Int, only test: Test) -> Bool {
+        ColumnScan(tests: [test]).matches(leaf, row)
+    }
+
+    private init(tests: [Test]) {
         self.tests = tests
         maximumColumn = tests.map(\.column).max() ?? 0
     }

@@ -16,6 +16,7 @@ final class QPerson: Object {
     @Persisted var score = 0.0
     @Persisted var active = false
     @Persisted var nickname: String?
+    @Persisted var rank: Int?
     @Persisted var born = Date(timeIntervalSinceReferenceDate: 0)
     @Persisted var dog: QDog?
     @Persisted var dogs: List<QDog>
@@ -46,6 +47,7 @@ struct QueryRandom: RandomNumberGenerator {
                 realm.add(QPerson(value: [
                     "id": id, "name": names[id % names.count], "email": "p\(id % 20)@x.org", "age": id % 30,
                     "score": Double(id % 7) / 7, "active": id % 3 == 0, "nickname": id % 4 == 0 ? nil : "n\(id % 5)",
+                    "rank": id % 6 == 0 ? nil : id % 13,
                     "born": Date(timeIntervalSinceReferenceDate: Double(id) * 86_400),
                     "dog": id % 5 == 0 ? nil : dogs[id % 10], "dogs": Array(dogs.prefix(id % 4)),
                     "tags": id % 2 == 0 ? ["even", "t\(id % 3)"] : ["odd"],
@@ -166,7 +168,10 @@ struct QueryRandom: RandomNumberGenerator {
             let k = Int.random(in: 0..<30, using: &random)
             let x = Double.random(in: 0...1, using: &random)
             let letter = ["a", "b", "e", "z"].randomElement(using: &random)!
-            switch Int.random(in: 0..<7, using: &random) {
+            switch Int.random(in: 0..<10, using: &random) {
+            case 7: return ({ $0.rank < k % 13 }, { $0.rank.map { $0 < k % 13 } ?? false })
+            case 8: return ({ $0.rank != k % 13 }, { $0.rank != k % 13 })
+            case 9: return ({ $0.rank >= k % 13 && $0.score < x }, { ($0.rank.map { $0 >= k % 13 } ?? false) && $0.score < x })
             case 0: return ({ $0.age < k }, { $0.age < k })
             case 1: return ({ $0.age == k }, { $0.age == k })
             case 2: return ({ $0.score >= x }, { $0.score >= x })
