@@ -366,7 +366,7 @@ package final class Database: Sendable {
             return WriteTransaction(database: self, base: state.tip, below: state.pending.reversed(),
                                     generation: state.generation,
                                     transaction: max(state.tip.meta.transaction + 1, state.nextTransaction),
-                                    horizon: horizon)
+                                    horizon: horizon, durable: state.published.transaction)
         }
     }
 

@@ -19,33 +19,45 @@ package struct PageRun: Equatable, Sendable {
 /// of its pages may be overwritten). Records are kept per freeing transaction until then; at the
 /// start of each write transaction `release(upTo:)` merges the ripe ones into `reusable`.
 ///
+/// The free list's own chain pages are the exception: readers never read them, only the writer
+/// and recovery do, so the chain a commit replaces may be reused as soon as that commit is
+/// durable, whatever readers pin (`pendingChain`). Without this, a pinned reader would make every
+/// commit free and rewrite an ever longer chain: quadratic time and file growth.
+///
 /// Invariants: `reusable` is sorted by start, coalesced (no two runs touch) and disjoint from every
-/// pending run; `pending` is sorted by freeing transaction.
+/// pending run; `pending` and `pendingChain` are sorted by freeing transaction.
 package struct FreeList: Equatable, Sendable {
     package private(set) var reusable: [PageRun] = []
     package private(set) var pending: [(freedBy: TransactionID, runs: [PageRun])] = []
+    /// Replaced free-list chain pages, by the transaction that replaced them.
+    package private(set) var pendingChain: [(freedBy: TransactionID, runs: [PageRun])] = []
+
+    /// Marks a stored entry as a replaced chain page (transaction ids stay below 2^63).
+    static let chainTag: TransactionID = 1 << 63
 
     package init() {}
 
     package static func == (lhs: FreeList, rhs: FreeList) -> Bool {
-        lhs.reusable == rhs.reusable && lhs.pending.elementsEqual(rhs.pending) {
-            $0.freedBy == $1.freedBy && $0.runs == $1.runs
-        }
+        lhs.reusable == rhs.reusable
+            && lhs.pending.elementsEqual(rhs.pending) { $0.freedBy == $1.freedBy && $0.runs == $1.runs }
+            && lhs.pendingChain.elementsEqual(rhs.pendingChain) { $0.freedBy == $1.freedBy && $0.runs == $1.runs }
     }
 
     /// The number of free pages, reusable or not.
     package var pageCount: UInt64 {
-        reusable.reduce(0) { $0 + $1.count } + pending.reduce(0) { $0 + $1.runs.reduce(0) { $0 + $1.count } }
+        reusable.reduce(0) { $0 + $1.count }
+            + (pending + pendingChain).reduce(0) { $0 + $1.runs.reduce(0) { $0 + $1.count } }
     }
 
-    /// Makes the pages freed by transactions at or below `horizon` reusable.
-    package mutating func release(upTo horizon: TransactionID) {
-        guard let first = pending.first, first.freedBy <= horizon else { return }
-        var merged = reusable
-        while let record = pending.first, record.freedBy <= horizon {
-            merged.append(contentsOf: record.runs)
-            pending.removeFirst()
-        }
+    /// Makes the pages freed by transactions at or below `horizon` reusable, and the replaced
+    /// chain pages of transactions at or below `durable`.
+    package mutating func release(upTo horizon: TransactionID, chainUpTo durable: TransactionID) {
+        let ripe = pending.prefix { $0.freedBy <= horizon }.count
+        let ripeChain = pendingChain.prefix { $0.freedBy <= durable }.count
+        guard ripe > 0 || ripeChain > 0 else { return }
+        let merged = reusable + pending.prefix(ripe).flatMap(\.runs) + pendingChain.prefix(ripeChain).flatMap(\.runs)
+        pending.removeFirst(ripe)
+        pendingChain.removeFirst(ripeChain)
         reusable = Self.coalesced(merged)
     }
 
@@ -54,6 +66,13 @@ package struct FreeList: Equatable, Sendable {
         guard !runs.isEmpty else { return }
         precondition(pending.last.map { $0.freedBy < transaction } ?? true, "free records out of order")
         pending.append((transaction, Self.coalesced(runs)))
+    }
+
+    /// Records the chain pages a transaction replaced (reusable once it is durable).
+    package mutating func recordChain(freedBy transaction: TransactionID, runs: [PageRun]) {
+        guard !runs.isEmpty else { return }
+        precondition(pendingChain.last.map { $0.freedBy < transaction } ?? true, "free records out of order")
+        pendingChain.append((transaction, Self.coalesced(runs)))
     }
 
     /// Returns pages that were never written (allocated and freed by the same transaction)
@@ -98,9 +117,11 @@ package struct FreeList: Equatable, Sendable {
 
     // MARK: Persistence
 
-    /// Every record as `(freedBy, run)` with reusable runs tagged 0, the order they are stored in.
+    /// Every record as `(freedBy, run)` with reusable runs tagged 0 and replaced chain pages
+    /// tagged with ``chainTag``, the order they are stored in.
     var entries: [(freedBy: TransactionID, run: PageRun)] {
         reusable.map { (0, $0) } + pending.flatMap { record in record.runs.map { (record.freedBy, $0) } }
+            + pendingChain.flatMap { record in record.runs.map { (record.freedBy | Self.chainTag, $0) } }
     }
 
     /// A free-list page: the header, the next page of the chain (with its transaction), then
@@ -112,7 +133,7 @@ package struct FreeList: Equatable, Sendable {
     /// How many chain pages the current entries need (counted, not materialized: called in a
     /// loop at every commit).
     var chainPagesNeeded: Int {
-        let count = reusable.count + pending.reduce(0) { $0 + $1.runs.count }
+        let count = reusable.count + (pending + pendingChain).reduce(0) { $0 + $1.runs.count }
         return (count + Self.entriesPerPage - 1) / Self.entriesPerPage
     }
 
@@ -169,6 +190,16 @@ package struct FreeList: Equatable, Sendable {
                 else { throw StorageError(.invalidDatabase, "Free-list page \(current.page) has a bad run") }
                 if freedBy == 0 {
                     reusable.append(run)
+                } else if freedBy & chainTag != 0 {
+                    let transaction = freedBy & ~chainTag
+                    if let last = list.pendingChain.last, last.freedBy == transaction {
+                        list.pendingChain[list.pendingChain.count - 1].runs.append(run)
+                    } else {
+                        guard list.pendingChain.last.map({ $0.freedBy < transaction }) ?? true else {
+                            throw StorageError(.invalidDatabase, "Free-list page \(current.page) is out of order")
+                        }
+                        list.pendingChain.append((transaction, [run]))
+                    }
                 } else if let last = list.pending.last, last.freedBy == freedBy {
                     list.pending[list.pending.count - 1].runs.append(run)
                 } else {

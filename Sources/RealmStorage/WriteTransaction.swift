@@ -30,7 +30,7 @@ package final class WriteTransaction: PageSource {
     private var isFinished = false
 
     init(database: Database, base: VersionTip, below: [PreparedCommit], generation: UInt64,
-         transaction: TransactionID, horizon: TransactionID) {
+         transaction: TransactionID, horizon: TransactionID, durable: TransactionID) {
         precondition(transaction > base.meta.transaction)
         self.database = database
         self.base = base
@@ -40,7 +40,7 @@ package final class WriteTransaction: PageSource {
         pageLimit = base.meta.pageCount
         catalog = base.meta.catalog
         freeList = base.freeList
-        freeList.release(upTo: horizon)
+        freeList.release(upTo: horizon, chainUpTo: durable)
     }
 
     deinit {
@@ -208,8 +208,8 @@ package final class WriteTransaction: PageSource {
             }
         }
         // 2. The previous free-list chain is replaced by a new one, written below.
-        for page in base.chainPages { freed.append(PageRun(start: page, count: 1)) }
         freeList.record(freedBy: transaction, runs: freed)
+        freeList.recordChain(freedBy: transaction, runs: base.chainPages.map { PageRun(start: $0, count: 1) })
         freed = []
         var chain: [(number: PageNumber, pointer: UnsafeMutableRawPointer)] = []
         while chain.count < freeList.chainPagesNeeded {

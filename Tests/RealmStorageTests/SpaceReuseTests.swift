@@ -118,4 +118,26 @@ import Testing
         #expect(database.pageCount <= pageCount + 2, "\(pageCount) → \(database.pageCount)")
         #expect(try database.verify().entries == Self.window)
     }
+
+    /// Under a long-pinned reader each commit can free only what it replaced (a leaf, an inner
+    /// page, a catalog leaf): the free list's own replaced chain pages are reused once durable,
+    /// so the free list does not grow by its own length every commit (which was quadratic).
+    @Test func aPinnedReaderDoesNotMakeTheFreeListFeedOnItself() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database.open(path: directory.path(), options: DatabaseOptions(durability: .none))
+        let setup = try database.beginWrite()
+        let tree = try setup.createTree()
+        for key in 0..<1000 as Range<UInt64> { try setup.put(tree, key: key, value: Array(repeating: 1, count: 50)) }
+        try setup.commit()
+        let pinned = try database.beginRead()
+        let commits = 1000
+        for index in 0..<commits {
+            let write = try database.beginWrite()
+            try write.put(tree, key: UInt64(1000 + index), value: Array(repeating: 2, count: 50))
+            try write.commit()
+        }
+        #expect(database.freePageCount < UInt64(4 * commits), "\(database.freePageCount) free pages after \(commits) commits")
+        #expect(try pinned.value(tree, key: 5) == Array(repeating: 1, count: 50), "the pinned version is intact")
+        _ = try database.verify()
+    }
 }
