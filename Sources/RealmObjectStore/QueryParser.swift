@@ -1,7 +1,512 @@
-/// Placeholder until the Realm Query Language parser lands (being written on branch
-/// `rqlparser`): every string predicate is refused with a clear error.
+import Foundation
+
+/// The Realm Query Language parser: NSPredicate-style strings into a ``QueryExpression``.
+///
+/// A hand-written tokenizer and recursive-descent parser over the UTF-8 bytes (offsets in errors
+/// are byte offsets). Precedence, lowest first: `OR`/`||`, `AND`/`&&`, `NOT`/`!`, then a
+/// comparison or a parenthesized predicate. Keywords are case-insensitive. A comparison whose
+/// left side is a constant and right side a key path is turned around (`3 < age` is
+/// `age > 3`), except `value IN keyPath` (membership). Everything malformed throws a
+/// ``QueryError`` saying where and what was expected; nothing in the input can trap.
 package enum QueryParser {
     package static func parse(_ text: String, arguments: [QueryArgument] = []) throws -> QueryExpression {
-        throw QueryError("String predicates are not supported yet; use where { }", at: 0)
+        var parser = Parser(bytes: Array(text.utf8), arguments: arguments)
+        let expression = try parser.parseOr()
+        guard parser.peek() == .end else {
+            throw QueryError("Expected the end of the predicate but found \(parser.peek().description)", at: parser.peekPosition())
+        }
+        return expression
+    }
+}
+
+/// A token and where it starts.
+private enum Token: Equatable {
+    case identifier(String)  // key paths, keywords, $variables, @aggregates (dots included)
+    case integer(Int64)
+    case number(Double)
+    case string(String)
+    /// A date literal, as seconds since 2001.
+    case date(Double)
+    case symbol(String)  // operators and punctuation
+    case argument(String)  // %@, %K, %d, %i, %f, $0…
+    case end
+
+    var description: String {
+        switch self {
+        case .identifier(let name): "'\(name)'"
+        case .integer(let value): "\(value)"
+        case .number(let value): "\(value)"
+        case .string(let value): "string \"\(value)\""
+        case .date: "a date"
+        case .symbol(let symbol): "'\(symbol)'"
+        case .argument(let argument): "'\(argument)'"
+        case .end: "the end of the predicate"
+        }
+    }
+}
+
+private struct Parser {
+    let bytes: [UInt8]
+    let arguments: [QueryArgument]
+    var offset = 0
+    var nextArgument = 0
+    /// The token after `offset`, with its start, when already scanned.
+    var lookahead: (token: Token, start: Int, end: Int)?
+
+    init(bytes: [UInt8], arguments: [QueryArgument]) {
+        self.bytes = bytes
+        self.arguments = arguments
+    }
+
+    // MARK: Tokens
+
+    mutating func peek() -> Token { (try? scanned().token) ?? .end }
+    mutating func peekPosition() -> Int { (try? scanned().start) ?? offset }
+
+    mutating func scanned() throws -> (token: Token, start: Int, end: Int) {
+        if let lookahead { return lookahead }
+        let result = try scan()
+        lookahead = result
+        return result
+    }
+
+    @discardableResult
+    mutating func next() throws -> (token: Token, start: Int) {
+        let token = try scanned()
+        offset = token.end
+        lookahead = nil
+        return (token.token, token.start)
+    }
+
+    /// Whether the next token is the keyword (case-insensitive) or symbol; consumes it if so.
+    mutating func accept(_ words: String...) throws -> Bool {
+        let token = try scanned().token
+        let matches: Bool
+        switch token {
+        case .identifier(let name): matches = words.contains { $0.uppercased() == name.uppercased() }
+        case .symbol(let symbol): matches = words.contains(symbol)
+        default: matches = false
+        }
+        if matches { try next() }
+        return matches
+    }
+
+    mutating func expect(_ symbol: String, _ context: String) throws {
+        let (token, start) = (try scanned().token, try scanned().start)
+        guard token == .symbol(symbol) else { throw QueryError("Expected '\(symbol)' \(context) but found \(token.description)", at: start) }
+        try next()
+    }
+
+    static func isIdentifierStart(_ byte: UInt8) -> Bool {
+        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F || byte == 0x24 || byte == 0x40 || byte >= 0x80
+    }
+
+    static func isIdentifierPart(_ byte: UInt8) -> Bool {
+        isIdentifierStart(byte) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2E
+    }
+
+    mutating func scan() throws -> (token: Token, start: Int, end: Int) {
+        var index = offset
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        let start = index
+        guard index < bytes.count else { return (.end, start, index) }
+        let byte = bytes[index]
+        func text(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
+        // Strings.
+        if byte == 0x22 || byte == 0x27 { return try scanString(from: start, quote: byte) }
+        // Arguments: %@ %K %d %i %f and $0…
+        if byte == 0x25 {
+            guard index + 1 < bytes.count, [0x40, 0x4B, 0x64, 0x69, 0x66].contains(bytes[index + 1]) else {
+                throw QueryError("Unknown argument placeholder '\(text(start..<min(start + 2, bytes.count)))'", at: start)
+            }
+            return (.argument(text(start..<(start + 2))), start, start + 2)
+        }
+        if byte == 0x24, index + 1 < bytes.count, bytes[index + 1] >= 0x30 && bytes[index + 1] <= 0x39 {
+            index += 1
+            while index < bytes.count, bytes[index] >= 0x30 && bytes[index] <= 0x39 { index += 1 }
+            return (.argument(text(start..<index)), start, index)
+        }
+        // Numbers (a sign belongs to the number when a digit follows).
+        let isDigit = { (value: UInt8) in value >= 0x30 && value <= 0x39 }
+        if isDigit(byte) || ((byte == 0x2D || byte == 0x2B) && index + 1 < bytes.count && (isDigit(bytes[index + 1]) || bytes[index + 1] == 0x2E)) {
+            return try scanNumber(from: start)
+        }
+        // Date literals T<seconds>:<nanoseconds>.
+        if byte == 0x54, index + 1 < bytes.count, isDigit(bytes[index + 1]) || bytes[index + 1] == 0x2D {
+            return try scanTimestamp(from: start)
+        }
+        // Identifiers, keywords and key paths (and `.@count` after SUBQUERY(…)).
+        if Self.isIdentifierStart(byte) || (byte == 0x2E && index + 1 < bytes.count && bytes[index + 1] == 0x40) {
+            index += 1
+            while index < bytes.count, Self.isIdentifierPart(bytes[index]) { index += 1 }
+            return (.identifier(text(start..<index)), start, index)
+        }
+        // Symbols, longest first.
+        for symbol in ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "=", "<", ">", "!", "(", ")", "{", "}", ",", "[", "]"] {
+            let symbolBytes = Array(symbol.utf8)
+            if index + symbolBytes.count <= bytes.count, Array(bytes[index..<(index + symbolBytes.count)]) == symbolBytes {
+                return (.symbol(symbol), start, index + symbolBytes.count)
+            }
+        }
+        throw QueryError("Unexpected character '\(text(start..<(start + 1)))'", at: start)
+    }
+
+    func scanString(from start: Int, quote: UInt8) throws -> (token: Token, start: Int, end: Int) {
+        var index = start + 1
+        var result: [UInt8] = []
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == quote { return (.string(String(decoding: result, as: UTF8.self)), start, index + 1) }
+            if byte == 0x5C {  // backslash
+                guard index + 1 < bytes.count else { break }
+                let escaped = bytes[index + 1]
+                switch escaped {
+                case 0x6E: result.append(0x0A)
+                case 0x74: result.append(0x09)
+                case 0x72: result.append(0x0D)
+                case 0x30: result.append(0x00)
+                case 0x75:  // \uXXXX
+                    guard index + 5 < bytes.count, let code = UInt32(String(decoding: bytes[(index + 2)...(index + 5)], as: UTF8.self), radix: 16),
+                          let scalar = Unicode.Scalar(code) else {
+                        throw QueryError("Invalid \\u escape in a string literal", at: index)
+                    }
+                    result += Array(String(Character(scalar)).utf8)
+                    index += 6
+                    continue
+                default: result.append(escaped)
+                }
+                index += 2
+                continue
+            }
+            result.append(byte)
+            index += 1
+        }
+        throw QueryError("Unterminated string literal", at: start)
+    }
+
+    func scanNumber(from start: Int) throws -> (token: Token, start: Int, end: Int) {
+        var index = start
+        if bytes[index] == 0x2D || bytes[index] == 0x2B { index += 1 }
+        // Hexadecimal.
+        if index + 1 < bytes.count, bytes[index] == 0x30, bytes[index + 1] == 0x78 || bytes[index + 1] == 0x58 {
+            var end = index + 2
+            while end < bytes.count, (bytes[end] >= 0x30 && bytes[end] <= 0x39) || ((bytes[end] | 0x20) >= 0x61 && (bytes[end] | 0x20) <= 0x66) { end += 1 }
+            let digits = String(decoding: bytes[(index + 2)..<end], as: UTF8.self)
+            guard let magnitude = UInt64(digits, radix: 16), magnitude <= UInt64(Int64.max) else {
+                throw QueryError("Invalid hexadecimal number '\(String(decoding: bytes[start..<end], as: UTF8.self))'", at: start)
+            }
+            let value = Int64(magnitude)
+            return (.integer(bytes[start] == 0x2D ? -value : value), start, end)
+        }
+        var end = index
+        var isFloat = false
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte >= 0x30 && byte <= 0x39 { end += 1; continue }
+            if byte == 0x2E, !isFloat { isFloat = true; end += 1; continue }
+            if byte == 0x65 || byte == 0x45 {  // exponent
+                isFloat = true
+                end += 1
+                if end < bytes.count, bytes[end] == 0x2D || bytes[end] == 0x2B { end += 1 }
+                continue
+            }
+            break
+        }
+        let literal = String(decoding: bytes[start..<end], as: UTF8.self)
+        // A date literal YYYY-MM-DD@HH:MM:SS[:NANOS].
+        if end < bytes.count, bytes[end] == 0x2D, !isFloat { return try scanDate(from: start) }
+        if !isFloat, let value = Int64(literal) { return (.integer(value), start, end) }
+        if !isFloat { throw QueryError("Integer literal '\(literal)' does not fit 64 bits", at: start) }
+        guard let value = Double(literal), value.isFinite else { throw QueryError("Invalid number '\(literal)'", at: start) }
+        return (.number(value), start, end)
+    }
+
+    /// `T<seconds since 1970>:<nanoseconds>`.
+    func scanTimestamp(from start: Int) throws -> (token: Token, start: Int, end: Int) {
+        var end = start + 1
+        while end < bytes.count, (bytes[end] >= 0x30 && bytes[end] <= 0x39) || bytes[end] == 0x2D || bytes[end] == 0x3A { end += 1 }
+        let parts = String(decoding: bytes[(start + 1)..<end], as: UTF8.self).split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let seconds = Int64(parts[0]), let nanoseconds = Int64(parts[1]) else {
+            throw QueryError("Invalid timestamp literal, expected T<seconds>:<nanoseconds>", at: start)
+        }
+        return (.date(Double(seconds) - 978_307_200 + Double(nanoseconds) / 1e9), start, end)
+    }
+
+    /// `YYYY-MM-DD@HH:MM:SS[:NANOS]`, UTC.
+    func scanDate(from start: Int) throws -> (token: Token, start: Int, end: Int) {
+        var end = start
+        while end < bytes.count, (bytes[end] >= 0x30 && bytes[end] <= 0x39) || [0x2D, 0x40, 0x3A, 0x54].contains(bytes[end]) { end += 1 }
+        let literal = String(decoding: bytes[start..<end], as: UTF8.self)
+        let halves = literal.split(separator: "@").flatMap { $0.split(separator: "T") }
+        let date = halves.first?.split(separator: "-").compactMap { Int($0) } ?? []
+        let time = halves.count > 1 ? halves[1].split(separator: ":").compactMap { Int($0) } : []
+        guard halves.count == 2, date.count == 3, time.count == 3 || time.count == 4 else {
+            throw QueryError("Invalid date literal '\(literal)', expected YYYY-MM-DD@HH:MM:SS", at: start)
+        }
+        var components = DateComponents()
+        components.calendar = Calendar(identifier: .gregorian)
+        components.timeZone = TimeZone(identifier: "UTC")
+        (components.year, components.month, components.day) = (date[0], date[1], date[2])
+        (components.hour, components.minute, components.second) = (time[0], time[1], time[2])
+        guard let value = components.date, (1...12).contains(date[1]), (1...31).contains(date[2]) else {
+            throw QueryError("Invalid date literal '\(literal)'", at: start)
+        }
+        let nanoseconds = time.count == 4 ? Double(time[3]) / 1e9 : 0
+        return (.date(value.timeIntervalSinceReferenceDate + nanoseconds), start, end)
+    }
+
+    // MARK: Grammar
+
+    mutating func parseOr() throws -> QueryExpression {
+        var operands = [try parseAnd()]
+        while try accept("OR", "||") { operands.append(try parseAnd()) }
+        return operands.count == 1 ? operands[0] : .or(operands)
+    }
+
+    mutating func parseAnd() throws -> QueryExpression {
+        var operands = [try parseNot()]
+        while try accept("AND", "&&") { operands.append(try parseNot()) }
+        return operands.count == 1 ? operands[0] : .and(operands)
+    }
+
+    mutating func parseNot() throws -> QueryExpression {
+        if try accept("NOT", "!") { return .not(try parseNot()) }
+        return try parsePrimary()
+    }
+
+    mutating func parsePrimary() throws -> QueryExpression {
+        let (token, start) = (try scanned().token, try scanned().start)
+        if token == .symbol("(") {
+            try next()
+            let inner = try parseOr()
+            let closing = try scanned()
+            guard closing.token == .symbol(")") else {
+                throw QueryError("Expected ')' to close '(' at offset \(start) but found \(closing.token.description)", at: closing.start)
+            }
+            try next()
+            return inner
+        }
+        if try accept("TRUEPREDICATE") { return .constant(true) }
+        if try accept("FALSEPREDICATE") { return .constant(false) }
+        return .comparison(try parseComparison())
+    }
+
+    mutating func parseComparison() throws -> QueryComparison {
+        let start = try scanned().start
+        var modifier: QueryCollectionModifier?
+        if try accept("ANY", "SOME") { modifier = .any } else if try accept("ALL") { modifier = .all } else if try accept("NONE") { modifier = QueryCollectionModifier.none }
+        let left = try parseOperand()
+        let (opToken, opStart) = try next()
+        var op: QueryOperator
+        switch opToken {
+        case .symbol("=="), .symbol("="): op = .equal
+        case .symbol("!="), .symbol("<>"): op = .notEqual
+        case .symbol("<"): op = .less
+        case .symbol("<="), .symbol("=<"): op = .lessOrEqual
+        case .symbol(">"): op = .greater
+        case .symbol(">="), .symbol("=>"): op = .greaterOrEqual
+        case .identifier(let word):
+            switch word.uppercased() {
+            case "BEGINSWITH": op = .beginsWith
+            case "ENDSWITH": op = .endsWith
+            case "CONTAINS": op = .contains
+            case "LIKE": op = .like
+            case "IN": op = .in
+            case "BETWEEN": op = .between
+            default: throw QueryError("Unknown operator \(opToken.description)", at: opStart)
+            }
+        case .end: throw QueryError("Expected an operator after the left side but found the end of the predicate", at: opStart)
+        default: throw QueryError("Expected an operator but found \(opToken.description)", at: opStart)
+        }
+        let options = try parseOptions()
+        let afterOperator = try scanned()
+        if afterOperator.token == .end {
+            throw QueryError("Expected a value after '\(op.rawValue)' but found the end of the predicate", at: afterOperator.start)
+        }
+        if op == .between && afterOperator.token != .symbol("{") {
+            throw QueryError("Expected '{' after BETWEEN but found \(afterOperator.token.description)", at: afterOperator.start)
+        }
+        var right = try parseOperand()
+        var left2 = left
+        // A constant on the left and a key path on the right: turned around (not for IN).
+        if case .value = left2, case .keyPath = right, op != .in {
+            swap(&left2, &right)
+            switch op {
+            case .less: op = .greater
+            case .lessOrEqual: op = .greaterOrEqual
+            case .greater: op = .less
+            case .greaterOrEqual: op = .lessOrEqual
+            case .equal, .notEqual: break
+            default: throw QueryError("The left side of \(op.rawValue) must be a property", at: start)
+            }
+        }
+        return QueryComparison(left2, op, right, options: options, modifier: modifier, position: start)
+    }
+
+    mutating func parseOptions() throws -> QueryStringOptions {
+        guard try scanned().token == .symbol("[") else { return [] }
+        let start = try next().start
+        let (token, position) = try next()
+        guard case .identifier(let letters) = token, !letters.isEmpty,
+              letters.lowercased().allSatisfy({ $0 == "c" || $0 == "d" }) else {
+            throw QueryError("Expected string options [c], [d] or [cd] but found \(token.description)", at: position)
+        }
+        try expect("]", "to close the options opened at offset \(start)")
+        var options: QueryStringOptions = []
+        if letters.lowercased().contains("c") { options.insert(.caseInsensitive) }
+        if letters.lowercased().contains("d") { options.insert(.diacriticInsensitive) }
+        return options
+    }
+
+    mutating func parseOperand() throws -> QueryOperand {
+        let (token, start) = (try scanned().token, try scanned().start)
+        switch token {
+        case .symbol("{"):
+            try next()
+            var values: [QueryValue] = []
+            if try scanned().token != .symbol("}") {
+                repeat {
+                    guard case .value(let value) = try parseOperand() else {
+                        throw QueryError("Expected a value in the list", at: try scanned().start)
+                    }
+                    values.append(value)
+                } while try accept(",")
+            }
+            try expect("}", "to close the list opened at offset \(start)")
+            return .values(values)
+        case .identifier(let word):
+            switch word.uppercased() {
+            case "TRUE", "YES": try next(); return .value(.bool(true))
+            case "FALSE", "NO": try next(); return .value(.bool(false))
+            case "NIL", "NULL": try next(); return .value(.null)
+            case "SUBQUERY": return try parseSubquery()
+            case "OID": return try parseWrapped(name: "oid", start: start) { text in
+                    let bytes = Self.hexBytes(text)
+                    guard let bytes, bytes.count == 12 else { return nil }
+                    return .objectId(bytes)
+                }
+            case "UUID": return try parseWrapped(name: "uuid", start: start) { text in
+                    guard let uuid = UUID(uuidString: text) else { return nil }
+                    return .uuid(withUnsafeBytes(of: uuid.uuid) { Array($0) })
+                }
+            case "B64":
+                try next()
+                guard case .string(let encoded) = try next().token, let data = Data(base64Encoded: encoded) else {
+                    throw QueryError("Expected a base64 string after B64", at: start)
+                }
+                return .value(.data(Array(data)))
+            case "AND", "OR", "NOT", "BETWEEN", "IN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "ANY", "ALL", "NONE", "SOME":
+                throw QueryError("Expected a property or a value but found the keyword '\(word)'", at: start)
+            default:
+                try next()
+                return try keyPath(word, at: start)
+            }
+        case .integer(let value): try next(); return .value(.int(value))
+        case .number(let value): try next(); return .value(.double(value))
+        case .string(let value): try next(); return .value(.string(value))
+        case .date(let seconds):
+            try next()
+            return .value(.date(seconds))
+        case .argument(let placeholder):
+            try next()
+            return try argument(placeholder, at: start)
+        case .end:
+            throw QueryError("Expected a property or a value but found the end of the predicate", at: start)
+        default:
+            throw QueryError("Expected a property or a value but found \(token.description)", at: start)
+        }
+    }
+
+    /// `name(…)`: the text between the parentheses, converted.
+    mutating func parseWrapped(name: String, start: Int, _ convert: (String) -> QueryValue?) throws -> QueryOperand {
+        try next()
+        let open = try scanned()
+        guard open.token == .symbol("(") else { throw QueryError("Expected '(' after \(name)", at: open.start) }
+        guard let close = bytes[open.end...].firstIndex(of: 0x29) else {
+            throw QueryError("Expected ')' to close \(name)(", at: open.start)
+        }
+        let text = String(decoding: bytes[open.end..<close], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        guard let value = convert(text) else { throw QueryError("Invalid \(name) literal '\(text)'", at: start) }
+        offset = close + 1
+        lookahead = nil
+        return .value(value)
+    }
+
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var result: [UInt8] = []
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[index...(index + 1)], as: UTF8.self), radix: 16) else { return nil }
+            result.append(byte)
+        }
+        return result
+    }
+
+    /// A key path token: components split at dots, an aggregate (`@count`…) lifted out.
+    func keyPath(_ text: String, at position: Int) throws -> QueryOperand {
+        var components: [String] = []
+        var aggregate: QueryAggregate?
+        for part in text.split(separator: ".", omittingEmptySubsequences: false) {
+            guard !part.isEmpty else { throw QueryError("Empty component in key path '\(text)'", at: position) }
+            if part.hasPrefix("@") {
+                guard aggregate == nil else { throw QueryError("Two aggregates in key path '\(text)'", at: position) }
+                switch part.lowercased() {
+                case "@count", "@size": aggregate = .count
+                case "@min": aggregate = .min
+                case "@max": aggregate = .max
+                case "@sum": aggregate = .sum
+                case "@avg": aggregate = .average
+                default: throw QueryError("Unknown aggregate '\(part)' in key path '\(text)'", at: position)
+                }
+                continue
+            }
+            components.append(String(part))
+        }
+        guard !components.isEmpty else { throw QueryError("Expected a property before '\(text)'", at: position) }
+        return .keyPath(components, aggregate: aggregate, position: position)
+    }
+
+    mutating func argument(_ placeholder: String, at position: Int) throws -> QueryOperand {
+        let index: Int
+        if placeholder.hasPrefix("$") {
+            guard let positional = Int(placeholder.dropFirst()) else { throw QueryError("Invalid argument '\(placeholder)'", at: position) }
+            index = positional
+        } else {
+            index = nextArgument
+            nextArgument += 1
+        }
+        guard index < arguments.count else {
+            throw QueryError("Not enough arguments: \(placeholder) number \(index + 1) has no value", at: position)
+        }
+        switch (placeholder, arguments[index]) {
+        case ("%K", .keyPath(let path)), ("%K", .value(.string(let path))): return try keyPath(path, at: position)
+        case ("%K", .value): throw QueryError("%K needs a key path argument (a String)", at: position)
+        case (_, .value(let value)): return .value(value)
+        case (_, .keyPath(let path)): return .value(.string(path))
+        }
+    }
+
+    mutating func parseSubquery() throws -> QueryOperand {
+        let start = try next().start
+        try expect("(", "after SUBQUERY")
+        let (collectionToken, collectionStart) = try next()
+        guard case .identifier(let collectionText) = collectionToken,
+              case .keyPath(let collection, nil, _) = try keyPath(collectionText, at: collectionStart) else {
+            throw QueryError("Expected a collection key path as SUBQUERY's first argument", at: collectionStart)
+        }
+        try expect(",", "after SUBQUERY's collection")
+        let (variableToken, variableStart) = try next()
+        guard case .identifier(let variable) = variableToken, variable.hasPrefix("$"), variable.count > 1 else {
+            throw QueryError("Expected a $variable as SUBQUERY's second argument", at: variableStart)
+        }
+        try expect(",", "after SUBQUERY's variable")
+        let predicate = try parseOr()
+        try expect(")", "to close SUBQUERY(")
+        let (aggregateToken, aggregateStart) = try next()
+        guard case .identifier(let suffix) = aggregateToken, [".@count", ".@size"].contains(suffix.lowercased()) else {
+            throw QueryError("Expected '.@count' after SUBQUERY(…)", at: aggregateStart)
+        }
+        return .subqueryCount(collection: collection, variable: variable, predicate: predicate, position: start)
     }
 }

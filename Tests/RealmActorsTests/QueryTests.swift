@@ -157,44 +157,101 @@ struct QueryRandom: RandomNumberGenerator {
         #expect(young.isEmpty)
     }
 
-    /// Random predicates against a brute-force evaluation of the same condition in Swift.
+    /// Random predicates, as `where { }` blocks and as query strings, against a brute-force
+    /// evaluation of the same condition in Swift.
     @Test(arguments: 0..<8)
     func randomPredicatesAgreeWithBruteForce(seed: UInt64) throws {
         let realm = try Self.people()
         let all = Array(realm.objects(QPerson.self))
         var random = QueryRandom(state: seed)
-        typealias Condition = (query: (Query<QPerson>) -> Query<Bool>, swift: (QPerson) -> Bool)
+        typealias Condition = (query: (Query<QPerson>) -> Query<Bool>, text: String, swift: (QPerson) -> Bool)
         func atom() -> Condition {
             let k = Int.random(in: 0..<30, using: &random)
-            let x = Double.random(in: 0...1, using: &random)
+            let x = Double(Int.random(in: 0...7, using: &random)) / 7
             let letter = ["a", "b", "e", "z"].randomElement(using: &random)!
             switch Int.random(in: 0..<10, using: &random) {
-            case 7: return ({ $0.rank < k % 13 }, { $0.rank.map { $0 < k % 13 } ?? false })
-            case 8: return ({ $0.rank != k % 13 }, { $0.rank != k % 13 })
-            case 9: return ({ $0.rank >= k % 13 && $0.score < x }, { ($0.rank.map { $0 >= k % 13 } ?? false) && $0.score < x })
-            case 0: return ({ $0.age < k }, { $0.age < k })
-            case 1: return ({ $0.age == k }, { $0.age == k })
-            case 2: return ({ $0.score >= x }, { $0.score >= x })
-            case 3: return ({ $0.active }, { $0.active })
-            case 4: return ({ $0.nickname == nil }, { $0.nickname == nil })
-            case 5: return ({ $0.name.starts(with: letter, options: .caseInsensitive) }, { $0.name.lowercased().hasPrefix(letter) })
-            default: return ({ $0.dogs.age > k % 10 }, { person in person.dogs.contains { $0.age > k % 10 } })
+            case 0: return ({ $0.age < k }, "age < \(k)", { $0.age < k })
+            case 1: return ({ $0.age == k }, "\(k) == age", { $0.age == k })
+            case 2: return ({ $0.score >= x }, "score >= \(x)", { $0.score >= x })
+            case 3: return ({ $0.active }, "active == true", { $0.active })
+            case 4: return ({ $0.nickname == nil }, "nickname == nil", { $0.nickname == nil })
+            case 5: return ({ $0.name.starts(with: letter, options: .caseInsensitive) }, "name BEGINSWITH[c] '\(letter)'",
+                            { $0.name.lowercased().hasPrefix(letter) })
+            case 6: return ({ $0.dogs.age > k % 10 }, "ANY dogs.age > \(k % 10)", { person in person.dogs.contains { $0.age > k % 10 } })
+            case 7: return ({ $0.rank < k % 13 }, "rank < \(k % 13)", { $0.rank.map { $0 < k % 13 } ?? false })
+            case 8: return ({ $0.rank != k % 13 }, "rank != \(k % 13)", { $0.rank != k % 13 })
+            default: return ({ $0.dogs.count >= k % 4 }, "dogs.@count >= \(k % 4)", { $0.dogs.count >= k % 4 })
             }
         }
         func condition(depth: Int) -> Condition {
             guard depth > 0, Bool.random(using: &random) else { return atom() }
             let (a, b) = (condition(depth: depth - 1), condition(depth: depth - 1))
             switch Int.random(in: 0..<3, using: &random) {
-            case 0: return ({ a.query($0) && b.query($0) }, { a.swift($0) && b.swift($0) })
-            case 1: return ({ a.query($0) || b.query($0) }, { a.swift($0) || b.swift($0) })
-            default: return ({ !a.query($0) }, { !a.swift($0) })
+            case 0: return ({ a.query($0) && b.query($0) }, "(\(a.text) AND \(b.text))", { a.swift($0) && b.swift($0) })
+            case 1: return ({ a.query($0) || b.query($0) }, "(\(a.text) OR \(b.text))", { a.swift($0) || b.swift($0) })
+            default: return ({ !a.query($0) }, "NOT \(a.text)", { !a.swift($0) })
             }
         }
         for _ in 0..<40 {
             let predicate = condition(depth: 3)
+            let expected = all.filter(predicate.swift).map(\.id)
             let found = Self.ids(realm.objects(QPerson.self).where(predicate.query))
-            #expect(found == all.filter(predicate.swift).map(\.id))
+            #expect(found == expected, "where: \(predicate.text)")
+            #expect(Self.ids(try realm.objects(QPerson.self).filter(predicate.text)) == expected, "string: \(predicate.text)")
             #expect(realm.objects(QPerson.self).where(predicate.query).count == found.count)
+        }
+    }
+
+    @Test func queryStringsWithArgumentsCollectionsAndSubqueries() throws {
+        let realm = try Self.people()
+        let all = Array(realm.objects(QPerson.self))
+        func ids(_ format: String, _ arguments: Any...) throws -> [Int] {
+            Self.ids(try realm.objects(QPerson.self).filter(format, argumentArray: arguments))
+        }
+        #expect(try ids("age > %@ AND name BEGINSWITH[c] %@", 20, "b") == all.filter { $0.age > 20 && $0.name.lowercased().hasPrefix("b") }.map(\.id))
+        #expect(try ids("%K == %@", "email", "p3@x.org") == all.filter { $0.email == "p3@x.org" }.map(\.id))
+        #expect(try ids("age BETWEEN {5, 8}") == all.filter { (5...8).contains($0.age) }.map(\.id))
+        #expect(try ids("age IN {1, 2, 3}") == all.filter { [1, 2, 3].contains($0.age) }.map(\.id))
+        #expect(try ids("'even' IN tags") == all.filter { $0.tags.contains("even") }.map(\.id))
+        #expect(try ids("ALL dogs.age < 2") == all.filter { $0.dogs.allSatisfy { $0.age < 2 } }.map(\.id))
+        #expect(try ids("NONE dogs.age == 1") == all.filter { !$0.dogs.contains { $0.age == 1 } }.map(\.id))
+        #expect(try ids("dogs.@max.age == 2") == all.filter { $0.dogs.map(\.age).max() == 2 }.map(\.id))
+        #expect(try ids("dogs.@sum.age > 1") == all.filter { $0.dogs.reduce(0) { $0 + $1.age } > 1 }.map(\.id))
+        #expect(try ids("SUBQUERY(dogs, $d, $d.age >= 1 AND $d.name ENDSWITH '2').@count == 1")
+                == all.filter { $0.dogs.filter { $0.age >= 1 && $0.name.hasSuffix("2") }.count == 1 }.map(\.id))
+        #expect(try ids("name LIKE '?o*'") == all.filter { $0.name.count >= 2 && Array($0.name)[1] == "o" }.map(\.id))
+        #expect(try ids("dog.name == $0", "dog3") == all.filter { $0.dog?.name == "dog3" }.map(\.id))
+        #expect(try ids("born > %@", Date(timeIntervalSinceReferenceDate: 50 * 86_400)) == all.filter { $0.born.timeIntervalSinceReferenceDate > 50 * 86_400 }.map(\.id))
+        #expect(try ids("TRUEPREDICATE").count == 60 && ids("FALSEPREDICATE").isEmpty)
+        let dog3 = try #require(realm.object(ofType: QDog.self, forPrimaryKey: 3))
+        #expect(try ids("dog == %@", dog3) == all.filter { $0.dog?.id == 3 }.map(\.id))
+        #expect(try realm.objects(QPerson.self).index(matching: "age == %@", 29) == 29)
+    }
+
+    /// Errors from bad query strings: thrown, with what and where.
+    @Test(arguments: [
+        ("agee < 2", "Property 'agee' not found in object of type 'QPerson'"),
+        ("age < 'x'", "Cannot compare 'age' of type 'int' with string 'x'"),
+        ("name > 'x' AND", "end of the predicate"),
+        ("age BEGINSWITH 5", "needs a string or data property"),
+        ("name.first == 'x'", "is not a link"),
+        ("age == nil", "not optional"),
+        ("active > true", "not supported"),
+        ("dog == 3", "Cannot compare"),
+        ("age BETWEEN {1}", "exactly two values"),
+        ("dogs.@avg.name > 1", "collection of numbers"),
+        ("SUBQUERY(tags, $t, $t == 'x').@count > 0", "collection of objects"),
+        ("age[c] == 1", "Expected an operator"),
+        ("score ==[c] 1.0", "apply to strings"),
+    ] as [(String, String)])
+    func badQueryStringsThrow(predicate: String, expected: String) throws {
+        let realm = try Self.people()
+        do {
+            _ = try realm.objects(QPerson.self).filter(predicate)
+            Issue.record("'\(predicate)' was accepted")
+        } catch let error as Realm.Error {
+            #expect(error.code == .invalidInput)
+            #expect(error.message.contains(expected) && error.message.contains("at offset"), "\(error.message)")
         }
     }
 }

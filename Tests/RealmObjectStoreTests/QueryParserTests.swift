@@ -1,0 +1,131 @@
+import Testing
+import RealmObjectStore
+
+@Suite struct QueryParserTests {
+    static func key(_ path: String, _ aggregate: QueryAggregate? = nil, at position: Int = 0) -> QueryOperand {
+        .keyPath(path.split(separator: ".").map(String.init), aggregate: aggregate, position: position)
+    }
+
+    static func compare(_ left: QueryOperand, _ op: QueryOperator, _ right: QueryOperand,
+                        options: QueryStringOptions = [], modifier: QueryCollectionModifier? = nil, at position: Int = 0) -> QueryExpression {
+        .comparison(QueryComparison(left, op, right, options: options, modifier: modifier, position: position))
+    }
+
+    @Test func comparisonsAndLiterals() throws {
+        #expect(try QueryParser.parse("age < 2") == Self.compare(Self.key("age"), .less, .value(.int(2))))
+        #expect(try QueryParser.parse("age = 2") == Self.compare(Self.key("age"), .equal, .value(.int(2))))
+        #expect(try QueryParser.parse("age <> 2") == Self.compare(Self.key("age"), .notEqual, .value(.int(2))))
+        #expect(try QueryParser.parse("age =< -0x10") == Self.compare(Self.key("age"), .lessOrEqual, .value(.int(-16))))
+        #expect(try QueryParser.parse("score => 1.5e2") == Self.compare(Self.key("score"), .greaterOrEqual, .value(.double(150))))
+        #expect(try QueryParser.parse("3 < age") == Self.compare(Self.key("age", at: 4), .greater, .value(.int(3))))
+        #expect(try QueryParser.parse("name == 'it\\'s'") == Self.compare(Self.key("name"), .equal, .value(.string("it's"))))
+        #expect(try QueryParser.parse("name == \"\\u00e9\"") == Self.compare(Self.key("name"), .equal, .value(.string("é"))))
+        #expect(try QueryParser.parse("flag == TRUE") == Self.compare(Self.key("flag"), .equal, .value(.bool(true))))
+        #expect(try QueryParser.parse("owner == nil") == Self.compare(Self.key("owner"), .equal, .value(.null)))
+        #expect(try QueryParser.parse("owner.name == NULL") == Self.compare(Self.key("owner.name"), .equal, .value(.null)))
+        #expect(try QueryParser.parse("TRUEPREDICATE") == .constant(true))
+        #expect(try QueryParser.parse("falsepredicate") == .constant(false))
+        #expect(try QueryParser.parse("id == oid(507f1f77bcf86cd799439011)")
+                == Self.compare(Self.key("id"), .equal, .value(.objectId([0x50, 0x7f, 0x1f, 0x77, 0xbc, 0xf8, 0x6c, 0xd7, 0x99, 0x43, 0x90, 0x11]))))
+        #expect(try QueryParser.parse("d > T0:0") == Self.compare(Self.key("d"), .greater, .value(.date(-978_307_200))))
+        #expect(try QueryParser.parse("d > 2001-01-01@00:00:01") == Self.compare(Self.key("d"), .greater, .value(.date(1))))
+        #expect(try QueryParser.parse("data == B64\"AAE=\"") == Self.compare(Self.key("data"), .equal, .value(.data([0, 1]))))
+    }
+
+    @Test func operatorsOptionsAndCollections() throws {
+        #expect(try QueryParser.parse("name BEGINSWITH[c] 'r'") == Self.compare(Self.key("name"), .beginsWith, .value(.string("r")), options: .caseInsensitive))
+        #expect(try QueryParser.parse("name like[cd] 'r?x*'") == Self.compare(Self.key("name"), .like, .value(.string("r?x*")), options: [.caseInsensitive, .diacriticInsensitive]))
+        #expect(try QueryParser.parse("name ==[d] 'e'") == Self.compare(Self.key("name"), .equal, .value(.string("e")), options: .diacriticInsensitive))
+        #expect(try QueryParser.parse("age BETWEEN {1, 3}") == Self.compare(Self.key("age"), .between, .values([.int(1), .int(3)])))
+        #expect(try QueryParser.parse("age IN {1, 2.5, 'x'}") == Self.compare(Self.key("age"), .in, .values([.int(1), .double(2.5), .string("x")])))
+        #expect(try QueryParser.parse("'x' IN tags") == Self.compare(.value(.string("x")), .in, Self.key("tags", at: 7)))
+        #expect(try QueryParser.parse("dogs.@count > 1") == Self.compare(Self.key("dogs", .count), .greater, .value(.int(1))))
+        #expect(try QueryParser.parse("dogs.@avg.age > 1") == Self.compare(Self.key("dogs.age", .average), .greater, .value(.int(1))))
+        #expect(try QueryParser.parse("dogs.age.@max > 1") == Self.compare(Self.key("dogs.age", .max), .greater, .value(.int(1))))
+        #expect(try QueryParser.parse("ALL dogs.age > 1") == Self.compare(Self.key("dogs.age", at: 4), .greater, .value(.int(1)), modifier: .all))
+        #expect(try QueryParser.parse("NONE dogs.age > 1") == Self.compare(Self.key("dogs.age", at: 5), .greater, .value(.int(1)), modifier: QueryCollectionModifier.none))
+        let subquery = try QueryParser.parse("SUBQUERY(dogs, $d, $d.age > 2 AND $d.name == 'x').@count == 1")
+        guard case .comparison(let comparison) = subquery, case .subqueryCount(let collection, let variable, let predicate, _) = comparison.left else {
+            Issue.record("not a subquery: \(subquery)")
+            return
+        }
+        #expect(collection == ["dogs"] && variable == "$d" && comparison.op == .equal && comparison.right == .value(.int(1)))
+        guard case .and(let parts) = predicate else { Issue.record("\(predicate)"); return }
+        #expect(parts.count == 2)
+    }
+
+    @Test func logicAndPrecedence() throws {
+        let a = Self.compare(Self.key("a"), .equal, .value(.int(1)))
+        let parsed = try QueryParser.parse("a == 1 OR NOT a == 1 AND a == 1")
+        guard case .or(let operands) = parsed, operands.count == 2, case .and(let conjunction) = operands[1],
+              case .not = conjunction[0] else {
+            Issue.record("wrong precedence: \(parsed)")
+            return
+        }
+        #expect(operands[0] == a)
+        guard case .and(let grouped) = try QueryParser.parse("(a == 1 || a == 1) && !(a == 1)"), grouped.count == 2,
+              case .or = grouped[0], case .not = grouped[1] else {
+            Issue.record("parentheses not honoured")
+            return
+        }
+    }
+
+    @Test func arguments() throws {
+        let parsed = try QueryParser.parse("age > %@ AND %K == %d AND score < $0",
+                                           arguments: [.value(.int(2)), .keyPath("name"), .value(.int(7))])
+        #expect(parsed == .and([
+            Self.compare(Self.key("age"), .greater, .value(.int(2))),
+            Self.compare(Self.key("name", at: 13), .equal, .value(.int(7)), at: 13),
+            Self.compare(Self.key("score", at: 26), .less, .value(.int(2)), at: 26),
+        ]))
+    }
+
+    /// Malformed predicates: each throws a QueryError whose message says what was expected.
+    @Test(arguments: [
+        ("", "end of the predicate"), ("age", "operator"), ("age <", "after '<'"), ("age < ", "after '<'"),
+        ("age << 2", "Expected a property or a value"), ("age =~ 2", "Unexpected character '~'"), ("age ?? 2", "Unexpected character"),
+        ("(age < 2", "Expected ')' to close '('"), ("age < 2)", "end of the predicate"), ("age < 2 AND", "end of the predicate"),
+        ("AND age < 2", "keyword 'AND'"), ("age < 2 OR OR age > 3", "keyword 'OR'"), ("name == 'abc", "Unterminated string"),
+        ("name == \"abc", "Unterminated string"), ("name == 'a\\u12'", "\\u escape"), ("age < 99999999999999999999", "does not fit 64 bits"),
+        ("age < 0xZZ", "hexadecimal"), ("age < 1e999", "Invalid number"), ("age BETWEEN 1, 2", "Expected '{' after BETWEEN"),
+        ("age IN {1, 2", "Expected '}'"), ("age IN {1 2}", "Expected '}'"), ("age IN {a}", "Expected a value in the list"),
+        ("name BEGINSWITH[x] 'a'", "string options"), ("name BEGINSWITH[c 'a'", "to close the options"), ("name BEGINSWITH[] 'a'", "string options"),
+        ("age < %@", "Not enough arguments"), ("age < $3", "Not enough arguments"), ("%K < 2", "Not enough arguments"),
+        ("age < %x", "placeholder"), ("dogs.@bogus > 1", "Unknown aggregate"), ("dogs.@count.@max > 1", "Two aggregates"),
+        ("dogs..age > 1", "Empty component"), ("@count > 1", "Expected a property before"), ("SUBQUERY(dogs, d, d.age > 1).@count > 0", "$variable"),
+        ("SUBQUERY(dogs, $d, $d.age > 1) > 0", "'.@count'"), ("SUBQUERY(dogs $d, $d.age > 1).@count > 0", "Expected ','"),
+        ("id == oid(123)", "Invalid oid literal"), ("id == uuid(nope)", "Invalid uuid literal"), ("id == oid 12", "Expected '('"),
+        ("d > T12", "timestamp"), ("d > 2020-13-45@00:00:00", "Invalid date literal"), ("d > 2020-01-01", "Invalid date literal"),
+        ("3 BEGINSWITH name", "must be a property"), ("age < 2 age > 3", "end of the predicate"), ("NOT", "end of the predicate"),
+        ("age BEGINSWITH", "after 'BEGINSWITH'"),
+    ] as [(String, String)])
+    func malformedPredicatesThrowWithAPosition(predicate: String, expected: String) {
+        do {
+            let parsed = try QueryParser.parse(predicate)
+            Issue.record("'\(predicate)' parsed as \(parsed)")
+        } catch let error as QueryError {
+            #expect(error.message.contains(expected), "'\(predicate)': \(error.message)")
+            #expect(error.position >= 0 && error.position <= predicate.utf8.count)
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    /// Random token soup never crashes the parser: it parses or throws QueryError.
+    @Test func fuzzedInputNeverCrashes() {
+        let pieces = ["age", "name", ".", "@count", "(", ")", "{", "}", ",", "<", "==", "!", "AND", "OR", "NOT", "'", "\"", "\\",
+                      "1", "0x", "1e", "-", "%@", "%K", "$0", "[c]", "[", "]", "BETWEEN", "IN", "SUBQUERY", "$x", "oid(", "T1:", "2020-",
+                      "@", "B64", "é", " ", "TRUEPREDICATE", "nil", "ANY", "LIKE"]
+        var state: UInt64 = 12345
+        for _ in 0..<3000 {
+            var text = ""
+            let count = Int(state % 9) + 1
+            for _ in 0..<count {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                text += pieces[Int(state >> 33) % pieces.count]
+                if state & 1 == 0 { text += " " }
+            }
+            _ = try? QueryParser.parse(text, arguments: [.value(.int(1))])
+        }
+    }
+}
