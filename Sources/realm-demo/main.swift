@@ -1,7 +1,7 @@
 // The RealmActors demo: `swift run realm-demo`.
 //
 // It exercises what the library can do today, end to end, through the public API only, and grows
-// with every feature that lands (next: queries with `where { }`, and a printed change stream).
+// with every feature that lands (next: a printed change stream).
 import Foundation
 import RealmActors
 
@@ -67,8 +67,10 @@ for dog in lastDogs.sorted(by: { $0.id < $1.id }) {
 let realm = try Realm(configuration: config)
 let dogs = realm.objects(Dog.self)
 print("the realm holds \(dogs.count) dogs; dog 42 is \(realm.object(ofType: Dog.self, forPrimaryKey: 42)?.name ?? "missing")")
-let puppies = dogs.filter { $0.age < 2 }  // `where { }` queries arrive with the query engine
+let puppies = dogs.where { $0.age < 2 }.sorted(byKeyPath: "name")
 print("\(puppies.count) puppies, for example \(puppies.prefix(3).map(\.name).joined(separator: ", "))")
+let northOld = try dogs.filter("owner == %@ AND age >= %@", "North", 13)
+print("\(northOld.count) old dogs in the North kennel, average age \(northOld.average(ofProperty: "age") as Double? ?? 0)")
 
 try realm.write {
     let rex = realm.create(Dog.self, value: ["id": 10_000, "name": "Rex", "age": 1], update: .modified)
