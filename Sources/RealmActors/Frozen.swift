@@ -210,3 +210,36 @@ extension FreezableObject {
         return Frozen(snapshot: state.realm.currentSnapshot(), table: state.table, key: state.key)
     }
 }
+
+extension FrozenResults {
+    /// The frozen objects matching a type-safe query, still at the snapshot's version.
+    public func `where`(_ isIncluded: (Query<T>) -> Query<Bool>) -> FrozenResults<T> {
+        refined { $0.where(isIncluded) }
+    }
+
+    /// The frozen objects matching a Realm Query Language predicate, at the snapshot's version.
+    ///
+    /// - Throws: ``Realm/Error/Code/invalidInput`` as ``Results/filter(_:_:)``.
+    public func filter(_ predicateFormat: String, _ arguments: Any...) throws -> FrozenResults<T> {
+        try refined { try $0.filter(predicateFormat, argumentArray: arguments) }
+    }
+
+    /// The frozen objects sorted by a property, at the snapshot's version.
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> FrozenResults<T> {
+        refined { $0.sorted(byKeyPath: keyPath, ascending: ascending) }
+    }
+
+    /// The frozen objects sorted by several properties, at the snapshot's version.
+    public func sorted<S: Sequence>(by descriptors: S) -> FrozenResults<T> where S.Element == SortDescriptor {
+        refined { $0.sorted(by: descriptors) }
+    }
+
+    /// Applies a live-results operation on a frozen handle of the snapshot and freezes the outcome.
+    private func refined(_ operation: (Results<T>) throws -> Results<T>) rethrows -> FrozenResults<T> {
+        let realm = snapshot.handle()
+        let keys = self.keys
+        let base: Results<T> = keys.map { keys in Results(realm: realm, base: .keys { keys }) } ?? realm.objects(T.self)
+        let refined = try operation(base)
+        return FrozenResults(snapshot: snapshot, table: table, keys: refined.keys())
+    }
+}

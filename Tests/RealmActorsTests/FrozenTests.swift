@@ -65,6 +65,12 @@ final class Note: Object {
         }
         #expect(one.text == "one")
         #expect(realm.thaw(one)?.text == "uno")
+        // Frozen results filter and sort into more frozen results, at their own version.
+        let frozenNotes = realm.objects(Note.self).freeze()
+        try realm.write { realm.add(Note(value: ["id": 9, "text": "nine"])) }
+        #expect(frozenNotes.where { $0.text.starts(with: "u") }.map(\.text) == ["uno"])
+        #expect(try frozenNotes.filter("id > 1").sorted(byKeyPath: "id", ascending: false).map(\.id) == [3])
+        #expect(related.where { $0.id == 3 }.count == 1)
         let other = try Realm(configuration: realm.configuration)
         #expect(other.thaw(related[0])?.text == "three")
         #expect(realm.thaw(try #require(realm.freeze().object(ofType: Note.self, forPrimaryKey: 3))) != nil)
