@@ -78,7 +78,7 @@ package struct QueryEvaluator {
             switch (comparison.op, comparison.right) {
             case (.equal, .value(let value)): values = [value]
             case (.in, .values(let list)): values = list
-            default: return nil
+            default: return try rangeCandidates(comparison, table)
             }
             let column = comparison.path.last.column
             if table.primaryKeyIsObjectKey && column == table.primaryKeyColumn {
@@ -103,6 +103,39 @@ package struct QueryEvaluator {
         default:
             return nil
         }
+    }
+
+    /// Keys from an index range scan for `<`, `<=`, `>`, `>=` and BETWEEN on an indexed integer
+    /// or date property; nil when no index applies or the range holds more than a sixteenth of
+    /// the table (then one pass over the column is cheaper than fetching rows one by one).
+    private func rangeCandidates(_ comparison: BoundComparison, _ table: Table) throws -> [UInt64]? {
+        let column = comparison.path.last.column
+        let kind = comparison.path.last.property.kind
+        guard let index = table.indexes[column], kind == .int || kind == .date else { return nil }
+        func encoded(_ value: ColumnValue) -> [UInt8]? {
+            switch (kind, value) {
+            case (.int, .int(let int)): IndexKey.int(int)
+            case (.date, .double(let seconds)): IndexKey.double(seconds)
+            default: nil
+            }
+        }
+        var lower: ([UInt8], Bool)?
+        var upper: ([UInt8], Bool)?
+        switch (comparison.op, comparison.right) {
+        case (.less, .value(let value)): guard let bound = encoded(value) else { return nil }; upper = (bound, false)
+        case (.lessOrEqual, .value(let value)): guard let bound = encoded(value) else { return nil }; upper = (bound, true)
+        case (.greater, .value(let value)): guard let bound = encoded(value) else { return nil }; lower = (bound, false)
+        case (.greaterOrEqual, .value(let value)): guard let bound = encoded(value) else { return nil }; lower = (bound, true)
+        case (.between, .values(let bounds)) where bounds.count == 2:
+            guard let low = encoded(bounds[0]), let high = encoded(bounds[1]) else { return nil }
+            (lower, upper) = ((low, true), (high, true))
+        default: return nil
+        }
+        let tableRoot = try root(table.tree)
+        let limit = max(64, Int(tableRoot.count / 16))
+        let length = kind == .int ? IndexKey.int(0).count : IndexKey.double(0).count
+        return try source.indexObjectKeys(root(index), from: lower?.0, inclusive: lower?.1 ?? true, to: upper?.0,
+                                          inclusive: upper?.1 ?? true, length: length, limit: limit)?.sorted()
     }
 
     // MARK: One object

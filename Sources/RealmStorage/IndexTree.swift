@@ -239,6 +239,35 @@ extension PageSource {
         return true
     }
 
+    /// The object keys whose encoded value lies between `lower` and `upper` (nil: unbounded;
+    /// each inclusive or not), in value order; nil if there are more than `limit` (a scan is
+    /// then cheaper than fetching them one by one). Values must have one fixed encoded length
+    /// (integers, dates): a shorter or longer key never matches.
+    package func indexObjectKeys(_ root: TreeRoot, from lower: [UInt8]?, inclusive lowerInclusive: Bool,
+                                 to upper: [UInt8]?, inclusive upperInclusive: Bool, length: Int, limit: Int) throws -> [UInt64]? {
+        var keys: [UInt64] = []
+        var exceeded = false
+        let start = lower ?? [0x01]  // tag 0x00 is null: never in a range
+        try start.withUnsafeBytes { startBytes in
+            try indexScan(root, from: startBytes) { key in
+                guard key.count == length + 8 else { return true }
+                let value = UnsafeRawBufferPointer(rebasing: key[..<length])
+                if let lower, !lowerInclusive, lower.withUnsafeBytes({ IndexPage.compare(value, $0) }) == 0 { return true }
+                if let upper {
+                    let order = upper.withUnsafeBytes { IndexPage.compare(value, $0) }
+                    if order > 0 || (order == 0 && !upperInclusive) { return false }
+                }
+                guard keys.count < limit else {
+                    exceeded = true
+                    return false
+                }
+                keys.append(IndexKey.objectKey(of: key))
+                return true
+            }
+        }
+        return exceeded ? nil : keys
+    }
+
     /// The object keys whose index key is `encodedValue ‖ object key`, in order.
     package func indexObjectKeys(_ root: TreeRoot, matching encodedValue: [UInt8]) throws -> [UInt64] {
         var keys: [UInt64] = []

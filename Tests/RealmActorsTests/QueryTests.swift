@@ -292,3 +292,38 @@ extension QueryTests {
         #expect(young.map(\.name) == ["Bo", "Ace"], "live: follows the list")
     }
 }
+
+final class QEvent: Object {
+    @Persisted(indexed: true) var level = 0
+    @Persisted(indexed: true) var at = Date(timeIntervalSinceReferenceDate: 0)
+    @Persisted var label = ""
+}
+
+extension QueryTests {
+    /// Ranges on indexed integers and dates (answered from the index when narrow, by a scan when
+    /// wide) agree with brute force, including negative values and both bound kinds.
+    @Test func rangesOnIndexedPropertiesAgreeWithBruteForce() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+        var random = QueryRandom(state: 99)
+        try realm.write {
+            for index in 0..<2000 {
+                realm.add(QEvent(value: ["level": Int.random(in: -500...500, using: &random),
+                                         "at": Date(timeIntervalSinceReferenceDate: Double(Int.random(in: -10_000...10_000, using: &random))),
+                                         "label": "e\(index)"]))
+            }
+        }
+        let all = Array(realm.objects(QEvent.self))
+        func labels(_ results: Results<QEvent>) -> [String] { results.map(\.label) }
+        for _ in 0..<30 {
+            let a = Int.random(in: -520...520, using: &random)
+            let b = a + Int.random(in: 0...40, using: &random) * (Bool.random(using: &random) ? 1 : 25)
+            #expect(labels(realm.objects(QEvent.self).where { $0.level < a }) == all.filter { $0.level < a }.map(\.label))
+            #expect(labels(realm.objects(QEvent.self).where { $0.level >= b }) == all.filter { $0.level >= b }.map(\.label))
+            #expect(labels(realm.objects(QEvent.self).where { $0.level.contains(a...b) }) == all.filter { (a...b).contains($0.level) }.map(\.label))
+            #expect(labels(try realm.objects(QEvent.self).filter("level > %@ AND level <= %@", a, b))
+                    == all.filter { $0.level > a && $0.level <= b }.map(\.label))
+            let from = Date(timeIntervalSinceReferenceDate: Double(a * 20))
+            #expect(labels(realm.objects(QEvent.self).where { $0.at > from }) == all.filter { $0.at > from }.map(\.label))
+        }
+    }
+}
