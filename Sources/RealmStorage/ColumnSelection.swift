@@ -18,7 +18,8 @@ extension ClusterLeaf {
         case 1: select(selection, comparison, value) { Int64(Int8(truncatingIfNeeded: base.u8(offset + $0))) }
         case 2: select(selection, comparison, value) { Int64(Int16(truncatingIfNeeded: base.u16(offset + $0 * 2))) }
         case 4: select(selection, comparison, value) { Int64(Int32(truncatingIfNeeded: base.u32(offset + $0 * 4))) }
-        default: select(selection, comparison, value) { Int64(bitPattern: base.u64(offset + $0 * 8)) }
+        case 8: select(selection, comparison, value) { Int64(bitPattern: base.u64(offset + $0 * 8)) }
+        default: select(selection, comparison, value) { _ in 0 }  // width 0: every value is 0
         }
         applyNulls(column, comparison, selection, selectedNulls)
     }

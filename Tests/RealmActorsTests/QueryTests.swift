@@ -327,3 +327,15 @@ extension QueryTests {
         }
     }
 }
+
+extension QueryTests {
+    /// A leaf whose integers are all zero stores them in zero bytes: scans must read them as 0.
+    @Test func scansOfAllZeroIntegerColumns() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+        try realm.write { for id in 0..<500 { realm.add(QDog(value: ["id": id, "name": "d", "age": 0])) } }
+        let dogs = realm.objects(QDog.self)
+        #expect(dogs.where { $0.age == 0 }.count == 500)
+        #expect(dogs.where { $0.age < 0 }.count == 0 && dogs.where { $0.age != 0 }.count == 0)
+        #expect(dogs.where { $0.age >= 0 && $0.id < 10 }.map(\.id) == Array(0..<10))
+    }
+}
