@@ -66,6 +66,7 @@ let package = Package(
                 "BenchModel",
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "RealmActors", package: "RealmActors"),
             ],
             path: "Benchmarks/Micro",
             swiftSettings: strictSettings,

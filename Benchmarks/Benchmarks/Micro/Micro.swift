@@ -46,6 +46,8 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 1_000
     )
 
+    realmBenchmarks(metrics: metrics)
+
     // One primary-key lookup through a cached statement, reading 2 columns (W2's unit of work).
     Benchmark("SQLite PK lookup, read name+age") { benchmark, fixture in
         let ids = LookupKeys.randomIDs(count: benchmark.scaledIterations.count, rows: fixtureRows)
