@@ -91,6 +91,18 @@ extension Realm {
             let root = try evaluator.root(table.tree)
             let direct = path.hops.isEmpty && path.last.property.collection == nil
             let spec = table.layout[path.last.column]
+            if direct && keys.count == Int(root.count) && zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) {
+                // Every object of the table, in key order (how unfiltered keys come; a list with
+                // the same objects in another order fails the check): one pass over the leaves
+                // instead of a lookup per key.
+                var values: [ColumnValue] = []
+                values.reserveCapacity(keys.count)
+                try source.forEachCluster(in: root) { leaf in
+                    for row in 0..<leaf.count { values.append(try source.value(leaf, row: row, column: path.last.column, spec: spec)) }
+                    return true
+                }
+                return values
+            }
             return try keys.map { key in
                 guard let (leaf, row) = try source.row(in: root, key: key) else { return .null }
                 if direct { return try source.value(leaf, row: row, column: path.last.column, spec: spec) }

@@ -339,3 +339,20 @@ extension QueryTests {
         #expect(dogs.where { $0.age >= 0 && $0.id < 10 }.map(\.id) == Array(0..<10))
     }
 }
+
+extension QueryTests {
+    /// Sorting a list that holds every object of its class, in another order and with duplicates
+    /// removed, sorts by the objects' values, not by their positions.
+    @Test func sortingAListHoldingTheWholeTable() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+        let owner = QOwner()
+        try realm.write {
+            realm.add(owner)
+            for (name, age) in [("a", 3), ("b", 1), ("c", 2)] { realm.add(QPet(value: ["name": name, "age": age])) }
+            owner.pets.append(contentsOf: realm.objects(QPet.self).sorted(byKeyPath: "name", ascending: false))
+        }
+        #expect(owner.pets.map(\.name) == ["c", "b", "a"])
+        #expect(owner.pets.sorted(byKeyPath: "age").map(\.name) == ["b", "c", "a"])
+        #expect(realm.objects(QPet.self).sorted(byKeyPath: "age", ascending: false).map(\.name) == ["a", "c", "b"])
+    }
+}
