@@ -51,7 +51,7 @@ public struct Query<T> {
         return Query<U>(.path(components + [name], aggregate: nil))
     }
 
-    func comparing(_ op: QueryOperator, _ right: QueryOperand, options: QueryStringOptions = [],
+    func comparing(_ op: QueryOperator, _ right: QueryOperand, options: QueryStringOptions = .plain,
                    modifier: QueryCollectionModifier? = nil) -> Query<Bool> {
         Query<Bool>(.predicate(.comparison(QueryComparison(keyPath, op, right, options: options, modifier: modifier))))
     }
@@ -102,7 +102,7 @@ public struct StringOptions: OptionSet, Sendable {
     public static let diacriticInsensitive = StringOptions(rawValue: 2)
 
     var queryOptions: QueryStringOptions {
-        var options: QueryStringOptions = []
+        var options = QueryStringOptions.plain
         if contains(.caseInsensitive) { options.insert(.caseInsensitive) }
         if contains(.diacriticInsensitive) { options.insert(.diacriticInsensitive) }
         return options
@@ -152,7 +152,7 @@ extension Query where T: _QueryText {
 
     /// Whether the value matches a `LIKE` pattern (`?` one character, `*` any run).
     public func like(_ pattern: String, caseInsensitive: Bool = false) -> Query<Bool> {
-        comparing(.like, .value(.string(pattern)), options: caseInsensitive ? .caseInsensitive : [])
+        comparing(.like, .value(.string(pattern)), options: caseInsensitive ? .caseInsensitive : .plain)
     }
 }
 

@@ -162,8 +162,8 @@ enum SortOrder {
         case (.bytes(let x), .bytes(let y)), (.fixed(let x), .fixed(let y)):
             return bytes(x, y)
         default:
-            if QueryComparisons.compare(a, .less, b, kind: .double, options: []) { return -1 }
-            if QueryComparisons.compare(b, .less, a, kind: .double, options: []) { return 1 }
+            if QueryComparisons.compare(a, .less, b, kind: .double, options: .plain) { return -1 }
+            if QueryComparisons.compare(b, .less, a, kind: .double, options: .plain) { return 1 }
             return 0
         }
     }

@@ -93,6 +93,11 @@ package struct QueryEvaluator {
                 return Array(Set(keys)).sorted()
             }
             guard let index = table.indexes[column] else { return nil }
+            if values.count == 1, values[0].matches(table.layout[column]) {
+                // One value: the index lists its objects in key order already (value ‖ key).
+                let encoded = try IndexKey.encode(values[0], table.layout[column], kind: comparison.path.last.property.kind)
+                return try source.indexObjectKeys(root(index), matching: encoded)
+            }
             var keys = Set<UInt64>()
             for value in values {
                 guard value.matches(table.layout[column]) else { return nil }  // e.g. a double for an int

@@ -31,7 +31,7 @@ package struct QueryComparison: Equatable, Sendable {
     package var position: Int
 
     package init(_ left: QueryOperand, _ op: QueryOperator, _ right: QueryOperand,
-                 options: QueryStringOptions = [], modifier: QueryCollectionModifier? = nil, position: Int = 0) {
+                 options: QueryStringOptions = .plain, modifier: QueryCollectionModifier? = nil, position: Int = 0) {
         self.left = left
         self.op = op
         self.right = right
@@ -67,6 +67,9 @@ package struct QueryStringOptions: OptionSet, Equatable, Sendable {
     package init(rawValue: UInt8) { self.rawValue = rawValue }
     package static let caseInsensitive = QueryStringOptions(rawValue: 1)
     package static let diacriticInsensitive = QueryStringOptions(rawValue: 2)
+    /// No options. (Other modules use this rather than `[]`: the literal goes through generic
+    /// `SetAlgebra` code that is not specialized across modules, which showed up per query.)
+    package static let plain = QueryStringOptions(rawValue: 0)
 }
 
 /// `ANY`, `ALL`, `NONE`: how a comparison through a collection combines its elements.
