@@ -69,7 +69,7 @@ package struct QueryStringOptions: OptionSet, Equatable, Sendable {
     package static let diacriticInsensitive = QueryStringOptions(rawValue: 2)
     /// No options. (Other modules use this rather than `[]`: the literal goes through generic
     /// `SetAlgebra` code that is not specialized across modules, which showed up per query.)
-    package static let plain = QueryStringOptions(rawValue: 0)
+    package static var plain: QueryStringOptions { QueryStringOptions(rawValue: 0) }
 }
 
 /// `ANY`, `ALL`, `NONE`: how a comparison through a collection combines its elements.
