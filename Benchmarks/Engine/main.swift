@@ -152,6 +152,29 @@ report("open + read first object", format(openTime))
     }
     report("scan count age < 30 AND score > 0.5", format(scanTime), "\(matches) matches, \(perOperation(scanTime, rowCount))")
 
+    // 4b. The same count column-at-a-time, as the query engine runs it (ColumnSelection), without
+    // and with touching the next leaf's columns ahead.
+    let tests: [ScanTest] = [.int(column: Column.age, .less, 30), .double(column: Column.score, .greater, 0.5)]
+    for prefetch in [[], [Column.age, Column.score]] {
+        let selectionTime = try measure {
+            matches = 0
+            try read.forEachCluster(in: tableRoot, prefetching: prefetch) { leaf in
+                matches += leaf.countSelected(tests)
+                return true
+            }
+        }
+        report("column-at-a-time count\(prefetch.isEmpty ? "" : ", prefetching")", format(selectionTime),
+               "\(matches) matches, \(perOperation(selectionTime, rowCount))")
+    }
+
+    // 4c. Only visiting the leaves: the floor under any scan.
+    var leaves = 0
+    let visitTime = try measure {
+        leaves = 0
+        try read.forEachCluster(in: tableRoot) { _ in leaves += 1; return true }
+    }
+    report("visit every leaf", format(visitTime), "\(leaves) leaves, \(perOperation(visitTime, leaves)) per leaf")
+
     // 5. Indexed equality lookups by email.
     let emails = keys.prefix(lookups / 10).map { IndexKey.bytes("user\($0)@example.com") }
     let indexTime = try measure {

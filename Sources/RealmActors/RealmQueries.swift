@@ -113,17 +113,69 @@ extension Realm {
         }
     }
 
-    /// `keys` sorted by the descriptors; stable.
-    func sorted(_ keys: [UInt64], by descriptors: [SortDescriptor], in table: Table) -> [UInt64] {
-        let columns = descriptors.map { sortValues(keys, $0.keyPath, in: table) }
-        let order = keys.indices.sorted { a, b in
-            for (descriptor, values) in zip(descriptors, columns) {
-                let ordering = SortOrder.compare(values[a], values[b])
-                if ordering != 0 { return descriptor.ascending ? ordering < 0 : ordering > 0 }
-            }
-            return a < b
+    /// `keys` sorted by the descriptors; stable. With a `limit`, only the first `limit` (or more).
+    func sorted(_ keys: [UInt64], by descriptors: [SortDescriptor], in table: Table, limit: Int? = nil) -> [UInt64] {
+        let first = sortColumn(keys, descriptors[0], in: table)
+        if let limit, let candidates = first.candidates(count: keys.count, limit: limit) {
+            // Only the candidates can come first: read the other keys and sort for them alone.
+            let candidateKeys = candidates.map { keys[$0] }
+            return Array(sorted(candidateKeys, by: descriptors, in: table).prefix(limit))
         }
-        return order.map { keys[$0] }
+        let columns = [first] + descriptors.dropFirst().map { sortColumn(keys, $0, in: table) }
+        return SortKeyColumn.order(columns, count: keys.count).map { keys[$0] }
+    }
+
+    /// The sort keys of `keys` for one descriptor. Properties of the object itself of the common
+    /// kinds are read straight from the leaves (in one pass when `keys` is the whole table in key
+    /// order); decimals, mixed values and paths through links compare their decoded values.
+    private func sortColumn(_ keys: [UInt64], _ descriptor: SortDescriptor, in table: Table) -> SortKeyColumn {
+        do {
+            let path = try BoundPath.resolve(descriptor.keyPath, in: table, catalog: catalog, linkingObjects: ObjectSchemaDiscovery.linkingObjects)
+            let kind = path.last.property.kind
+            guard path.hops.isEmpty, path.last.property.collection == nil, SortKeyColumn.canReadDirectly(kind) else {
+                let values = sortValues(keys, descriptor.keyPath, in: table)
+                if kind == .decimal128 {
+                    let decimals = values.map { value -> Decimal128? in
+                        if case .fixed(let bytes) = value { return Decimal128(storedBytes: bytes) }
+                        return nil
+                    }
+                    return SortKeyColumn(ascending: descriptor.ascending, count: keys.count) { a, b in
+                        switch (decimals[a], decimals[b]) {
+                        case (nil, nil): 0
+                        case (nil, _): -1
+                        case (_, nil): 1
+                        case (let x?, let y?): x < y ? -1 : (x == y ? 0 : 1)
+                        }
+                    }
+                }
+                return SortKeyColumn(ascending: descriptor.ascending, count: keys.count) { SortOrder.compare(values[$0], values[$1]) }
+            }
+            let evaluator = queryEvaluator()
+            let source = evaluator.source
+            let root = try evaluator.root(table.tree)
+            let column = path.last.column
+            var sortColumn = SortKeyColumn(ascending: descriptor.ascending)
+            sortColumn.reserveCapacity(keys.count)
+            if keys.count == Int(root.count) && zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) {
+                // Every object of the table, in key order (how unfiltered keys come; a list with
+                // the same objects in another order fails the check): one pass over the leaves
+                // instead of a lookup per key.
+                try source.forEachCluster(in: root, prefetching: [column]) { leaf in
+                    for row in 0..<leaf.count { try sortColumn.append(leaf, row, column: column, kind: kind, source: source) }
+                    return true
+                }
+            } else {
+                for key in keys {
+                    guard let (leaf, row) = try source.row(in: root, key: key) else {
+                        fatalError("The realm file is damaged: object \(key) of '\(table.name)' is missing")
+                    }
+                    try sortColumn.append(leaf, row, column: column, kind: kind, source: source)
+                }
+            }
+            return sortColumn
+        } catch {
+            fatalError("Cannot read '\(descriptor.keyPath)' of '\(table.name)': \(error)")
+        }
     }
 
     /// The first key of each distinct combination of values at `keyPaths`.

@@ -46,8 +46,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// The number of objects. O(1) for a whole table.
     public var count: Int {
         guard let table else { return 0 }
-        if isWholeTable { return Int(handle.root(of: table.tree).count) }
-        if case .table = base, let predicate, sortDescriptors.isEmpty, distinctKeyPaths.isEmpty, cache.keys(at: handle) == nil {
+        if let keys = cache.keys(at: handle) { return keys.count }
+        if case .table = base, distinctKeyPaths.isEmpty {
+            // Sorting does not change how many: count without sorting or collecting keys.
+            guard let predicate else { return Int(handle.root(of: table.tree).count) }
             return handle.count(matching: predicate, in: table)
         }
         return keys().count
@@ -67,7 +69,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             }
             return handle.managedObject(Element.self, table: table, key: key)
         }
-        let keys = keys()
+        let keys = sortDescriptors.isEmpty || !distinctKeyPaths.isEmpty ? keys() : sortedKeys(through: position)
         guard position < keys.count else { fatalError("Index \(position) is out of bounds (must be less than \(keys.count))") }
         return handle.managedObject(Element.self, table: table, key: keys[position])
     }
@@ -168,6 +170,20 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         if !distinctKeyPaths.isEmpty { keys = handle.distinct(keys, by: distinctKeyPaths, in: table) }
         if !sortDescriptors.isEmpty { keys = handle.sorted(keys, by: sortDescriptors, in: table) }
         if limit == nil || limit! >= keys.count || !sortDescriptors.isEmpty { cache.store(keys, at: handle) }
+        return keys
+    }
+
+    /// Sorted keys through at least `position` (when it exists): reading the first objects of
+    /// a sorted query sorts only those (a top-k selection), growing eightfold as reads go further,
+    /// until it is cheaper to sort everything.
+    private func sortedKeys(through position: Int) -> [UInt64] {
+        if let cached = cache.keys(at: handle, allowingPrefix: true), position < cached.count { return cached }
+        if let cached = cache.keys(at: handle) { return cached }
+        guard let table else { return [] }
+        let base = handle.baseKeys(base, predicate: predicate, in: table, limit: nil)
+        let limit = Swift.max(128, (position + 1) * 8)
+        let keys = handle.sorted(base, by: sortDescriptors, in: table, limit: limit)
+        cache.store(keys, at: handle, isPrefix: keys.count < base.count)
         return keys
     }
 
@@ -325,15 +341,18 @@ enum ResultsBase {
 /// The keys of a `Results` at one version of its handle (a reference, so the value type can
 /// fill it lazily).
 final class ResultsCache {
-    private var entry: (stamp: UInt64, handle: ObjectIdentifier, keys: [UInt64])?
+    /// The keys at one version of one handle: all of them, or (`isPrefix`) the first ones of a
+    /// sorted query.
+    private var entry: (stamp: UInt64, handle: ObjectIdentifier, keys: [UInt64], isPrefix: Bool)?
 
-    func keys(at realm: Realm) -> [UInt64]? {
-        guard let entry, entry.stamp == realm.stamp, entry.handle == ObjectIdentifier(realm) else { return nil }
+    func keys(at realm: Realm, allowingPrefix: Bool = false) -> [UInt64]? {
+        guard let entry, entry.stamp == realm.stamp, entry.handle == ObjectIdentifier(realm),
+              allowingPrefix || !entry.isPrefix else { return nil }
         return entry.keys
     }
 
-    func store(_ keys: [UInt64], at realm: Realm) {
-        entry = (realm.stamp, ObjectIdentifier(realm), keys)
+    func store(_ keys: [UInt64], at realm: Realm, isPrefix: Bool = false) {
+        entry = (realm.stamp, ObjectIdentifier(realm), keys, isPrefix)
     }
 }
 

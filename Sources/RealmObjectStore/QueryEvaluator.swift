@@ -31,9 +31,9 @@ package struct QueryEvaluator {
         }
         let scan = ColumnScan(plan)
         var keys: [UInt64] = []
-        try source.forEachCluster(in: root(table.tree)) { leaf in
+        try source.forEachCluster(in: root(table.tree), prefetching: scan?.columns ?? []) { leaf in
             if let scan, scan.applies(to: leaf) {
-                scan.selectRows(of: leaf) { keys.append(leaf.key($0)) }
+                leaf.forEachSelected(scan.tests) { keys.append(leaf.key($0)) }
             } else {
                 for row in 0..<leaf.count where try evaluate(plan, leaf, row, table) { keys.append(leaf.key(row)) }
             }
@@ -47,9 +47,9 @@ package struct QueryEvaluator {
         if try indexCandidates(plan, table) != nil { return try matchingKeys(plan, in: table).count }
         let scan = ColumnScan(plan)
         var count = 0
-        try source.forEachCluster(in: root(table.tree)) { leaf in
+        try source.forEachCluster(in: root(table.tree), prefetching: scan?.columns ?? []) { leaf in
             if let scan, scan.applies(to: leaf) {
-                scan.selectRows(of: leaf) { _ in count += 1 }
+                count += leaf.countSelected(scan.tests)
             } else {
                 for row in 0..<leaf.count where try evaluate(plan, leaf, row, table) { count += 1 }
             }
@@ -483,25 +483,13 @@ package enum QueryText {
 }
 
 /// The tightest scan: a conjunction of comparisons of the object's own number, date and boolean
-/// columns with constants, compiled to a flat list of tests that read the leaf's column arrays
-/// in place (no enum dispatch per row beyond one switch per test).
+/// columns with constants, compiled to storage `ScanTest`s that filter a leaf column by column
+/// (`ClusterLeaf.select` in ColumnSelection.swift).
 struct ColumnScan {
-    enum Test {
-        case int(column: Int, op: QueryOperator, value: Int64)
-        case intAsDouble(column: Int, op: QueryOperator, value: Double)
-        case double(column: Int, op: QueryOperator, value: Double)
-        case float(column: Int, op: QueryOperator, value: Double)
-        case bool(column: Int, equal: Bool, value: Bool)
-
-        var column: Int {
-            switch self {
-            case .int(let column, _, _), .intAsDouble(let column, _, _), .double(let column, _, _),
-                 .float(let column, _, _), .bool(let column, _, _): column
-            }
-        }
-    }
-
-    let tests: [Test]
+    let tests: [ScanTest]
+    /// The columns the tests read (a test that every row passes reads none but still needs its
+    /// column to exist in the leaf, see `applies(to:)`).
+    let columns: [Int]
     private let maximumColumn: Int
 
     /// Nil unless every operand of the plan is such a comparison.
@@ -512,99 +500,77 @@ struct ColumnScan {
         case .compare: operands = [plan]
         default: return nil
         }
-        var tests: [Test] = []
+        var tests: [ScanTest] = []
         for operand in operands {
             guard case .compare(let comparison) = operand, comparison.path.hops.isEmpty, comparison.path.aggregate == nil,
                   !comparison.isMembership, comparison.path.last.property.collection == nil,
-                  [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(comparison.op),
-                  case .value(let value) = comparison.right else { return nil }
+                  let scan = Self.scan(comparison.op), case .value(let value) = comparison.right else { return nil }
             let column = comparison.path.last.column
             switch (comparison.path.last.property.kind, value) {
-            case (.int, .int(let int)): tests.append(.int(column: column, op: comparison.op, value: int))
-            case (.int, .double(let double)): tests.append(.intAsDouble(column: column, op: comparison.op, value: double))
-            case (.double, .double(let double)), (.date, .double(let double)):
-                tests.append(.double(column: column, op: comparison.op, value: double))
-            case (.float, .double(let double)): tests.append(.float(column: column, op: comparison.op, value: double))
-            case (.bool, .bool(let bool)) where comparison.op == .equal || comparison.op == .notEqual:
-                tests.append(.bool(column: column, equal: comparison.op == .equal, value: bool))
+            case (.int, .int(let int)): tests.append(.int(column: column, scan, int))
+            case (.int, .double(let double)):
+                guard let test = Self.integerTest(column, scan, double) else { return nil }
+                if let test { tests.append(test) }
+            case (.double, .double(let double)), (.date, .double(let double)): tests.append(.double(column: column, scan, double))
+            case (.float, .double(let double)): tests.append(.float(column: column, scan, double))
+            case (.bool, .bool(let bool)) where scan == .equal || scan == .notEqual:
+                tests.append(.bool(column: column, equal: scan == .equal, bool))
             default: return nil
             }
         }
         self.tests = tests
-        maximumColumn = tests.map(\.column).max() ?? 0
+        columns = tests.map(\.column)
+        maximumColumn = operands.map { operand -> Int in
+            guard case .compare(let comparison) = operand else { return 0 }
+            return comparison.path.last.column
+        }.max() ?? 0
     }
 
-    /// Calls `body` with every row of `leaf` that passes all tests, filtering column by column.
-    func selectRows(of leaf: ClusterLeaf, _ body: (Int) -> Void) {
-        let count = leaf.count
-        guard count > 0 else { return }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { selection in
-            selection.initialize(repeating: 1)
-            for test in tests {
-                switch test {
-                case .int(let column, let op, let value): leaf.select(column, Self.scan(op), int: value, selection)
-                case .intAsDouble:
-                    for row in 0..<count where selection[row] != 0 && !matches(leaf, row, only: test) { selection[row] = 0 }
-                case .double(let column, let op, let value): leaf.select(column, Self.scan(op), double: value, selection)
-                case .float(let column, let op, let value): leaf.select(column, Self.scan(op), float: value, selection)
-                case .bool:
-                    for row in 0..<count where selection[row] != 0 && !matches(leaf, row, only: test) { selection[row] = 0 }
-                }
-            }
-            for row in 0..<count where selection[row] != 0 { body(row) }
-        }
-    }
-
-    private static func scan(_ op: QueryOperator) -> ScanComparison {
+    private static func scan(_ op: QueryOperator) -> ScanComparison? {
         switch op {
         case .equal: .equal
         case .notEqual: .notEqual
         case .less: .less
         case .lessOrEqual: .lessOrEqual
         case .greater: .greater
-        default: .greaterOrEqual  // the initializer admits nothing else
+        case .greaterOrEqual: .greaterOrEqual
+        default: nil
         }
     }
 
-    private func matches(_ leaf: ClusterLeaf, _ row: Int, only test: Test) -> Bool {
-        ColumnScan(tests: [test]).matches(leaf, row)
-    }
-
-    private init(tests: [Test]) {
-        self.tests = tests
-        maximumColumn = tests.map(\.column).max() ?? 0
+    /// An integer column compared with a fractional or out-of-range double, as an exact integer
+    /// test: `.some(nil)` when every row passes (nil included, which only `!=` admits), nil when
+    /// the general evaluator must decide (NaN).
+    private static func integerTest(_ column: Int, _ scan: ScanComparison, _ value: Double) -> ScanTest?? {
+        guard !value.isNaN else { return nil }
+        let never = ScanTest.int(column: column, .less, .min)            // no integer, and no nil, passes
+        let anyValue = ScanTest.int(column: column, .lessOrEqual, .max)  // every integer passes, nil does not
+        if value >= 0x1p63 {
+            switch scan {
+            case .less, .lessOrEqual: return anyValue
+            case .greater, .greaterOrEqual, .equal: return never
+            case .notEqual: return .some(nil)
+            }
+        }
+        if value < -0x1p63 {
+            switch scan {
+            case .greater, .greaterOrEqual: return anyValue
+            case .less, .lessOrEqual, .equal: return never
+            case .notEqual: return .some(nil)
+            }
+        }
+        let floor = value.rounded(.down)
+        let integer = Int64(floor)
+        if floor == value { return .int(column: column, scan, integer) }
+        switch scan {
+        case .less, .lessOrEqual: return .int(column: column, .lessOrEqual, integer)
+        case .greater, .greaterOrEqual: return .int(column: column, .greater, integer)
+        case .equal: return never
+        case .notEqual: return .some(nil)
+        }
     }
 
     /// Whether the leaf has every column the tests read (a leaf written before a migration
     /// added a column does not; the general evaluator handles it).
     func applies(to leaf: ClusterLeaf) -> Bool { maximumColumn < leaf.columnCount }
-
-    @inline(__always)
-    func matches(_ leaf: ClusterLeaf, _ row: Int) -> Bool {
-        for test in tests {
-            // A null compared with a constant: only `!=` holds.
-            if leaf.isNull(row, test.column) {
-                switch test {
-                case .int(_, let op, _), .intAsDouble(_, let op, _), .double(_, let op, _), .float(_, let op, _):
-                    if op != .notEqual { return false }
-                case .bool(_, let equal, _):
-                    if equal { return false }
-                }
-                continue
-            }
-            switch test {
-            case .int(let column, let op, let value):
-                if !QueryComparisons.compareInts(leaf.int(row, column), op, value) { return false }
-            case .intAsDouble(let column, let op, let value):
-                if !QueryComparisons.compareNumbers(Double(leaf.int(row, column)), op, value) { return false }
-            case .double(let column, let op, let value):
-                if !QueryComparisons.compareNumbers(leaf.double(row, column), op, value) { return false }
-            case .float(let column, let op, let value):
-                if !QueryComparisons.compareNumbers(Double(leaf.float(row, column)), op, value) { return false }
-            case .bool(let column, let equal, let value):
-                if (leaf.bool(row, column) == value) != equal { return false }
-            }
-        }
-        return true
-    }
 }

@@ -172,7 +172,9 @@ package struct ClusterLeaf {
             let width = self.width(column)
             let area: Int
             switch kind {
-            case .int: guard [0, 1, 2, 4, 8].contains(width) else { return false }; area = capacity * width
+            case .int:
+                switch width { case 0, 1, 2, 4, 8: break; default: return false }
+                area = capacity * width
             case .bool: area = (capacity + 7) / 8
             case .float: guard width == 4 else { return false }; area = capacity * 4
             case .double: guard width == 8 else { return false }; area = capacity * 8

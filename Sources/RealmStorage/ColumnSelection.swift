@@ -1,76 +1,160 @@
+import Synchronization
+
 /// A comparison a column scan applies to every row of a leaf at once.
 package enum ScanComparison: Sendable {
     case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
 }
 
-/// Column-at-a-time filtering of a table leaf: each call narrows a selection (one byte per row,
-/// 1 = still selected) by one comparison over one column. The column's layout (offset, width,
-/// null bitmap) is read once per leaf, and the inner loops are branch-free over packed arrays,
-/// which the compiler vectorizes — this is what makes an unindexed scan run at memory speed.
-///
-/// Null rows compare like Realm's nil: only `notEqual` holds for them.
-extension ClusterLeaf {
-    /// Narrows `selection` to rows whose integer column `column` compares to `value`.
-    package func select(_ column: Int, _ comparison: ScanComparison, int value: Int64, _ selection: UnsafeMutableBufferPointer<UInt8>) {
-        let offset = dataOffset(column)
-        let selectedNulls = selectedNullRows(column, comparison, selection)
-        switch width(column) {
-        case 1: select(selection, comparison, value) { Int64(Int8(truncatingIfNeeded: base.u8(offset + $0))) }
-        case 2: select(selection, comparison, value) { Int64(Int16(truncatingIfNeeded: base.u16(offset + $0 * 2))) }
-        case 4: select(selection, comparison, value) { Int64(Int32(truncatingIfNeeded: base.u32(offset + $0 * 4))) }
-        case 8: select(selection, comparison, value) { Int64(bitPattern: base.u64(offset + $0 * 8)) }
-        default: select(selection, comparison, value) { _ in 0 }  // width 0: every value is 0
+/// One test of a column scan: a column of the leaf compared with a constant.
+package enum ScanTest: Sendable {
+    /// An `.int` column (any stored width) compared with an integer.
+    case int(column: Int, ScanComparison, Int64)
+    /// A `.double` column (doubles, dates) compared with a double.
+    case double(column: Int, ScanComparison, Double)
+    /// A `.float` column compared with a double (the float is widened, as Realm compares).
+    case float(column: Int, ScanComparison, Double)
+    /// A `.bool` column: `equal` says whether the test is `==` (else `!=`).
+    case bool(column: Int, equal: Bool, Bool)
+
+    /// The column the test reads.
+    package var column: Int {
+        switch self {
+        case .int(let column, _, _), .double(let column, _, _), .float(let column, _, _), .bool(let column, _, _): column
         }
-        applyNulls(column, comparison, selection, selectedNulls)
     }
 
-    /// Narrows `selection` to rows whose double column (doubles, dates) compares to `value`.
-    package func select(_ column: Int, _ comparison: ScanComparison, double value: Double, _ selection: UnsafeMutableBufferPointer<UInt8>) {
-        let offset = dataOffset(column)
-        let selectedNulls = selectedNullRows(column, comparison, selection)
-        select(selection, comparison, value) { Double(bitPattern: base.u64(offset + $0 * 8)) }
-        applyNulls(column, comparison, selection, selectedNulls)
+    /// Whether a null value passes: only `!=` holds for nil, as in Realm.
+    var nullPasses: Bool {
+        switch self {
+        case .int(_, let comparison, _), .double(_, let comparison, _), .float(_, let comparison, _): comparison == .notEqual
+        case .bool(_, let equal, _): !equal
+        }
+    }
+}
+
+/// Column-at-a-time filtering of a table leaf: a selection (one byte per row, 1 = selected) is
+/// narrowed by one test after another, each a loop over one packed column array. The column's
+/// layout (offset, width, null bitmap) is read once per test and leaf, and the loops over
+/// non-nullable columns are branch-free, which the compiler vectorizes — this is what makes an
+/// unindexed scan run at memory speed. Counting sums the selection instead of visiting rows.
+///
+/// Cost: O(rows × tests) byte operations per leaf, no allocation (the selection lives on the
+/// stack). Every tested column must exist in the leaf (`column < columnCount`); the caller
+/// checks, because a leaf written before a migration added a column needs the general path.
+extension ClusterLeaf {
+    /// How many rows pass every test.
+    package func countSelected(_ tests: [ScanTest]) -> Int {
+        let rows = count
+        guard rows > 0 else { return 0 }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: rows) { selection in
+            select(tests, selection)
+            var total = 0
+            for row in 0..<rows { total &+= Int(selection[row]) }
+            return total
+        }
     }
 
-    /// Narrows `selection` to rows whose float column compares to `value`.
-    package func select(_ column: Int, _ comparison: ScanComparison, float value: Double, _ selection: UnsafeMutableBufferPointer<UInt8>) {
+    /// Calls `body` with every row that passes every test, in row order.
+    package func forEachSelected(_ tests: [ScanTest], _ body: (Int) throws -> Void) rethrows {
+        let rows = count
+        guard rows > 0 else { return }
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: rows) { selection in
+            select(tests, selection)
+            for row in 0..<rows where selection[row] != 0 { try body(row) }
+        }
+    }
+
+    /// Sets `selection[row]` (for the leaf's rows) to 1 for rows passing every test, else 0.
+    package func select(_ tests: [ScanTest], _ selection: UnsafeMutableBufferPointer<UInt8>) {
+        let rows = Swift.min(count, selection.count)
+        let selection = UnsafeMutableBufferPointer(rebasing: selection[0..<rows])
+        selection.initialize(repeating: 1)
+        for test in tests { narrow(selection, by: test) }
+    }
+
+    private func narrow(_ selection: UnsafeMutableBufferPointer<UInt8>, by test: ScanTest) {
+        let column = test.column
         let offset = dataOffset(column)
-        let selectedNulls = selectedNullRows(column, comparison, selection)
-        select(selection, comparison, value) { Double(Float(bitPattern: base.u32(offset + $0 * 4))) }
-        applyNulls(column, comparison, selection, selectedNulls)
+        let nulls = nullOffset(column)
+        switch test {
+        case .int(_, let comparison, let value):
+            switch width(column) {
+            case 1: narrow(selection, comparison, value, nulls, test.nullPasses) { Int64(Int8(truncatingIfNeeded: base.u8(offset &+ $0))) }
+            case 2: narrow(selection, comparison, value, nulls, test.nullPasses) { Int64(Int16(truncatingIfNeeded: base.u16(offset &+ $0 &* 2))) }
+            case 4: narrow(selection, comparison, value, nulls, test.nullPasses) { Int64(Int32(truncatingIfNeeded: base.u32(offset &+ $0 &* 4))) }
+            case 8: narrow(selection, comparison, value, nulls, test.nullPasses) { Int64(bitPattern: base.u64(offset &+ $0 &* 8)) }
+            default: narrow(selection, comparison, value, nulls, test.nullPasses) { _ in 0 }  // width 0: every value is 0
+            }
+        case .double(_, let comparison, let value):
+            narrow(selection, comparison, value, nulls, test.nullPasses) { Double(bitPattern: base.u64(offset &+ $0 &* 8)) }
+        case .float(_, let comparison, let value):
+            narrow(selection, comparison, value, nulls, test.nullPasses) { Double(Float(bitPattern: base.u32(offset &+ $0 &* 4))) }
+        case .bool(_, let equal, let value):
+            let want: UInt8 = value ? 1 : 0
+            narrow(selection, equal ? .equal : .notEqual, want, nulls, test.nullPasses) { (base.u8(offset &+ $0 >> 3) >> UInt8($0 & 7)) & 1 }
+        }
+    }
+
+    /// One test over the rows: `selection[row] &= passes(row)`. A nullable column (`nulls` is its
+    /// bitmap's offset, 0 when the column is not nullable) takes the slower loop that reads the
+    /// row's null bit, since a null's stored placeholder must not decide the outcome.
+    @inline(__always)
+    private func narrow<T: Comparable>(_ selection: UnsafeMutableBufferPointer<UInt8>, _ comparison: ScanComparison, _ value: T,
+                                       _ nulls: Int, _ nullPasses: Bool, _ load: (Int) -> T) {
+        if nulls != 0 {
+            let pass: UInt8 = nullPasses ? 1 : 0
+            for row in selection.indices {
+                let isNull = (base.u8(nulls &+ row >> 3) >> UInt8(row & 7)) & 1
+                let compared: UInt8 = Self.compare(load(row), comparison, value) ? 1 : 0
+                selection[row] &= isNull != 0 ? pass : compared
+            }
+            return
+        }
+        // One loop per operator, so each is a straight compare-and-mask the compiler vectorizes.
+        switch comparison {
+        case .equal: for row in selection.indices { selection[row] &= load(row) == value ? 1 : 0 }
+        case .notEqual: for row in selection.indices { selection[row] &= load(row) != value ? 1 : 0 }
+        case .less: for row in selection.indices { selection[row] &= load(row) < value ? 1 : 0 }
+        case .lessOrEqual: for row in selection.indices { selection[row] &= load(row) <= value ? 1 : 0 }
+        case .greater: for row in selection.indices { selection[row] &= load(row) > value ? 1 : 0 }
+        case .greaterOrEqual: for row in selection.indices { selection[row] &= load(row) >= value ? 1 : 0 }
+        }
     }
 
     @inline(__always)
-    private func select<T: Comparable>(_ selection: UnsafeMutableBufferPointer<UInt8>, _ comparison: ScanComparison, _ value: T,
-                                       _ load: (Int) -> T) {
-        let count = Swift.min(self.count, selection.count)
+    private static func compare<T: Comparable>(_ left: T, _ comparison: ScanComparison, _ right: T) -> Bool {
         switch comparison {
-        case .equal: for row in 0..<count { selection[row] &= load(row) == value ? 1 : 0 }
-        case .notEqual: for row in 0..<count { selection[row] &= load(row) != value ? 1 : 0 }
-        case .less: for row in 0..<count { selection[row] &= load(row) < value ? 1 : 0 }
-        case .lessOrEqual: for row in 0..<count { selection[row] &= load(row) <= value ? 1 : 0 }
-        case .greater: for row in 0..<count { selection[row] &= load(row) > value ? 1 : 0 }
-        case .greaterOrEqual: for row in 0..<count { selection[row] &= load(row) >= value ? 1 : 0 }
+        case .equal: left == right
+        case .notEqual: left != right
+        case .less: left < right
+        case .lessOrEqual: left <= right
+        case .greater: left > right
+        case .greaterOrEqual: left >= right
         }
-    }
-
-    /// For `notEqual`, the selected rows whose value is null: they pass, whatever their stored
-    /// placeholder compares as.
-    private func selectedNullRows(_ column: Int, _ comparison: ScanComparison, _ selection: UnsafeMutableBufferPointer<UInt8>) -> [Int] {
-        let offset = nullOffset(column)
-        guard offset != 0, comparison == .notEqual else { return [] }
-        return (0..<Swift.min(count, selection.count)).filter { selection[$0] != 0 && Self.bit(base, offset, $0) }
-    }
-
-    /// Rows whose value is null pass only `notEqual` (restored from `selectedNulls`).
-    private func applyNulls(_ column: Int, _ comparison: ScanComparison, _ selection: UnsafeMutableBufferPointer<UInt8>,
-                            _ selectedNulls: [Int]) {
-        let offset = nullOffset(column)
-        guard offset != 0 else { return }
-        if comparison == .notEqual {
-            for row in selectedNulls { selection[row] = 1 }
-            return
-        }
-        for row in 0..<Swift.min(count, selection.count) where Self.bit(base, offset, row) { selection[row] = 0 }
     }
 }
+
+extension ClusterLeaf {
+    /// Reads one byte of the header and of every cache line of `columns`' data arrays and
+    /// returns their sum, so the loads cannot be optimized away: a software prefetch that brings
+    /// the page into the TLB and those lines into cache (Swift has no prefetch intrinsic).
+    ///
+    /// Safe on any page, even an unverified or damaged one: every offset is kept inside the page.
+    package func touch(_ columns: [Int]) -> UInt64 {
+        var sum = UInt64(base.u8(0))
+        guard !columns.isEmpty else { return sum }
+        let pageMask = PageLayout.pageSize - 1
+        let rows = Swift.min(count, capacity)
+        for column in columns where column < columnCount && descriptor(column + 1) <= PageLayout.pageSize {
+            let start = dataOffset(column) & pageMask
+            let end = Swift.min(start &+ width(column) &* rows, PageLayout.pageSize)
+            var line = start
+            while line < end { sum &+= UInt64(base.u8(line)); line &+= 64 }
+        }
+        return sum
+    }
+}
+
+/// Where prefetching scans leave the sum of the bytes they touched: a store the optimizer must
+/// keep, so the touching loads are kept too. Written once per scan (relaxed), never read.
+let prefetchSink = Atomic<UInt64>(0)

@@ -1,0 +1,213 @@
+import Foundation
+package import RealmStorage
+
+/// One column of a multi-key sort, in a form built for fast comparison.
+///
+/// Every object gets an order-preserving 64-bit *key*: for numbers, dates and booleans the key
+/// alone decides; for strings, binary data, object ids and UUIDs it holds the first 8 bytes
+/// (big-endian, zero-padded), and only objects with equal keys look at the rest of their bytes.
+/// Sorting 100k objects is then ~1.7M mostly-integer comparisons over flat arrays instead of
+/// comparisons of enum values holding heap-allocated arrays.
+///
+/// Order: nil first, then numbers by value (NaN after +∞), strings and data by UTF-8 bytes
+/// (Unicode scalar order), a common prefix before a longer value, booleans false first.
+package struct SortKeyColumn {
+    /// The order-preserving key of each object.
+    var keys: [UInt64] = []
+    /// Whether each object's value is nil; empty while no object's is.
+    var nulls: [Bool] = []
+    /// How objects with equal keys compare.
+    var ties: Ties = .none
+    /// The direction of this column.
+    let ascending: Bool
+
+    /// How objects with equal keys compare.
+    package enum Ties {
+        /// Equal keys are equal values.
+        case none
+        /// Each object's full bytes. The buffers point into the snapshot being sorted (mapped
+        /// pages or the transaction's page buffers), which stays pinned and unmodified while the
+        /// sort runs — the buffers must not outlive it.
+        case bytes([UnsafeRawBufferPointer])
+        /// A comparison of two objects by position (negative, zero, positive), for values whose
+        /// order no key captures (decimals, mixed values, values reached through links).
+        case compare((Int, Int) -> Int)
+    }
+
+    package init(ascending: Bool) { self.ascending = ascending }
+
+    /// A column compared only by `compare` (positions into the sorted sequence).
+    package init(ascending: Bool, count: Int, compare: @escaping (Int, Int) -> Int) {
+        self.ascending = ascending
+        keys = Array(repeating: 0, count: count)
+        ties = .compare(compare)
+    }
+
+    package mutating func reserveCapacity(_ count: Int) {
+        keys.reserveCapacity(count)
+        if case .bytes(var buffers) = ties {
+            ties = .none
+            buffers.reserveCapacity(count)
+            ties = .bytes(buffers)
+        }
+    }
+
+    /// Appends the value of `column` (of property kind `kind`) at `row` of `leaf`.
+    /// `kind` must satisfy `canReadDirectly`.
+    package mutating func append(_ leaf: ClusterLeaf, _ row: Int, column: Int, kind: PropertyKind, source: any PageSource) throws {
+        let isNull = leaf.isNull(row, column)
+        if isNull || !nulls.isEmpty {
+            if nulls.isEmpty { nulls = Array(repeating: false, count: keys.count) }
+            nulls.append(isNull)
+        }
+        switch kind {
+        case .bool: keys.append(leaf.bool(row, column) ? 1 : 0)
+        case .int: keys.append(Self.key(int: leaf.int(row, column)))
+        case .float: keys.append(Self.key(double: Double(leaf.float(row, column))))
+        case .double, .date: keys.append(Self.key(double: leaf.double(row, column)))
+        case .objectId, .uuid:
+            appendBytes(column < leaf.columnCount ? leaf.fixed(row, column) : UnsafeRawBufferPointer(start: nil, count: 0))
+        default:  // .string, .data
+            appendBytes(column < leaf.columnCount && !isNull ? try source.bytes(of: leaf.storedBytes(row, column))
+                                                             : UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+    }
+
+    /// Whether `append` can read a property of this kind straight from the leaf.
+    package static func canReadDirectly(_ kind: PropertyKind) -> Bool {
+        switch kind {
+        case .bool, .int, .float, .double, .date, .string, .data, .objectId, .uuid: true
+        default: false
+        }
+    }
+
+    private mutating func appendBytes(_ bytes: UnsafeRawBufferPointer) {
+        var key: UInt64 = 0
+        for index in 0..<8 { key = key << 8 | UInt64(index < bytes.count ? bytes[index] : 0) }
+        keys.append(key)
+        if case .bytes(var buffers) = ties {
+            ties = .none  // keep `buffers` uniquely referenced while appending
+            buffers.append(bytes)
+            ties = .bytes(buffers)
+        } else {
+            ties = .bytes([bytes])
+        }
+    }
+
+    /// Integers in order as unsigned: flip the sign bit.
+    static func key(int value: Int64) -> UInt64 { UInt64(bitPattern: value) ^ (1 << 63) }
+
+    /// Doubles in order as unsigned: negative values have every bit flipped, others the sign
+    /// bit set. -0.0 and 0.0 compare equal, as numbers do.
+    static func key(double value: Double) -> UInt64 {
+        let bits = (value == 0 ? 0 : value).bitPattern
+        return bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
+    }
+
+    /// Negative, zero or positive as object `a` sorts before, with or after object `b` in this
+    /// column, ascending.
+    @inline(__always)
+    func compare(_ a: Int, _ b: Int) -> Int {
+        if !nulls.isEmpty {
+            switch (nulls[a], nulls[b]) {
+            case (true, true): return 0
+            case (true, false): return -1
+            case (false, true): return 1
+            case (false, false): break
+            }
+        }
+        let (x, y) = (keys[a], keys[b])
+        if x != y { return x < y ? -1 : 1 }
+        switch ties {
+        case .none: return 0
+        case .compare(let compare): return compare(a, b)
+        case .bytes(let buffers): return Self.compareBytes(buffers[a], buffers[b])
+        }
+    }
+
+    /// Byte-wise order, shorter first on a common prefix. The first 8 bytes are known equal.
+    private static func compareBytes(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Int {
+        let common = min(x.count, y.count)
+        if common > 8, let a = x.baseAddress, let b = y.baseAddress {
+            let result = memcmp(a + 8, b + 8, common - 8)
+            if result != 0 { return result < 0 ? -1 : 1 }
+        }
+        return x.count < y.count ? -1 : (x.count == y.count ? 0 : 1)
+    }
+
+    /// The positions `0..<count` in the order of `columns` (the first decides, later ones break
+    /// ties); stable, so equal objects keep their order.
+    package static func order(_ columns: [SortKeyColumn], count: Int) -> [Int] {
+        if columns.count == 1, columns[0].nulls.isEmpty, case .none = columns[0].ties {
+            // One numeric column: sort (key, position) pairs, no indirection.
+            let column = columns[0]
+            var pairs = (0..<count).map { (column.keys[$0], $0) }
+            if column.ascending { pairs.sort { $0 < $1 } } else { pairs.sort { ($0.0, $1.1) > ($1.0, $0.1) } }
+            return pairs.map(\.1)
+        }
+        return sort(Array(0..<count), by: columns)
+    }
+
+    /// For reading only the first `limit` of `count` sorted objects: the positions (ascending)
+    /// that can be among them, judged by this column alone as the first sort key — or nil when
+    /// selecting would not save much over sorting everything.
+    ///
+    /// A top-k selection: each object gets a *coarse rank* (nil and key folded into one integer
+    /// that never decreases along the order), the `limit`-th smallest rank is found in O(n) by
+    /// quickselect, and the objects ranked at or below it are the candidates. Every object of
+    /// the true first `limit` is one: an object ranked above that rank follows at least `limit`
+    /// objects. Reading the first 100 of 100k objects sorted by age then sorts ~1k of them, and
+    /// later sort keys need reading only for those.
+    package func candidates(count: Int, limit: Int) -> [Int]? {
+        guard limit < count / 4 else { return nil }
+        var ranks = [UInt64](repeating: 0, count: count)
+        for position in 0..<count { ranks[position] = coarseRank(position) }
+        var scratch = ranks
+        let threshold = Self.kthSmallest(&scratch, limit - 1)
+        let candidates = (0..<count).filter { ranks[$0] <= threshold }
+        return candidates.count < count / 2 ? candidates : nil
+    }
+
+    private static func sort(_ positions: [Int], by columns: [SortKeyColumn]) -> [Int] {
+        positions.sorted { a, b in
+            for column in columns {
+                let ordering = column.compare(a, b)
+                if ordering != 0 { return column.ascending ? ordering < 0 : ordering > 0 }
+            }
+            return a < b
+        }
+    }
+
+    /// An integer that never decreases along this column's order (nil first ascending, last
+    /// descending). Different values may share a rank; they are told apart by the full sort.
+    private func coarseRank(_ position: Int) -> UInt64 {
+        let isNull = !nulls.isEmpty && nulls[position]
+        if ascending { return isNull ? 0 : keys[position] }
+        return isNull ? .max : ~keys[position]
+    }
+
+    /// The value that would be at `k` if `values` were sorted (quickselect with a median-of-3
+    /// pivot; falls back to a full sort after too many rounds, so the worst case is O(n log n)).
+    static func kthSmallest(_ values: inout [UInt64], _ k: Int) -> UInt64 {
+        var low = 0, high = values.count - 1
+        var rounds = 0
+        while low < high {
+            rounds += 1
+            if rounds > 64 {
+                values[low...high].sort()
+                return values[k]
+            }
+            let middle = low + (high - low) / 2
+            let pivot = max(min(values[low], values[middle]), min(max(values[low], values[middle]), values[high]))
+            // Three-way partition: [low, lt) < pivot, [lt, gt] == pivot, (gt, high] > pivot.
+            var lt = low, index = low, gt = high
+            while index <= gt {
+                if values[index] < pivot { values.swapAt(lt, index); lt += 1; index += 1 }
+                else if values[index] > pivot { values.swapAt(index, gt); gt -= 1 }
+                else { index += 1 }
+            }
+            if k < lt { high = lt - 1 } else if k > gt { low = gt + 1 } else { return pivot }
+        }
+        return values[k]
+    }
+}
