@@ -11,21 +11,23 @@ extension Realm {
         return QueryEvaluator(source: reader) { try reader.root(of: $0) }
     }
 
-    /// Parses a Realm Query Language predicate and checks it against the class's table.
-    func parseQuery(_ text: String, arguments: [Any], className: String) throws -> QueryExpression {
+    /// Parses a Realm Query Language predicate and checks it against the class's table; returns
+    /// its plan too (nil while the class has no table).
+    func parseQuery(_ text: String, arguments: [Any], className: String) throws -> (QueryExpression, QueryPlan?) {
         do {
             let expression = try QueryParser.parse(text, arguments: try arguments.map(QueryArguments.argument))
-            if let table = catalog.tables[className] { _ = try QueryPlan.bind(expression, to: table, catalog: catalog, linkingObjects: ObjectSchemaDiscovery.linkingObjects) }
-            return expression
+            guard let table = catalog.tables[className] else { return (expression, nil) }
+            return (expression, try QueryPlan.bind(expression, to: table, catalog: catalog, linkingObjects: ObjectSchemaDiscovery.linkingObjects))
         } catch let error as QueryError {
             throw Realm.Error(.invalidInput, "Invalid predicate '\(text)': \(error.message) at offset \(error.position)")
         }
     }
 
-    /// Traps with the binder's message if a built (type-safe) query does not fit the table.
-    func checkQuery(_ expression: QueryExpression, in table: Table) {
+    /// The plan of a built (type-safe) query; traps with the binder's message if it does not fit
+    /// the table.
+    func checkQuery(_ expression: QueryExpression, in table: Table) -> QueryPlan {
         do {
-            _ = try QueryPlan.bind(expression, to: table, catalog: catalog, linkingObjects: ObjectSchemaDiscovery.linkingObjects)
+            return try QueryPlan.bind(expression, to: table, catalog: catalog, linkingObjects: ObjectSchemaDiscovery.linkingObjects)
         } catch {
             fatalError("Invalid query on '\(table.name)': \(error)")
         }
@@ -49,26 +51,25 @@ extension Realm {
         (try? QueryPlan.bind(expression, to: table, catalog: catalog, linkingObjects: ObjectSchemaDiscovery.linkingObjects)) ?? .constant(false)
     }
 
-    func count(matching expression: QueryExpression, in table: Table) -> Int {
+    func count(matching plan: QueryPlan, in table: Table) -> Int {
         do {
-            return try queryEvaluator().count(plan(expression, in: table), in: table)
+            return try queryEvaluator().count(plan, in: table)
         } catch {
             fatalError("The realm file is damaged: \(error)")
         }
     }
 
-    /// The keys of the base objects matching `predicate`, in base order.
-    func baseKeys(_ base: ResultsBase, predicate: QueryExpression?, in table: Table, limit: Int?) -> [UInt64] {
+    /// The keys of the base objects matching `plan` (all of them if nil), in base order.
+    func baseKeys(_ base: ResultsBase, plan: QueryPlan?, in table: Table, limit: Int?) -> [UInt64] {
         do {
             let evaluator = queryEvaluator()
             switch base {
             case .table:
-                guard let predicate else { return keys(of: table) }
-                return try evaluator.matchingKeys(plan(predicate, in: table), in: table)
+                guard let plan else { return keys(of: table) }
+                return try evaluator.matchingKeys(plan, in: table)
             case .keys(let keys):
                 let candidates = keys()
-                guard let predicate else { return candidates }
-                let plan = plan(predicate, in: table)
+                guard let plan else { return candidates }
                 var matching: [UInt64] = []
                 for key in candidates where try evaluator.matches(plan, key: key, in: table) {
                     matching.append(key)

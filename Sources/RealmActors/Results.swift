@@ -22,7 +22,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     let predicate: QueryExpression?
     let sortDescriptors: [SortDescriptor]
     let distinctKeyPaths: [String]
-    private let cache = ResultsCache()
+    let cache = ResultsCache()
 
     init(realm: Realm, className: String = Element.className(), base: ResultsBase = .table,
          predicate: QueryExpression? = nil, sortDescriptors: [SortDescriptor] = [], distinctKeyPaths: [String] = []) {
@@ -49,8 +49,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         if let keys = cache.keys(at: handle) { return keys.count }
         if case .table = base, distinctKeyPaths.isEmpty {
             // Sorting does not change how many: count without sorting or collecting keys.
-            guard let predicate else { return Int(handle.root(of: table.tree).count) }
-            return handle.count(matching: predicate, in: table)
+            guard let plan = plan(in: table) else { return Int(handle.root(of: table.tree).count) }
+            return handle.count(matching: plan, in: table)
         }
         return keys().count
     }
@@ -166,7 +166,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     func keys(limit: Int? = nil) -> [UInt64] {
         if let cached = cache.keys(at: handle) { return cached }
         guard let table else { return [] }
-        var keys = handle.baseKeys(base, predicate: predicate, in: table, limit: sortDescriptors.isEmpty && distinctKeyPaths.isEmpty ? limit : nil)
+        var keys = handle.baseKeys(base, plan: plan(in: table), in: table, limit: sortDescriptors.isEmpty && distinctKeyPaths.isEmpty ? limit : nil)
         if !distinctKeyPaths.isEmpty { keys = handle.distinct(keys, by: distinctKeyPaths, in: table) }
         if !sortDescriptors.isEmpty { keys = handle.sorted(keys, by: sortDescriptors, in: table) }
         if limit == nil || limit! >= keys.count || !sortDescriptors.isEmpty { cache.store(keys, at: handle) }
@@ -180,11 +180,21 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         if let cached = cache.keys(at: handle, allowingPrefix: true), position < cached.count { return cached }
         if let cached = cache.keys(at: handle) { return cached }
         guard let table else { return [] }
-        let base = handle.baseKeys(base, predicate: predicate, in: table, limit: nil)
+        let base = handle.baseKeys(base, plan: plan(in: table), in: table, limit: nil)
         let limit = Swift.max(128, (position + 1) * 8)
         let keys = handle.sorted(base, by: sortDescriptors, in: table, limit: limit)
         cache.store(keys, at: handle, isPrefix: keys.count < base.count)
         return keys
+    }
+
+    /// The predicate's plan under the handle's current schema (bound once per schema), or nil
+    /// without a predicate.
+    private func plan(in table: Table) -> QueryPlan? {
+        guard let predicate else { return nil }
+        if let plan = cache.plan(for: handle.catalog) { return plan }
+        let plan = handle.plan(predicate, in: table)
+        cache.store(plan, for: handle.catalog)
+        return plan
     }
 
     // MARK: Derived results
@@ -204,8 +214,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// ``filter(_:_:)`` with the arguments in an array.
     public func filter(_ predicateFormat: String, argumentArray arguments: [Any]) throws -> Results<Element> {
-        let expression = try handle.parseQuery(predicateFormat, arguments: arguments, className: className)
-        return refined(predicate: predicate.map { .and([$0, expression]) } ?? expression)
+        let (expression, plan) = try handle.parseQuery(predicateFormat, arguments: arguments, className: className)
+        return refined(predicate: predicate.map { .and([$0, expression]) } ?? expression, plan: predicate == nil ? plan : nil)
     }
 
     /// Objects matching a type-safe query, also matching the predicates applied so far:
@@ -215,8 +225,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// ```
     public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
         let expression = isIncluded(Query<Element>.root()).predicate
-        if let table { handle.checkQuery(expression, in: table) }
-        return refined(predicate: predicate.map { .and([$0, expression]) } ?? expression)
+        let combined = predicate.map { .and([$0, expression]) } ?? expression
+        return refined(predicate: combined, plan: table.map { handle.checkQuery(combined, in: $0) })
     }
 
     /// The objects sorted by one property (a key path through to-one links is allowed); replaces
@@ -253,9 +263,13 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return keys().firstIndex { matching.contains($0) }
     }
 
-    private func refined(predicate: QueryExpression) -> Results<Element> {
-        Results(realm: handle, className: className, base: base, predicate: predicate,
-                sortDescriptors: sortDescriptors, distinctKeyPaths: distinctKeyPaths)
+    /// These results further filtered; `plan`, when known, is the predicate's plan under the
+    /// handle's current schema, so it is not bound again.
+    private func refined(predicate: QueryExpression, plan: QueryPlan?) -> Results<Element> {
+        let results = Results(realm: handle, className: className, base: base, predicate: predicate,
+                              sortDescriptors: sortDescriptors, distinctKeyPaths: distinctKeyPaths)
+        if let plan { results.cache.store(plan, for: handle.catalog) }
+        return results
     }
 
     // MARK: Aggregates
@@ -344,6 +358,17 @@ final class ResultsCache {
     /// The keys at one version of one handle: all of them, or (`isPrefix`) the first ones of a
     /// sorted query.
     private var entry: (stamp: UInt64, handle: ObjectIdentifier, keys: [UInt64], isPrefix: Bool)?
+    /// The predicate's plan under one schema (held, so a new catalog can never take its identity).
+    private var boundPlan: (catalog: SchemaCatalog, plan: QueryPlan)?
+
+    func plan(for catalog: SchemaCatalog) -> QueryPlan? {
+        guard let boundPlan, boundPlan.catalog === catalog else { return nil }
+        return boundPlan.plan
+    }
+
+    func store(_ plan: QueryPlan, for catalog: SchemaCatalog) {
+        boundPlan = (catalog, plan)
+    }
 
     func keys(at realm: Realm, allowingPrefix: Bool = false) -> [UInt64]? {
         guard let entry, entry.stamp == realm.stamp, entry.handle == ObjectIdentifier(realm),

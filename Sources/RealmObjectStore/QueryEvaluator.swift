@@ -23,7 +23,8 @@ package struct QueryEvaluator {
 
     /// The keys of the objects of `table` matching `plan`, in key order.
     package func matchingKeys(_ plan: QueryPlan, in table: Table) throws -> [UInt64] {
-        if let candidates = try indexCandidates(plan, table) {
+        if let (candidates, exact) = try indexCandidates(plan, table) {
+            if exact { return candidates }
             return try candidates.filter { key in
                 guard let (leaf, row) = try source.row(in: root(table.tree), key: key) else { return false }
                 return try evaluate(plan, leaf, row, table)
@@ -44,7 +45,9 @@ package struct QueryEvaluator {
 
     /// How many objects of `table` match `plan` (without collecting their keys).
     package func count(_ plan: QueryPlan, in table: Table) throws -> Int {
-        if try indexCandidates(plan, table) != nil { return try matchingKeys(plan, in: table).count }
+        if let (candidates, exact) = try indexCandidates(plan, table) {
+            return exact ? candidates.count : try matchingKeys(plan, in: table).count
+        }
         let scan = ColumnScan(plan)
         var count = 0
         try source.forEachCluster(in: root(table.tree), prefetching: scan?.columns ?? []) { leaf in
@@ -64,11 +67,13 @@ package struct QueryEvaluator {
         return try evaluate(plan, leaf, row, table)
     }
 
-    /// Keys that may match, from an index, in key order; nil when no index applies.
-    private func indexCandidates(_ plan: QueryPlan, _ table: Table) throws -> [UInt64]? {
+    /// Keys that may match, from an index, in key order; nil when no index applies. `exact`
+    /// when they are exactly the matches of the whole plan: one equality whose value the index
+    /// holds in full (not a string cut to the key limit, not NaN), so nothing needs checking.
+    private func indexCandidates(_ plan: QueryPlan, _ table: Table) throws -> (keys: [UInt64], exact: Bool)? {
         switch plan {
         case .and(let operands):
-            for operand in operands { if let keys = try indexCandidates(operand, table) { return keys } }
+            for operand in operands { if let (keys, _) = try indexCandidates(operand, table) { return (keys, false) } }
             return nil
         case .compare(let comparison):
             guard comparison.path.hops.isEmpty, comparison.path.aggregate == nil, !comparison.isMembership,
@@ -78,7 +83,7 @@ package struct QueryEvaluator {
             switch (comparison.op, comparison.right) {
             case (.equal, .value(let value)): values = [value]
             case (.in, .values(let list)): values = list
-            default: return try rangeCandidates(comparison, table)
+            default: return try rangeCandidates(comparison, table).map { ($0, false) }
             }
             let column = comparison.path.last.column
             if table.primaryKeyIsObjectKey && column == table.primaryKeyColumn {
@@ -90,13 +95,15 @@ package struct QueryEvaluator {
                     default: return nil  // a double: not an exact key
                     }
                 }
-                return Array(Set(keys)).sorted()
+                return (Array(Set(keys)).sorted(), false)  // keys that may not exist
             }
             guard let index = table.indexes[column] else { return nil }
             if values.count == 1, values[0].matches(table.layout[column]) {
                 // One value: the index lists its objects in key order already (value ‖ key).
                 let encoded = try IndexKey.encode(values[0], table.layout[column], kind: comparison.path.last.property.kind)
-                return try source.indexObjectKeys(root(index), matching: encoded)
+                let exact = encoded.count < IndexKey.maximumValueLength - 2 && !values[0].isNaN
+                    && comparison.path.last.property.kind != .mixed
+                return (try source.indexObjectKeys(root(index), matching: encoded), exact)
             }
             var keys = Set<UInt64>()
             for value in values {
@@ -104,7 +111,7 @@ package struct QueryEvaluator {
                 let encoded = try IndexKey.encode(value, table.layout[column], kind: comparison.path.last.property.kind)
                 keys.formUnion(try source.indexObjectKeys(root(index), matching: encoded))
             }
-            return keys.sorted()
+            return (keys.sorted(), false)
         default:
             return nil
         }
@@ -573,4 +580,15 @@ struct ColumnScan {
     /// Whether the leaf has every column the tests read (a leaf written before a migration
     /// added a column does not; the general evaluator handles it).
     func applies(to leaf: ClusterLeaf) -> Bool { maximumColumn < leaf.columnCount }
+}
+
+private extension ColumnValue {
+    /// Whether this is a NaN (which equals nothing, though the index files every NaN together).
+    var isNaN: Bool {
+        switch self {
+        case .double(let value): value.isNaN
+        case .float(let value): value.isNaN
+        default: false
+        }
+    }
 }

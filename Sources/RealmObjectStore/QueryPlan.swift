@@ -281,22 +281,26 @@ private struct QueryBinder {
     /// Whether the operator applies to the kind (and its options).
     func check(_ op: QueryOperator, on kind: PropertyKind, path: BoundPath, name: String,
                options: QueryStringOptions, at position: Int) throws {
-        let stringOperators: Set<QueryOperator> = [.beginsWith, .endsWith, .contains, .like]
-        let ordering: Set<QueryOperator> = [.less, .lessOrEqual, .greater, .greaterOrEqual, .between]
-        if stringOperators.contains(op) && ![.string, .data, .mixed].contains(kind) {
+        // Switches, not set literals: binding runs once per query, and W4 runs 10k queries.
+        let isStringOperator = switch op { case .beginsWith, .endsWith, .contains, .like: true; default: false }
+        let isOrdering = switch op { case .less, .lessOrEqual, .greater, .greaterOrEqual, .between: true; default: false }
+        let holdsText = switch kind { case .string, .data, .mixed: true; default: false }
+        if isStringOperator && !holdsText {
             throw QueryError("Operator \(op.rawValue) needs a string or data property, but '\(name)' is \(kind.rawValue)", at: position)
         }
-        if ordering.contains(op) && [.bool, .object, .string, .data].contains(kind) {
+        if isOrdering, kind == .bool || kind == .object || kind == .string || kind == .data {
             throw QueryError("Operator '\(op.rawValue)' is not supported for '\(name)' of type '\(kind.rawValue)'", at: position)
         }
-        if !options.isEmpty && ![.string, .data, .mixed].contains(kind) {
+        if !options.isEmpty && !holdsText {
             throw QueryError("[c] and [d] apply to strings, but '\(name)' is \(kind.rawValue)", at: position)
         }
     }
 
     func comparable(_ a: PropertyKind, _ b: PropertyKind) -> Bool {
-        let numbers: Set<PropertyKind> = [.int, .float, .double, .decimal128]
-        return a == b || (numbers.contains(a) && numbers.contains(b)) || a == .mixed || b == .mixed
+        func isNumber(_ kind: PropertyKind) -> Bool {
+            switch kind { case .int, .float, .double, .decimal128: true; default: false }
+        }
+        return a == b || (isNumber(a) && isNumber(b)) || a == .mixed || b == .mixed
     }
 }
 

@@ -403,3 +403,25 @@ extension QueryTests {
         }
     }
 }
+
+extension QueryTests {
+    /// An equality on an indexed string is answered by the index alone when the index holds the
+    /// value in full; long strings (cut to the index's key limit) and strings near that limit are
+    /// still confirmed against the objects, so a shared prefix never matches.
+    @Test func indexedEqualityOnLongStringsMatchesExactly() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+        let long = String(repeating: "a", count: 600)
+        var emails = [long, long + "x", long + "y", String(long.prefix(466)), String(long.prefix(467)),
+                      String(long.prefix(468)), String(long.prefix(469)), String(long.prefix(470)), "a", "", "a\u{0}b", "b\u{0}"]
+        emails += emails.map { $0 + "\u{0}" }
+        try realm.write {
+            for (id, email) in emails.enumerated() { realm.add(QPerson(value: ["id": id, "email": email])) }
+        }
+        for (id, email) in emails.enumerated() {
+            #expect(Self.ids(realm.objects(QPerson.self).where { $0.email == email }) == [id], "\(email.utf8.count) bytes")
+            #expect(try realm.objects(QPerson.self).filter("email == %@", email).count == 1)
+        }
+        #expect(realm.objects(QPerson.self).where { $0.email == String(long.prefix(471)) }.isEmpty)
+        #expect(realm.objects(QPerson.self).where { $0.email == String(long.prefix(500)) }.count == 0)
+    }
+}
