@@ -238,7 +238,7 @@ extension FrozenResults {
     private func refined(_ operation: (Results<T>) throws -> Results<T>) rethrows -> FrozenResults<T> {
         let realm = snapshot.handle()
         let keys = self.keys
-        let base: Results<T> = keys.map { keys in Results(realm: realm, base: .keys { keys }) } ?? realm.objects(T.self)
+        let base: Results<T> = keys.map { keys in Results(realm: realm, base: .keys(keys)) } ?? realm.objects(T.self)
         let refined = try operation(base)
         return FrozenResults(snapshot: snapshot, table: table, keys: refined.keys())
     }

@@ -75,6 +75,11 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, 
     /// The keys of the linking objects at the realm's current version.
     var objectKeys: [UInt64] { keys() }
 
+    /// These linking objects as the base of a `Results` (nil when unmanaged).
+    var resultsBase: ResultsBase? {
+        target.map { .linkingObjects(targetClass: $0.table.name, targetKey: $0.key, originClass: Element.className(), property: propertyName) }
+    }
+
     private func keys() -> [UInt64] {
         guard let target else { return [] }
         let realm = target.realm

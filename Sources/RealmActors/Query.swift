@@ -265,9 +265,14 @@ enum QueryKeyPaths {
     private static let names = KeyPathTable()
 
     static func name<Root, Value>(of keyPath: KeyPath<Root, Value>) -> String {
+        name(ofProperty: keyPath as PartialKeyPath<Root>)
+    }
+
+    /// The name of the property a key path of an object class reads (one level: `\Dog.name`).
+    static func name<Root>(ofProperty keyPath: PartialKeyPath<Root>) -> String {
         if let known = names.name(for: keyPath) { return known }
         guard let type = Root.self as? ObjectBase.Type else {
-            fatalError("Queries follow properties of objects, not of \(Root.self)")
+            fatalError("Key paths name properties of objects, not of \(Root.self)")
         }
         let probe = type.init()
         let recorder = KeyPathRecorder()

@@ -45,6 +45,8 @@ public final class Realm {
     /// The first error of the current write transaction from an operation that cannot throw
     /// (`add`, `create`): the transaction cannot commit and `commitWrite`/`write` throw it.
     private var deferredError: Realm.Error?
+    /// Observers (registration ids) this write transaction must not notify (`write(withoutNotifying:)`).
+    var silencedObservers: Set<UInt64> = []
     /// Changes whenever what this handle sees may have moved (refresh, or any change inside a
     /// write transaction), invalidating the objects' cached positions.
     private(set) var stamp: UInt64 = 0
@@ -242,8 +244,12 @@ public final class Realm {
         let transaction: TransactionID
         do {
             if catalogChanged { try write.writeSchema(catalog.stored) }
+            // The log goes first: whichever version the notifier reads, its commits' logs are there.
+            file.changeFeed.record(CommitChanges(rows: write.rowChanges, schemaChanged: catalogChanged,
+                                                 silencedObservers: silencedObservers), for: write.transaction)
             transaction = try write.prepare()
         } catch {
+            file.changeFeed.discard(write.transaction)
             endWrite()
             advance()
             throw Realm.Error.from(error, configuration: configuration)
@@ -279,6 +285,7 @@ public final class Realm {
         writer = nil
         file.writeLock.unlock()
         deferredError = nil
+        silencedObservers = []
         catalogChanged = false
         catalog = file.schema
         stamp &+= 1

@@ -67,8 +67,8 @@ extension Realm {
             case .table:
                 guard let plan else { return keys(of: table) }
                 return try evaluator.matchingKeys(plan, in: table)
-            case .keys(let keys):
-                let candidates = keys()
+            case .keys, .list, .linkingObjects:
+                let candidates = baseKeys(base)
                 guard let plan else { return candidates }
                 var matching: [UInt64] = []
                 for key in candidates where try evaluator.matches(plan, key: key, in: table) {
@@ -79,6 +79,26 @@ extension Realm {
             }
         } catch {
             fatalError("The realm file is damaged: \(error)")
+        }
+    }
+
+    /// The objects a non-table base holds now, in its order.
+    private func baseKeys(_ base: ResultsBase) -> [UInt64] {
+        switch base {
+        case .table:
+            return []  // not used: tables are scanned
+        case .keys(let keys):
+            return keys
+        case .list(let ownerClass, let ownerKey, let property):
+            guard let owner = catalog.tables[ownerClass], let column = owner.columns[property],
+                  let (leaf, row) = locate(owner, ownerKey), column < leaf.columnCount, !leaf.isNull(row, column) else { return [] }
+            return withBytes(leaf.storedBytes(row, column)) { bytes in
+                PackedCollection.decode(bytes).compactMap { if case .int(let key) = $0 { UInt64(bitPattern: key) } else { nil } }
+            }
+        case .linkingObjects(let targetClass, let targetKey, let originClass, let property):
+            guard let target = catalog.tables[targetClass], let source = catalog.tables[originClass],
+                  let column = source.columns[property], locate(target, targetKey) != nil else { return [] }
+            return linkingObjectKeys(to: targetKey, of: target, from: source, column: column)
         }
     }
 

@@ -344,12 +344,17 @@ public struct SortDescriptor: Sendable, Hashable {
     public var reversed: SortDescriptor { SortDescriptor(keyPath: keyPath, ascending: !ascending) }
 }
 
-/// Where the objects of a `Results` come from before filtering.
-enum ResultsBase {
+/// Where the objects of a `Results` come from before filtering: a description, not a closure,
+/// so it can be evaluated at any version — by the handle, or by the notifier at each new one.
+enum ResultsBase: Sendable {
     /// Every object of the table.
     case table
-    /// The objects a collection holds now (a `List`, `LinkingObjects`), in its order.
-    case keys(() -> [UInt64])
+    /// The objects a list of links holds, in list order (none once the owner is deleted).
+    case list(ownerClass: String, ownerKey: UInt64, property: String)
+    /// The objects of `originClass` whose `property` links to an object (none once it is deleted).
+    case linkingObjects(targetClass: String, targetKey: UInt64, originClass: String, property: String)
+    /// Fixed objects (frozen results refined further).
+    case keys([UInt64])
 }
 
 /// The keys of a `Results` at one version of its handle (a reference, so the value type can
@@ -427,9 +432,8 @@ extension List where Element: Object {
     /// sorts on a list. Live like the list. Traps on an unmanaged list.
     public var results: Results<Element> {
         guard let location = managedLocation else { fatalError("Only a managed List can be queried") }
-        return Results(realm: location.realm, base: .keys {
-            location.isValid ? location.allStored().compactMap { if case .int(let key) = $0 { UInt64(bitPattern: key) } else { nil } } : []
-        })
+        return Results(realm: location.realm, base: .list(ownerClass: location.owner.table.name, ownerKey: location.owner.key,
+                                                           property: location.property.name))
     }
 
     /// The list's objects matching a Realm Query Language predicate, in list order.
@@ -452,7 +456,8 @@ extension LinkingObjects where Element: Object {
     /// The linking objects as `Results`: the base of queries and sorts. Live.
     public var results: Results<Element> {
         guard let realm else { fatalError("Only the linking objects of a managed object can be queried") }
-        return Results(realm: realm, base: .keys { self.objectKeys })
+        guard let base = resultsBase else { fatalError("Only the linking objects of a managed object can be queried") }
+        return Results(realm: realm, base: base)
     }
 
     /// The linking objects matching a Realm Query Language predicate.

@@ -24,19 +24,22 @@ package final class SharedRealmFile: Sendable {
     package let pipeline: CommitPipeline
     /// Whom to tell when a new version is durable (actor-isolated handles that refresh).
     package let versionObservers = VersionObservers()
+    /// Commits' change logs on their way to the notifier; see ``ChangeFeed``.
+    package let changeFeed: ChangeFeed
 
     private init(identity: Identity, database: Database, schema: SchemaCatalog) {
         self.identity = identity
         self.database = database
         schemaState = Mutex(schema)
-        let observers = versionObservers
+        let feed = ChangeFeed(database: database, versionObservers: versionObservers)
+        changeFeed = feed
         let label: String
         switch identity {
         case .file(let path): label = path
         case .inMemory(let identifier): label = "memory:\(identifier)"
         }
         pipeline = CommitPipeline(database: database, label: label) { version in
-            observers.notify(version)
+            feed.versionDidBecomeDurable(version)
         }
     }
 

@@ -24,6 +24,7 @@ extension WriteTransaction {
             }
         }
         roots[id] = .some(root)
+        rowChanges.recordInsert(id, key)
     }
 
     /// Replaces the value of one column of an existing row.
@@ -46,6 +47,7 @@ extension WriteTransaction {
             try updateInCluster(node, key: key, column: column, cell: cell, layout: layout)
         }
         roots[id] = .some(root)
+        rowChanges.recordUpdate(id, key, column: column)
     }
 
     /// Removes a row. Returns false if there was none.
@@ -66,6 +68,7 @@ extension WriteTransaction {
             return LeafOutcome(delta: -1)
         }
         roots[id] = .some(root)
+        rowChanges.recordRemove(id, key)
         return true
     }
 

@@ -1,0 +1,111 @@
+internal import RealmRuntime
+
+/// Which property changes count as a modification of an observed object.
+///
+/// Without key paths (`.everything`), any property of the object counts, and so does any
+/// property of an object it links to (to-one links and collections of objects), up to
+/// ``ChangeFilter/defaultLinkDepth`` links deep — as in Realm. Changes reaching the object only
+/// through inverse relationships (`LinkingObjects`) do not. With key paths, only the named
+/// properties count; `"dog.name"` counts a change of the `dog` link itself and of the linked
+/// dog's `name`; `"dog"` only a change of the link.
+indirect enum ChangeFilter: Sendable {
+    /// Every property, and through links the linked objects' properties, `depth` links deep.
+    case everything(depth: Int)
+    /// These properties; a property with a sub-filter also follows its link.
+    case properties([String: ChangeFilter?])
+
+    /// How many links deep a change still modifies an object when no key paths are given.
+    static let defaultLinkDepth = 4
+
+    /// The filter of string key paths (`["name", "dog.age"]`); nil for no paths.
+    init?(keyPaths: [String]?) {
+        guard let keyPaths, !keyPaths.isEmpty else { return nil }
+        var properties: [String: ChangeFilter?] = [:]
+        for path in keyPaths {
+            let components = path.split(separator: ".", maxSplits: 1).map(String.init)
+            let rest = components.count > 1 ? ChangeFilter(keyPaths: [components[1]]) : nil
+            switch (properties[components[0]], rest) {
+            case (nil, let rest): properties[components[0]] = .some(rest)
+            case (.some(.some(let existing)), .some(let rest)): properties[components[0]] = .some(existing.merged(with: rest))
+            case (.some(nil), .some(let rest)): properties[components[0]] = .some(rest)
+            case (.some, nil): break
+            }
+        }
+        self = .properties(properties)
+    }
+
+    private func merged(with other: ChangeFilter) -> ChangeFilter {
+        guard case .properties(var mine) = self, case .properties(let theirs) = other else { return .everything(depth: Self.defaultLinkDepth) }
+        for (name, filter) in theirs {
+            if case .some(.some(let existing)) = mine[name], let filter { mine[name] = .some(existing.merged(with: filter)) }
+            else if mine[name] == nil || filter != nil { mine[name] = .some(filter) }
+        }
+        return .properties(mine)
+    }
+
+    /// The columns of `table` whose own changes count.
+    func columns(of table: Table) -> ColumnMask {
+        switch self {
+        case .everything: return .all
+        case .properties(let properties):
+            var mask: ColumnMask = []
+            for name in properties.keys { if let column = table.columns[name] { mask.insert(column) } }
+            return mask
+        }
+    }
+
+    /// The link columns of `table` to follow, each with the filter for the linked objects.
+    func links(of table: Table) -> [(column: Int, filter: ChangeFilter)] {
+        switch self {
+        case .everything(let depth):
+            guard depth > 0 else { return [] }
+            return table.columns.values.sorted().compactMap { column in
+                guard let property = table.property(column), property.kind == .object else { return nil }
+                return (column, .everything(depth: depth - 1))
+            }
+        case .properties(let properties):
+            return properties.compactMap { name, filter in
+                guard let filter, let column = table.columns[name], table.property(column)?.kind == .object else { return nil }
+                return (column, filter)
+            }
+        }
+    }
+}
+
+/// Which objects of a table a span of commits modified, by a ``ChangeFilter``: the rows whose
+/// counted columns were written, plus the objects linking (through followed link properties) to
+/// objects so modified — found through the link indexes, one lookup per modified linked object,
+/// never by reading every observed object's links.
+struct ModifiedObjects {
+    let changes: RowChanges
+    let snapshot: FrozenSnapshot
+
+    /// The keys of `table`'s objects that count as modified under `filter`.
+    func keys(in table: Table, filter: ChangeFilter) -> Set<UInt64> {
+        var result = Set<UInt64>()
+        if let tree = changes.trees[table.tree] {
+            let counted = filter.columns(of: table)
+            for (key, columns) in tree.updated where !columns.isDisjoint(with: counted) { result.insert(key) }
+        }
+        for (column, linkedFilter) in filter.links(of: table) {
+            guard let targetName = table.property(column)?.objectClassName, let target = snapshot.catalog.tables[targetName],
+                  let index = table.indexes[column] else { continue }
+            let linked = keys(in: target, filter: linkedFilter)
+            guard !linked.isEmpty, let indexRoot = try? snapshot.reader.root(of: index) else { continue }
+            for key in linked {
+                let sources = (try? snapshot.reader.linkingObjects(to: key, of: target, from: table, column: column, indexRoot: indexRoot)) ?? []
+                result.formUnion(sources)
+            }
+        }
+        return result
+    }
+
+    /// Whether the commits touched `table` or a table its followed links reach.
+    func touches(_ table: Table, filter: ChangeFilter) -> Bool {
+        if changes.trees[table.tree].map({ !$0.isEmpty }) ?? false { return true }
+        return filter.links(of: table).contains { column, linkedFilter in
+            guard let targetName = table.property(column)?.objectClassName, let target = snapshot.catalog.tables[targetName] else { return false }
+            return touches(target, filter: linkedFilter)
+        }
+    }
+}

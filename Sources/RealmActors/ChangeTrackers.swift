@@ -1,0 +1,229 @@
+import Foundation
+internal import RealmRuntime
+
+/// What a collection stream observes: a query (a class, where its objects come from, a
+/// predicate, sorting, distinct), described without a handle so the notifier can evaluate it
+/// at every version.
+struct ObservedQuery: Sendable {
+    let className: String
+    let base: ResultsBase
+    let predicate: QueryExpression?
+    let sortDescriptors: [SortDescriptor]
+    let distinctKeyPaths: [String]
+
+    init<T: Object>(_ results: Results<T>) {
+        className = results.className
+        base = results.base
+        predicate = results.predicate
+        sortDescriptors = results.sortDescriptors
+        distinctKeyPaths = results.distinctKeyPaths
+    }
+
+    /// The objects' keys, in order, at `snapshot`.
+    func keys<T: Object>(at snapshot: FrozenSnapshot, as type: T.Type) -> [UInt64] {
+        let handle = snapshot.handle()
+        guard handle.catalog.tables[className] != nil else { return [] }
+        return Results<T>(realm: handle, className: className, base: base, predicate: predicate,
+                          sortDescriptors: sortDescriptors, distinctKeyPaths: distinctKeyPaths).keys()
+    }
+
+    /// Whether `changes` may have changed what the query holds or reports: they touched the
+    /// objects' table, the list's owner or the linking objects' origin, a table the objects
+    /// link to (at any depth the filter follows, and one level for predicates on links), or a
+    /// table linking to them (predicates on `LinkingObjects`).
+    func isAffected(by changes: RowChanges, at snapshot: FrozenSnapshot, filter: ChangeFilter) -> Bool {
+        let catalog = snapshot.catalog
+        func touched(_ name: String) -> Bool {
+            guard let table = catalog.tables[name] else { return false }
+            return changes.trees[table.tree].map { !$0.isEmpty } ?? false
+        }
+        guard let table = catalog.tables[className] else { return true }
+        let modified = ModifiedObjects(changes: changes, snapshot: snapshot)
+        if modified.touches(table, filter: filter) || modified.touches(table, filter: .everything(depth: 1)) { return true }
+        switch base {
+        case .list(let ownerClass, _, _): if touched(ownerClass) { return true }
+        case .linkingObjects(_, _, let originClass, _): if touched(originClass) { return true }
+        case .table, .keys: break
+        }
+        return (catalog.inboundLinks[className] ?? []).contains { touched($0.table.name) }
+    }
+}
+
+/// The tracker of `results.changes`, `list.changes` and `linkingObjects.changes`: the keys
+/// last delivered, the newest keys, and the objects modified in between.
+final class CollectionChangeTracker<T: Object>: ChangeTracker {
+    private let query: ObservedQuery
+    private let filter: ChangeFilter
+    private var snapshot: FrozenSnapshot
+    private var delivered: [UInt64]
+    private var current: [UInt64]
+    private var modified: Set<UInt64> = []
+
+    init(query: ObservedQuery, filter: ChangeFilter, snapshot: FrozenSnapshot) {
+        self.query = query
+        self.filter = filter
+        self.snapshot = snapshot
+        current = query.keys(at: snapshot, as: T.self)
+        delivered = current
+    }
+
+    private var frozen: FrozenResults<T> {
+        FrozenResults(snapshot: snapshot, table: snapshot.catalog.tables[query.className], keys: current)
+    }
+
+    func initialElement() -> (any Sendable)? {
+        RealmCollectionChange<FrozenResults<T>>.initial(frozen)
+    }
+
+    func advance(to snapshot: FrozenSnapshot, changes: RowChanges?, silent: Bool) {
+        if let changes, !query.isAffected(by: changes, at: snapshot, filter: filter) { return }
+        self.snapshot = snapshot
+        current = query.keys(at: snapshot, as: T.self)
+        if silent {
+            delivered = current
+            modified = []
+        } else if let changes, let table = snapshot.catalog.tables[query.className] {
+            modified.formUnion(ModifiedObjects(changes: changes, snapshot: snapshot).keys(in: table, filter: filter))
+        } else {
+            modified.formUnion(current)  // the schema changed: everything may have
+        }
+    }
+
+    func takeElement() -> (element: any Sendable, isLast: Bool)? {
+        let diff = CollectionDiff(old: delivered, new: current, modified: modified)
+        delivered = current
+        modified = []
+        guard !diff.isEmpty else { return nil }
+        let change = RealmCollectionChange<FrozenResults<T>>.update(frozen, deletions: diff.deletions,
+                                                                    insertions: diff.insertions, modifications: diff.modifications)
+        return (change, false)
+    }
+
+    func errorElement(_ error: Realm.Error) -> (any Sendable)? {
+        RealmCollectionChange<FrozenResults<T>>.error(error)
+    }
+}
+
+/// The tracker of `object.changes`: the object's stored values when last delivered (so a
+/// change is a value that differs, whatever the log says), plus the log for changes of linked
+/// objects.
+final class ObjectChangeTracker<T: Object>: ChangeTracker {
+    private let className: String
+    private let key: UInt64
+    private let filter: ChangeFilter
+    private var snapshot: FrozenSnapshot
+    /// Stored values by column at the last delivered (or silently skipped) version.
+    private var values: [Int: ColumnValue]
+    /// Properties changed since the last element, in the order found, with their old values.
+    private var pending: [(column: Int, old: ColumnValue?)] = []
+    private var deleted = false
+
+    init(className: String, key: UInt64, filter: ChangeFilter, snapshot: FrozenSnapshot) {
+        self.className = className
+        self.key = key
+        self.filter = filter
+        self.snapshot = snapshot
+        values = Self.values(of: key, in: className, at: snapshot) ?? [:]
+    }
+
+    private static func values(of key: UInt64, in className: String, at snapshot: FrozenSnapshot) -> [Int: ColumnValue]? {
+        guard let table = snapshot.catalog.tables[className],
+              let (leaf, row) = try? snapshot.reader.row(in: snapshot.reader.root(of: table.tree), key: key) else { return nil }
+        var values: [Int: ColumnValue] = [:]
+        for column in table.columns.values {
+            values[column] = try? snapshot.reader.value(leaf, row: row, column: column, spec: table.layout[column])
+        }
+        return values
+    }
+
+    func initialElement() -> (any Sendable)? { nil }
+
+    func advance(to snapshot: FrozenSnapshot, changes: RowChanges?, silent: Bool) {
+        guard !deleted else { return }
+        guard let table = snapshot.catalog.tables[className] else { deleted = true; return }
+        let modified = changes.map { ModifiedObjects(changes: $0, snapshot: snapshot) }
+        if let modified, !modified.touches(table, filter: filter) { return }
+        guard let newValues = Self.values(of: key, in: className, at: snapshot) else {
+            deleted = true  // reported even when silenced: the stream ends with it
+            return
+        }
+        self.snapshot = snapshot
+        var changed: [Int] = []
+        let counted = filter.columns(of: table)
+        for column in newValues.keys.sorted() where counted.contains(column) && newValues[column] != values[column] {
+            changed.append(column)
+        }
+        // A property linking to objects that changed (as the filter follows links).
+        if let modified {
+            for (column, linkedFilter) in filter.links(of: table) where !changed.contains(column) {
+                guard let targetName = table.property(column)?.objectClassName, let target = snapshot.catalog.tables[targetName] else { continue }
+                let linked = modified.keys(in: target, filter: linkedFilter)
+                guard !linked.isEmpty, let value = newValues[column] else { continue }
+                if table.linkedKeys(value, column: column).contains(where: linked.contains) { changed.append(column) }
+            }
+        }
+        if !silent {
+            for column in changed where !pending.contains(where: { $0.column == column }) { pending.append((column, values[column])) }
+        }
+        values = newValues
+    }
+
+    func takeElement() -> (element: any Sendable, isLast: Bool)? {
+        if deleted { return (ObjectChange<T>.deleted, true) }
+        guard !pending.isEmpty, let table = snapshot.catalog.tables[className] else { return nil }
+        let changes = pending.compactMap { column, old -> PropertyChange? in
+            guard let property = table.property(column) else { return nil }
+            return PropertyChange(name: property.name, oldValue: Self.sendableValue(old, property),
+                                  newValue: Self.sendableValue(values[column], property))
+        }
+        pending = []
+        return (ObjectChange<T>.change(Frozen(snapshot: snapshot, table: table, key: key), changes), false)
+    }
+
+    /// A scalar's Swift value; nil for links and collections (which have no `Sendable` value).
+    private static func sendableValue(_ value: ColumnValue?, _ property: PropertyInfo) -> (any Sendable)? {
+        guard let value, property.collection == nil, property.kind != .object, property.kind != .mixed else { return nil }
+        switch property.swiftValue(value) {
+        case let value as Bool: return value
+        case let value as Int: return value
+        case let value as Float: return value
+        case let value as Double: return value
+        case let value as String: return value
+        case let value as Data: return value
+        case let value as Date: return value
+        case let value as ObjectId: return value
+        case let value as UUID: return value
+        case let value as Decimal128: return value
+        default: return nil
+        }
+    }
+
+    func errorElement(_ error: Realm.Error) -> (any Sendable)? { ObjectChange<T>.error(error) }
+}
+
+/// The tracker of `realm.changes`: one frozen realm per new version (coalesced when the
+/// consumer is slower than the commits).
+final class RealmChangeTracker: ChangeTracker {
+    private var snapshot: FrozenSnapshot
+    private var deliveredVersion: TransactionID
+
+    init(snapshot: FrozenSnapshot) {
+        self.snapshot = snapshot
+        deliveredVersion = snapshot.reader.transaction
+    }
+
+    func initialElement() -> (any Sendable)? { nil }
+
+    func advance(to snapshot: FrozenSnapshot, changes: RowChanges?, silent: Bool) {
+        self.snapshot = snapshot
+        if silent { deliveredVersion = snapshot.reader.transaction }
+    }
+
+    func takeElement() -> (element: any Sendable, isLast: Bool)? {
+        guard snapshot.reader.transaction > deliveredVersion else { return nil }
+        deliveredVersion = snapshot.reader.transaction
+        return (FrozenRealm(snapshot: snapshot), false)
+    }
+
+    func errorElement(_ error: Realm.Error) -> (any Sendable)? { nil }  // the stream just ends
+}

@@ -1,0 +1,197 @@
+internal import RealmRuntime
+import Synchronization
+
+/// Computes one change stream's elements. Lives on the ``Notifier`` actor and is only touched
+/// there: it is created, advanced and asked for elements by the notifier alone.
+protocol ChangeTracker: AnyObject {
+    /// The first element, if the stream has one (`.initial` for collections), at the version
+    /// the tracker was created at.
+    func initialElement() -> (any Sendable)?
+    /// Takes in a newer version. `changes` is the combined log of the commits since the last
+    /// version (nil when unknown, after a schema change: then everything counts as changed);
+    /// `silent` when every one of those commits asked not to notify this observer — the
+    /// tracker then moves its baseline without reporting.
+    func advance(to snapshot: FrozenSnapshot, changes: RowChanges?, silent: Bool)
+    /// What to deliver since the last element, coalescing every version taken in since, or nil
+    /// if nothing observable changed. `isLast` ends the stream after it (an object deleted).
+    func takeElement() -> (element: any Sendable, isLast: Bool)?
+    /// The element reporting `error`, after which the stream ends (nil: it just ends).
+    func errorElement(_ error: Realm.Error) -> (any Sendable)?
+}
+
+/// The notifier of one file: an actor that, after each durable commit, brings every registered
+/// observer to the new version — off the executors of the actors that write and observe.
+///
+/// Work per commit: it takes the commits' change logs from the file's ``ChangeFeed`` (never
+/// diffing tables to find what changed), pins the new version once as a ``FrozenSnapshot``,
+/// and advances each tracker, which skips the version entirely when no table it depends on was
+/// touched. Delivery is pull-based: a consumer asks for its next element (`next()` of its
+/// stream); the tracker has folded every version since its last element into one change, so
+/// a slow consumer costs nothing but its tracker's newest state — nothing is buffered.
+/// After a version is processed, autorefreshing handles advance to it (``ChangeFeed/didProcess(_:)``).
+///
+/// One notifier per file while anyone observes it: observers hold it, and the file's feed holds
+/// it weakly.
+actor Notifier: ChangeProcessor {
+    private final class Entry {
+        let tracker: any ChangeTracker
+        var deliveredInitial = false
+        var finished = false
+        var failure: Realm.Error?
+        var waiter: CheckedContinuation<Void, Never>?
+
+        init(tracker: any ChangeTracker) { self.tracker = tracker }
+
+        func wake() {
+            waiter?.resume()
+            waiter = nil
+        }
+    }
+
+    let file: SharedRealmFile
+    private let configuration: Realm.Configuration
+    /// The newest version processed.
+    private var latest: FrozenSnapshot
+    private var entries: [UInt64: Entry] = [:]
+    private var nextID: UInt64 = 0
+
+    private init(file: SharedRealmFile, configuration: Realm.Configuration, latest: FrozenSnapshot) {
+        self.file = file
+        self.configuration = configuration
+        self.latest = latest
+    }
+
+    private struct WeakNotifier: Sendable {
+        weak var notifier: Notifier?
+    }
+
+    private static let registry = Mutex<[ObjectIdentifier: WeakNotifier]>([:])
+
+    /// The notifier of `file`, created (and made the file's change processor) if it has none.
+    static func shared(for file: SharedRealmFile, configuration: Realm.Configuration) throws -> Notifier {
+        try registry.withLock { notifiers in
+            if let notifier = notifiers[ObjectIdentifier(file)]?.notifier { return notifier }
+            let reader = try file.database.beginRead()
+            let snapshot = FrozenSnapshot(configuration: configuration, file: file, reader: reader, catalog: file.schema)
+            let notifier = Notifier(file: file, configuration: configuration, latest: snapshot)
+            notifiers[ObjectIdentifier(file)] = WeakNotifier(notifier: notifier)
+            file.changeFeed.processor = notifier
+            return notifier
+        }
+    }
+
+    // MARK: Registration and delivery
+
+    /// Registers a tracker made at the newest version (the notifier first catches up with
+    /// every durable commit) and returns its id.
+    func register(_ makeTracker: @Sendable (FrozenSnapshot) -> any ChangeTracker) -> UInt64 {
+        catchUp()
+        nextID += 1
+        entries[nextID] = Entry(tracker: makeTracker(latest))
+        file.changeFeed.observerAdded()
+        return nextID
+    }
+
+    /// Registers a tracker whose baseline is `baseline`, a version a live handle read when the
+    /// stream was made: versions since then are reported against it (their logs are gone, so
+    /// the tracker compares values), and so is every later one.
+    func register(baseline: FrozenSnapshot, _ makeTracker: @Sendable () -> any ChangeTracker) -> UInt64 {
+        catchUp()
+        let tracker = makeTracker()
+        if latest.reader.transaction > baseline.reader.transaction {
+            tracker.advance(to: latest, changes: nil, silent: false)
+        }
+        nextID += 1
+        entries[nextID] = Entry(tracker: tracker)
+        file.changeFeed.observerAdded()
+        return nextID
+    }
+
+    /// The next element of observer `id`: its initial element first, then each change as it
+    /// comes (waiting for one). Nil when the stream has ended or the task was cancelled.
+    func next(_ id: UInt64) async -> (any Sendable)? {
+        guard let entry = entries[id] else { return nil }
+        if !entry.deliveredInitial {
+            entry.deliveredInitial = true
+            if let initial = entry.tracker.initialElement() { return initial }
+        }
+        while true {
+            if entry.finished {
+                unregister(id)
+                return nil
+            }
+            if let failure = entry.failure {
+                entry.finished = true
+                if let element = entry.tracker.errorElement(failure) { return element }
+                continue
+            }
+            if let (element, isLast) = entry.tracker.takeElement() {
+                entry.finished = isLast
+                return element
+            }
+            if Task.isCancelled {
+                unregister(id)
+                return nil
+            }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { entry.waiter = $0 }
+            } onCancel: {
+                Task { await self.wakeForCancellation(id) }
+            }
+            guard entries[id] != nil else { return nil }
+        }
+    }
+
+    private func wakeForCancellation(_ id: UInt64) {
+        entries[id]?.wake()
+    }
+
+    /// Ends observer `id` (its stream was dropped or cancelled, or a token invalidated).
+    func unregister(_ id: UInt64) {
+        guard let entry = entries.removeValue(forKey: id) else { return }
+        file.changeFeed.observerRemoved()
+        entry.wake()
+    }
+
+    // MARK: Processing versions
+
+    nonisolated func versionDidBecomeDurable(_ version: TransactionID) {
+        Task { await self.catchUp() }
+    }
+
+    /// Brings every tracker to the newest durable version, with the logs of the commits since
+    /// the last one processed; then lets autorefreshing handles advance.
+    private func catchUp() {
+        let reader: ReadTransaction
+        do {
+            reader = try file.database.beginRead()
+        } catch {
+            let failure = Realm.Error.from(error, configuration: configuration) as? Realm.Error
+                ?? Realm.Error(.fail, "The realm can no longer be read: \(error)")
+            for entry in entries.values {
+                entry.failure = failure
+                entry.wake()
+            }
+            return
+        }
+        let version = reader.transaction
+        guard version > latest.reader.transaction else { return }
+        let commits = file.changeFeed.takeChanges(through: version)
+        var rows = RowChanges()
+        var schemaChanged = false
+        for commit in commits {
+            rows.append(commit.rows)
+            schemaChanged = schemaChanged || commit.schemaChanged
+        }
+        var catalog = latest.catalog
+        if schemaChanged, let stored = try? reader.storedSchema() { catalog = SchemaCatalog(stored) }
+        let snapshot = FrozenSnapshot(configuration: configuration, file: file, reader: reader, catalog: catalog)
+        for (id, entry) in entries where !entry.finished && entry.failure == nil {
+            let silent = !commits.isEmpty && commits.allSatisfy { $0.silencedObservers.contains(id) }
+            entry.tracker.advance(to: snapshot, changes: schemaChanged ? nil : rows, silent: silent)
+            entry.wake()
+        }
+        latest = snapshot
+        file.changeFeed.didProcess(version)
+    }
+}

@@ -1,0 +1,96 @@
+import Synchronization
+
+/// What one commit changed, as the notifier needs it.
+package struct CommitChanges: Sendable {
+    /// The rows the commit inserted, removed and updated.
+    package var rows: RowChanges
+    /// Whether the commit changed the schema (then every observer re-evaluates).
+    package var schemaChanged: Bool
+    /// Observers (by registration id) that must not be notified of this commit
+    /// (`write(withoutNotifying:)`).
+    package var silencedObservers: Set<UInt64>
+
+    package init(rows: RowChanges, schemaChanged: Bool, silencedObservers: Set<UInt64>) {
+        self.rows = rows
+        self.schemaChanged = schemaChanged
+        self.silencedObservers = silencedObservers
+    }
+}
+
+/// Something that computes notifications when a new version is durable: the file's notifier.
+package protocol ChangeProcessor: AnyObject, Sendable {
+    /// A new version is durable. Called on the commit queue or a committing thread: it must only
+    /// schedule work, which takes the changes with ``ChangeFeed/takeChanges(through:)`` and ends
+    /// by calling ``ChangeFeed/didProcess(_:)``.
+    func versionDidBecomeDurable(_ version: TransactionID)
+}
+
+/// The path from commits to observers for one file: each commit's change log waits here, by
+/// transaction, until its version is durable; then the processor (the notifier) takes the logs
+/// of every version up to what it reads, computes notifications, and lets the version observers
+/// (autorefreshing handles) advance — so an observer's snapshot and its handle agree.
+///
+/// A log is recorded *before* its commit is prepared, so whichever version a processor reads,
+/// the logs of every commit in it are here. Logs of commits that failed are dropped unread.
+package final class ChangeFeed: Sendable {
+    private struct State {
+        var pending: [(transaction: TransactionID, changes: CommitChanges)] = []
+        weak var processor: (any ChangeProcessor)?
+    }
+
+    private let database: Database
+    private let state = Mutex(State())
+    private let observerCount = Atomic<Int>(0)
+    /// Told after the processor has handled each version (or at once when there is none).
+    package let versionObservers: VersionObservers
+
+    init(database: Database, versionObservers: VersionObservers) {
+        self.database = database
+        self.versionObservers = versionObservers
+    }
+
+    /// Keeps the log of the commit `transaction` (call before preparing it).
+    package func record(_ changes: CommitChanges, for transaction: TransactionID) {
+        state.withLock { $0.pending.append((transaction, changes)) }
+    }
+
+    /// Drops the log of a commit that will not happen (its prepare failed).
+    package func discard(_ transaction: TransactionID) {
+        state.withLock { $0.pending.removeAll { $0.transaction == transaction } }
+    }
+
+    /// The processor, held weakly: it lives while someone observes.
+    package var processor: (any ChangeProcessor)? {
+        get { state.withLock { $0.processor } }
+        set { state.withLock { $0.processor = newValue } }
+    }
+
+    /// Removes and returns the logs of the durable commits up to `version`, oldest first
+    /// (logs of failed commits are dropped).
+    package func takeChanges(through version: TransactionID) -> [CommitChanges] {
+        let taken = state.withLock { state in
+            let split = state.pending.partition { $0.transaction > version }
+            defer { state.pending.removeFirst(split) }
+            return Array(state.pending[..<split]).sorted { $0.transaction < $1.transaction }
+        }
+        return taken.filter { database.durability(of: $0.transaction) == true }.map(\.changes)
+    }
+
+    func versionDidBecomeDurable(_ version: TransactionID) {
+        if let processor { return processor.versionDidBecomeDurable(version) }
+        // Nobody observes: the logs up to here are not needed.
+        state.withLock { state in state.pending.removeAll { $0.transaction <= version } }
+        versionObservers.notify(version)
+    }
+
+    /// The processor has delivered `version`: autorefreshing handles may advance to it.
+    package func didProcess(_ version: TransactionID) {
+        versionObservers.notify(version)
+    }
+
+    /// Registered change observers (streams and callbacks) of this file, for diagnostics.
+    package var numberOfObservers: Int { observerCount.load(ordering: .relaxed) }
+
+    package func observerAdded() { observerCount.add(1, ordering: .relaxed) }
+    package func observerRemoved() { observerCount.subtract(1, ordering: .relaxed) }
+}
