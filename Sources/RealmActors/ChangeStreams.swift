@@ -54,10 +54,17 @@ public struct RealmChanges<Element: Sendable>: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> Iterator { Iterator(start: start) }
 
     /// The iterator of ``RealmChanges``.
-    public struct Iterator: AsyncIteratorProtocol {
+    public struct Iterator: AsyncIteratorProtocol, Sendable {
         let start: @Sendable () async -> Registration?
         var registration: Registration?
         var ended = false
+
+        /// Registers with the notifier (if not yet) and returns the registration's id; nil if
+        /// the file cannot be read.
+        mutating func register() async -> UInt64? {
+            if registration == nil && !ended { registration = await start() }
+            return registration?.id
+        }
 
         /// The next change; nil once the stream has ended.
         public mutating func next() async -> Element? {

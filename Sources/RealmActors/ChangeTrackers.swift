@@ -27,6 +27,70 @@ struct ObservedQuery: Sendable {
                           sortDescriptors: sortDescriptors, distinctKeyPaths: distinctKeyPaths).keys()
     }
 
+    /// The keys after `changes`, from the keys before them (`previous`), re-checking only the
+    /// objects the changes touched — or nil when that does not apply: the query is sorted or
+    /// distinct, its objects are not a whole table, another table changed too, or its predicate
+    /// looks at other objects than each object and what it links to.
+    ///
+    /// Cost: O(n) to copy the keys plus one predicate check per touched object, instead of
+    /// evaluating the query over the whole table.
+    func keys(updating previous: [UInt64], with changes: RowChanges, at snapshot: FrozenSnapshot,
+              plan: QueryPlan?) -> [UInt64]? {
+        guard case .table = base, sortDescriptors.isEmpty, distinctKeyPaths.isEmpty, changes.droppedTrees.isEmpty,
+              let table = snapshot.catalog.tables[className] else { return nil }
+        let touched = changes.trees.filter { !$0.value.isEmpty }
+        guard touched.count == 1, let tree = touched[table.tree] else { return nil }
+        if let plan, !plan.dependsOnlyOnOutgoingLinks { return nil }
+        let handle = snapshot.handle()
+        let edited = tree.inserted.union(tree.updated.keys)
+        let evaluator = handle.queryEvaluator()
+        let matching = edited.filter { key in
+            guard let plan else { return true }
+            return (try? evaluator.matches(plan, key: key, in: table)) ?? false
+        }.sorted()
+        // The previous keys without the removed and edited objects, then the edited ones that
+        // match now merged in — by binary search and slice copies, so a change to a few objects
+        // of a large result costs a copy, not a hash lookup per object.
+        func position(of key: UInt64, in keys: [UInt64], from start: Int) -> Int {
+            var (low, high) = (start, keys.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if keys[middle] < key { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+        func index(of key: UInt64) -> Int? {
+            let index = position(of: key, in: previous, from: 0)
+            return index < previous.count && previous[index] == key ? index : nil
+        }
+        // The common case — objects of the result modified and still matching — keeps the keys
+        // as they are (no copy).
+        if matching.count == edited.count, edited.allSatisfy({ index(of: $0) != nil }),
+           tree.removed.allSatisfy({ index(of: $0) == nil }) {
+            return previous
+        }
+        let dropped = tree.removed.union(edited).compactMap(index(of:)).sorted()
+        var kept: [UInt64] = []
+        kept.reserveCapacity(previous.count)
+        var start = 0
+        for index in dropped {
+            kept.append(contentsOf: previous[start..<index])
+            start = index + 1
+        }
+        kept.append(contentsOf: previous[start...])
+        var result: [UInt64] = []
+        result.reserveCapacity(kept.count + matching.count)
+        start = 0
+        for key in matching {
+            let index = position(of: key, in: kept, from: start)
+            result.append(contentsOf: kept[start..<index])
+            result.append(key)
+            start = index
+        }
+        result.append(contentsOf: kept[start...])
+        return result
+    }
+
     /// Whether `changes` may have changed what the query holds or reports: they touched the
     /// objects' table, the list's owner or the linking objects' origin, a table the objects
     /// link to (at any depth the filter follows, and one level for predicates on links), or a
@@ -67,6 +131,18 @@ final class CollectionChangeTracker<T: Object>: ChangeTracker {
         delivered = current
     }
 
+    /// The predicate's plan under the snapshot's schema (bound once per schema).
+    private var boundPlan: (catalog: SchemaCatalog, plan: QueryPlan?)?
+
+    private func plan(at snapshot: FrozenSnapshot) -> QueryPlan? {
+        if let boundPlan, boundPlan.catalog === snapshot.catalog { return boundPlan.plan }
+        let plan = query.predicate.flatMap { predicate in
+            snapshot.catalog.tables[query.className].map { snapshot.handle().plan(predicate, in: $0) }
+        }
+        boundPlan = (snapshot.catalog, plan)
+        return plan
+    }
+
     private var frozen: FrozenResults<T> {
         FrozenResults(snapshot: snapshot, table: snapshot.catalog.tables[query.className], keys: current)
     }
@@ -75,18 +151,39 @@ final class CollectionChangeTracker<T: Object>: ChangeTracker {
         RealmCollectionChange<FrozenResults<T>>.initial(frozen)
     }
 
-    func advance(to snapshot: FrozenSnapshot, changes: RowChanges?, silent: Bool) {
-        if let changes, !query.isAffected(by: changes, at: snapshot, filter: filter) { return }
+    func advance(to snapshot: FrozenSnapshot, changes: RowChanges?, silent: Bool) -> Bool {
+        // Always hold the newest version (an untouched query's objects are the same there), so an
+        // idle observer never pins an old version's pages.
         self.snapshot = snapshot
-        current = query.keys(at: snapshot, as: T.self)
+        if let changes, !query.isAffected(by: changes, at: snapshot, filter: filter) { return false }
+        let previous = current
+        current = changes.flatMap { query.keys(updating: current, with: $0, at: snapshot, plan: plan(at: snapshot)) }
+            ?? query.keys(at: snapshot, as: T.self)
         if silent {
             delivered = current
             modified = []
-        } else if let changes, let table = snapshot.catalog.tables[query.className] {
-            modified.formUnion(ModifiedObjects(changes: changes, snapshot: snapshot).keys(in: table, filter: filter))
+            return false
+        }
+        let before = modified.count
+        if let changes, let table = snapshot.catalog.tables[query.className] {
+            // Only objects these results hold: a change elsewhere in the table is not theirs.
+            let keys = ModifiedObjects(changes: changes, snapshot: snapshot).keys(in: table, filter: filter)
+            let ascending = query.sortDescriptors.isEmpty && query.distinctKeyPaths.isEmpty && query.base.isTable
+            modified.formUnion(keys.filter { ascending ? Self.binarySearch(current, $0) : current.contains($0) })
         } else {
             modified.formUnion(current)  // the schema changed: everything may have
         }
+        return modified.count != before || current != previous
+    }
+
+    /// Whether `keys`, in ascending order (an unsorted query over a table), holds `key`.
+    private static func binarySearch(_ keys: [UInt64], _ key: UInt64) -> Bool {
+        var (low, high) = (0, keys.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low < keys.count && keys[low] == key
     }
 
     func takeElement() -> (element: any Sendable, isLast: Bool)? {
@@ -138,16 +235,16 @@ final class ObjectChangeTracker<T: Object>: ChangeTracker {
 
     func initialElement() -> (any Sendable)? { nil }
 
-    func advance(to snapshot: FrozenSnapshot, changes: RowChanges?, silent: Bool) {
-        guard !deleted else { return }
-        guard let table = snapshot.catalog.tables[className] else { deleted = true; return }
+    func advance(to snapshot: FrozenSnapshot, changes: RowChanges?, silent: Bool) -> Bool {
+        guard !deleted else { return false }
+        guard let table = snapshot.catalog.tables[className] else { deleted = true; return true }
+        self.snapshot = snapshot  // the newest version, touched or not (see CollectionChangeTracker)
         let modified = changes.map { ModifiedObjects(changes: $0, snapshot: snapshot) }
-        if let modified, !modified.touches(table, filter: filter) { return }
+        if let modified, !modified.touches(table, filter: filter) { return false }
         guard let newValues = Self.values(of: key, in: className, at: snapshot) else {
             deleted = true  // reported even when silenced: the stream ends with it
-            return
+            return true
         }
-        self.snapshot = snapshot
         var changed: [Int] = []
         let counted = filter.columns(of: table)
         for column in newValues.keys.sorted() where counted.contains(column) && newValues[column] != values[column] {
@@ -166,6 +263,7 @@ final class ObjectChangeTracker<T: Object>: ChangeTracker {
             for column in changed where !pending.contains(where: { $0.column == column }) { pending.append((column, values[column])) }
         }
         values = newValues
+        return !silent && !changed.isEmpty
     }
 
     func takeElement() -> (element: any Sendable, isLast: Bool)? {
@@ -214,9 +312,10 @@ final class RealmChangeTracker: ChangeTracker {
 
     func initialElement() -> (any Sendable)? { nil }
 
-    func advance(to snapshot: FrozenSnapshot, changes: RowChanges?, silent: Bool) {
+    func advance(to snapshot: FrozenSnapshot, changes: RowChanges?, silent: Bool) -> Bool {
         self.snapshot = snapshot
         if silent { deliveredVersion = snapshot.reader.transaction }
+        return !silent
     }
 
     func takeElement() -> (element: any Sendable, isLast: Bool)? {

@@ -43,10 +43,20 @@ struct CollectionDiff: Equatable {
             } else if i == old.count || new[j] < old[i] {
                 insertions.append(j); j += 1
             } else {
-                if !modified.isEmpty && modified.contains(new[j]) { modifications.append(j) }
                 i += 1; j += 1
             }
         }
+        // Survivors that were modified: a binary search per modified key (usually few), not a
+        // hash lookup per survivor.
+        func index(of key: UInt64, in keys: [UInt64]) -> Int? {
+            var (low, high) = (0, keys.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if keys[middle] < key { low = middle + 1 } else { high = middle }
+            }
+            return low < keys.count && keys[low] == key ? low : nil
+        }
+        modifications = modified.compactMap { key in index(of: key, in: old) == nil ? nil : index(of: key, in: new) }.sorted()
     }
 
     private struct Identity: Hashable {

@@ -10,8 +10,10 @@ protocol ChangeTracker: AnyObject {
     /// Takes in a newer version. `changes` is the combined log of the commits since the last
     /// version (nil when unknown, after a schema change: then everything counts as changed);
     /// `silent` when every one of those commits asked not to notify this observer — the
-    /// tracker then moves its baseline without reporting.
-    func advance(to snapshot: FrozenSnapshot, changes: RowChanges?, silent: Bool)
+    /// tracker then moves its baseline without reporting. Returns whether an element may now be
+    /// pending (false lets the notifier leave a waiting consumer asleep).
+    @discardableResult
+    func advance(to snapshot: FrozenSnapshot, changes: RowChanges?, silent: Bool) -> Bool
     /// What to deliver since the last element, coalescing every version taken in since, or nil
     /// if nothing observable changed. `isLast` ends the stream after it (an object deleted).
     func takeElement() -> (element: any Sendable, isLast: Bool)?
@@ -188,8 +190,7 @@ actor Notifier: ChangeProcessor {
         let snapshot = FrozenSnapshot(configuration: configuration, file: file, reader: reader, catalog: catalog)
         for (id, entry) in entries where !entry.finished && entry.failure == nil {
             let silent = !commits.isEmpty && commits.allSatisfy { $0.silencedObservers.contains(id) }
-            entry.tracker.advance(to: snapshot, changes: schemaChanged ? nil : rows, silent: silent)
-            entry.wake()
+            if entry.tracker.advance(to: snapshot, changes: schemaChanged ? nil : rows, silent: silent) { entry.wake() }
         }
         latest = snapshot
         file.changeFeed.didProcess(version)

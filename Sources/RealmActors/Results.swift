@@ -355,6 +355,11 @@ enum ResultsBase: Sendable {
     case linkingObjects(targetClass: String, targetKey: UInt64, originClass: String, property: String)
     /// Fixed objects (frozen results refined further).
     case keys([UInt64])
+
+    var isTable: Bool {
+        if case .table = self { return true }
+        return false
+    }
 }
 
 /// The keys of a `Results` at one version of its handle (a reference, so the value type can

@@ -347,3 +347,25 @@ extension QueryValue {
         }
     }
 }
+
+extension QueryPlan {
+    /// Whether an object's match depends only on its own values and the objects it links to
+    /// (no `LinkingObjects` step, no subquery): then editing an object can change only its own
+    /// match, and a result can be brought up to date by re-checking just the edited objects.
+    package var dependsOnlyOnOutgoingLinks: Bool {
+        switch self {
+        case .constant: return true
+        case .and(let operands), .or(let operands): return operands.allSatisfy(\.dependsOnlyOnOutgoingLinks)
+        case .not(let operand): return operand.dependsOnlyOnOutgoingLinks
+        case .subquery: return false
+        case .compare(let comparison):
+            if case .path(let path) = comparison.right, !path.followsOnlyOutgoingLinks { return false }
+            return comparison.path.followsOnlyOutgoingLinks
+        }
+    }
+}
+
+extension BoundPath {
+    /// Whether no step walks a link backwards (`LinkingObjects`).
+    var followsOnlyOutgoingLinks: Bool { last.backlinkFrom == nil && hops.allSatisfy { $0.backlinkFrom == nil } }
+}

@@ -50,3 +50,66 @@ final class CSDog: Object {
         #expect(after[1].name == "two")
     }
 }
+
+/// Receives notification blocks on an actor and lets a test wait for the n-th one.
+actor ChangeCollector {
+    private(set) var changes: [RealmCollectionChange<FrozenResults<CSDog>>] = []
+    private var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    func record(_ change: RealmCollectionChange<FrozenResults<CSDog>>) {
+        changes.append(change)
+        let ready = waiters.filter { $0.count <= changes.count }
+        waiters.removeAll { $0.count <= changes.count }
+        for waiter in ready { waiter.continuation.resume() }
+    }
+
+    func wait(forCount count: Int) async {
+        if changes.count >= count { return }
+        await withCheckedContinuation { waiters.append((count, $0)) }
+    }
+
+    func insertions(at index: Int) -> [Int]? {
+        guard case .update(_, _, let insertions, _) = changes[index] else { return nil }
+        return insertions
+    }
+}
+
+extension ChangeStreamTests {
+    @Test func observeBlocksRunOnTheActorUntilTheTokenIsInvalidated() async throws {
+        let realm = try Self.realm()
+        let collector = ChangeCollector()
+        let before = realm.numberOfChangeObservers
+        let token = await realm.objects(CSDog.self).observe(on: collector) { collector, change in collector.record(change) }
+        #expect(await collector.changes.count == 1)  // .initial, delivered before observe returns
+        #expect(realm.numberOfChangeObservers == before + 1)
+
+        try realm.write { realm.create(CSDog.self, value: ["id": 1]) }
+        await collector.wait(forCount: 2)
+        #expect(await collector.insertions(at: 1) == [0])
+
+        token.invalidate()
+        var barrier = realm.objects(CSDog.self).changes.makeAsyncIterator()
+        _ = await barrier.next()
+        try realm.write { realm.create(CSDog.self, value: ["id": 2]) }
+        _ = await barrier.next()  // the notifier has processed the write
+        #expect(await collector.changes.count == 2)
+    }
+
+    @Test func writesWithoutNotifyingSkipOnlyTheGivenTokens() async throws {
+        let realm = try Self.realm()
+        let silenced = ChangeCollector(), notified = ChangeCollector()
+        let silencedToken = await realm.objects(CSDog.self).observe(on: silenced) { $0.record($1) }
+        let notifiedToken = await realm.objects(CSDog.self).observe(on: notified) { $0.record($1) }
+        try realm.write(withoutNotifying: [silencedToken]) { realm.create(CSDog.self, value: ["id": 1]) }
+        await notified.wait(forCount: 2)
+        try realm.write { realm.create(CSDog.self, value: ["id": 2]) }
+        await notified.wait(forCount: 3)
+        await silenced.wait(forCount: 2)
+        #expect(await notified.insertions(at: 1) == [0])
+        #expect(await notified.insertions(at: 2) == [1])
+        // The silenced observer's next change starts after the skipped write: only object 2 is new.
+        #expect(await silenced.insertions(at: 1) == [1])
+        #expect(await silenced.changes.count == 2)
+        withExtendedLifetime((silencedToken, notifiedToken)) {}
+    }
+}

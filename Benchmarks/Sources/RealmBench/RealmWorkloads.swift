@@ -24,8 +24,7 @@ struct RealmActorsSide: BenchmarkSide {
         case .w6: return .measured(try workload.sortedPrefix())
         case .w7: return .measured(try await workload.sequentialDurableCommits())
         case .w8: return .measured(try await workload.concurrentDurableCommits())
-        // Issue 7: change notifications (`for await` changesets).
-        case .w9: return .notImplemented(issue: 7)
+        case .w9: return .measured(try await workload.observationLatency())
         }
     }
 
@@ -241,6 +240,94 @@ private struct RealmWorkload {
                                  "rawSyncsPerSecond": .init(raw, .perSecond),
                                  "percentOfRawSyncRate": .init(100 * rate / raw, .percent)],
                         durability: Self.durability, checksum: count)
+    }
+
+    /// W9: `realm.objects(Person.self).changes` (all rows, in key = id order) iterated with
+    /// `for await`; `operations` times, one object's score is updated with a durable `write` and
+    /// the latency from the write's return to the arrival of the first element holding the new
+    /// score is recorded (the notifier starts when the commit is durable, slightly before the
+    /// write returns, so this slightly flatters neither side: GRDB's clock starts at its COMMIT).
+    ///
+    /// Extra: the notifier's CPU per commit with 100 registered queries (100 streams on
+    /// `age == k`, each consumed), from process CPU time over `operations` commits minus the same
+    /// commits with no observer.
+    func observationLatency() async throws -> Measured {
+        let config = try makeFilledRealm(rows: size.rows)
+        let realm = try Realm(configuration: config)
+        var changes = realm.objects(PersonObject.self).changes.makeAsyncIterator()
+        guard case .initial(let initial) = await changes.next(), initial.count == size.rows else {
+            throw WorkloadError("the initial element is missing or incomplete")
+        }
+        let targets = LookupKeys.randomIDs(count: size.operations, rows: size.rows)
+        var latencies: [Double] = []
+        for (index, id) in targets.enumerated() {
+            let score = 1 + Double(index)  // never a value the object had before
+            try realm.write { realm.object(ofType: PersonObject.self, forPrimaryKey: id)!.score = score }
+            let committed = ContinuousClock.now
+            while true {
+                guard let change = await changes.next() else { throw WorkloadError("the stream ended") }
+                guard case .update(let people, _, _, let modifications) = change else { throw WorkloadError("\(change)") }
+                if people[id - 1].score == score {
+                    guard modifications == [id - 1] else { throw WorkloadError("modifications \(modifications), expected [\(id - 1)]") }
+                    break
+                }
+            }
+            latencies.append(Stopwatch.seconds(ContinuousClock.now - committed))
+        }
+        let cpu = try await notifierCPUPerCommit(realm, commits: size.operations, queries: 100)
+        return Measured(
+            samples: latencies,
+            extras: [
+                "p50": .init(Statistics.percentile(50, of: latencies), .seconds),
+                "p99": .init(Statistics.percentile(99, of: latencies), .seconds),
+                "notifierCPUPerCommit100Queries": .init(cpu, .seconds),
+            ],
+            durability: Self.durability, checksum: size.operations)
+    }
+
+    /// Process CPU seconds per commit spent beyond the commits themselves while `queries`
+    /// streams observe the table (each consumer awaits every change).
+    private func notifierCPUPerCommit(_ realm: Realm, commits: Int, queries: Int) async throws -> Double {
+        func cpuSeconds() -> Double {
+            var time = timespec()
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+            return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+        }
+        func commit(_ index: Int) throws {
+            try realm.write { realm.object(ofType: PersonObject.self, forPrimaryKey: 1 + index % size.rows)!.score = -Double(index) - 1 }
+        }
+        let bare = cpuSeconds()
+        for index in 0..<commits { try commit(index) }
+        let withoutObservers = cpuSeconds() - bare
+        // 100 consumers, each awaiting every change of its query until told the last commit's version.
+        let streams = (0..<queries).map { k in realm.objects(PersonObject.self).where { $0.age == k % 100 }.changes }
+        let consumers = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for stream in streams {
+                    group.addTask {
+                        for await change in stream {
+                            // Reads only the modified objects, as a consumer applying changes would.
+                            if case .update(let people, _, _, let modified) = change,
+                               modified.contains(where: { people[$0].score == -1_000_000_000 }) { return }
+                        }
+                    }
+                }
+            }
+        }
+        // Wait until every stream has registered (delivered `.initial`): the observer count says.
+        while realm.numberOfChangeObservers < queries + 1 { await Task.yield() }
+        let start = cpuSeconds()
+        for index in 0..<commits { try commit(index) }
+        // A last commit every consumer sees (object 1 matches one query; give every query a match).
+        try realm.write {
+            for k in 0..<100 {
+                let person = realm.objects(PersonObject.self).where { $0.age == k }.first
+                person?.score = -1_000_000_000
+            }
+        }
+        await consumers.value
+        let withObservers = cpuSeconds() - start
+        return max(0, withObservers - withoutObservers) / Double(commits)
     }
 
     /// W8: `tasks` concurrent tasks, each with its own handle, committing `operations` one-object

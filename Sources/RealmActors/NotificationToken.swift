@@ -1,0 +1,122 @@
+internal import RealmRuntime
+import Synchronization
+
+/// Keeps a notification block registered; ``invalidate()`` (or releasing every reference to
+/// the token) stops it. Returned by the `observe(…)` methods, which are Realm Swift's callback
+/// API over the same notifier as the ``RealmChanges`` streams.
+public final class NotificationToken: Sendable {
+    /// The observer's registration with the notifier (for `write(withoutNotifying:)`).
+    let registrationID: UInt64
+    private let task: Mutex<Task<Void, Never>?>
+    private let invalidated = Atomic<Bool>(false)
+
+    init(registrationID: UInt64) {
+        self.registrationID = registrationID
+        task = Mutex(nil)
+    }
+
+    deinit { invalidate() }
+
+    /// Stops notifications: no block call starts after this returns, and the observer is
+    /// unregistered.
+    public func invalidate() {
+        invalidated.store(true, ordering: .releasing)
+        task.withLock { $0?.cancel() }
+    }
+
+    var isInvalidated: Bool { invalidated.load(ordering: .acquiring) }
+
+    /// Runs `body` (the delivery loop) until invalidated.
+    func run(_ body: @escaping @Sendable () async -> Void) {
+        task.withLock { task in
+            task = Task { await body() }
+            if isInvalidated { task?.cancel() }
+        }
+    }
+}
+
+extension RealmChanges {
+    /// Registers with the notifier now, calls `block` on `actor` with each element (the first
+    /// one before returning, for streams that have one), and returns the token that stops it.
+    func observe<A: Actor>(on actor: A, firstElement: Bool,
+                           _ block: @escaping @Sendable (isolated A, Element) -> Void) async -> NotificationToken? {
+        var iterator = makeAsyncIterator()
+        guard let id = await iterator.register() else { return nil }
+        let token = NotificationToken(registrationID: id)
+        if firstElement, let first = await iterator.next() {
+            await Self.deliver(first, to: block, on: actor, unless: token)
+        }
+        token.run { [iterator, weak token] in
+            var iterator = iterator
+            while let element = await iterator.next() {
+                guard let token else { return }
+                await Self.deliver(element, to: block, on: actor, unless: token)
+            }
+        }
+        return token
+    }
+
+    private static func deliver<A: Actor>(_ element: Element, to block: @Sendable (isolated A, Element) -> Void,
+                                          on actor: isolated A, unless token: NotificationToken) {
+        guard !token.isInvalidated else { return }
+        block(actor, element)
+    }
+}
+
+extension Results {
+    /// Calls `block` on `actor` with `.initial` (before this returns) and then each change of
+    /// these results, as ``changes(keyPaths:)`` delivers them, until the token is invalidated.
+    ///
+    /// ```swift
+    /// let token = await dogs.observe(on: self) { service, change in service.render(change) }
+    /// ```
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _ block: @escaping @Sendable (isolated A, RealmCollectionChange<FrozenResults<Element>>) -> Void) async -> NotificationToken {
+        guard let token = await changes(keyPaths: keyPaths).observe(on: actor, firstElement: true, block) else {
+            fatalError("The realm file can no longer be read")
+        }
+        return token
+    }
+}
+
+extension FreezableObject {
+    /// Calls `block` on `actor` with each change of this object from now on, as
+    /// ``changes(keyPaths:)`` delivers them, until the token is invalidated.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken {
+        guard let token = await changes(keyPaths: keyPaths).observe(on: actor, firstElement: false, block) else {
+            fatalError("The realm file can no longer be read")
+        }
+        return token
+    }
+}
+
+extension Realm {
+    /// Calls `block` on `actor` with a frozen realm for each new version from now on, until the
+    /// token is invalidated.
+    public func observe<A: Actor>(on actor: A, _ block: @escaping @Sendable (isolated A, FrozenRealm) -> Void) async -> NotificationToken {
+        guard let token = await changes.observe(on: actor, firstElement: false, block) else {
+            fatalError("The realm file can no longer be read")
+        }
+        return token
+    }
+
+    /// Performs a write transaction whose changes the observers of `tokens` are not notified of
+    /// (their next notification starts from the state after it). A token sees every commit it
+    /// was not excluded from; when several commits reach the notifier together, it is skipped
+    /// only if it was excluded from all of them.
+    @discardableResult
+    public func write<Result>(withoutNotifying tokens: [NotificationToken], _ block: () throws -> Result) throws -> Result {
+        try write {
+            silencedObservers = Set(tokens.map(\.registrationID))
+            return try block()
+        }
+    }
+
+    /// Commits the write transaction without notifying the observers of `tokens`; see
+    /// ``write(withoutNotifying:_:)``.
+    public func commitWrite(withoutNotifying tokens: [NotificationToken]) throws {
+        if isInWriteTransaction { silencedObservers = Set(tokens.map(\.registrationID)) }
+        try commitWrite()
+    }
+}
