@@ -66,6 +66,13 @@ public struct RealmChanges<Element: Sendable>: AsyncSequence, Sendable {
             return registration?.id
         }
 
+        /// The next change; nil once the stream has ended. The form `for await` uses, so a loop
+        /// on an actor (or the main actor) compiles without isolation errors; the waiting and
+        /// computing happen on the notifier.
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
+            await next()
+        }
+
         /// The next change; nil once the stream has ended.
         public mutating func next() async -> Element? {
             guard !ended else { return nil }
@@ -171,7 +178,7 @@ extension Results {
         return realm.collectionChanges(self, keyPaths: keyPaths)
     }
 
-    /// ``changes(keyPaths:)`` with key paths of the object's own properties (`\Dog.name`).
+    /// ``changes(keyPaths:)-([String]?)`` with key paths of the object's own properties (`\Dog.name`).
     public func changes(keyPaths: [PartialKeyPath<Element>]) -> RealmChanges<RealmCollectionChange<FrozenResults<Element>>> {
         changes(keyPaths: keyPaths.map(QueryKeyPaths.name(ofProperty:)))
     }
@@ -222,7 +229,7 @@ extension FreezableObject {
         })
     }
 
-    /// ``changes(keyPaths:)`` with key paths of the object's own properties (`\Dog.name`).
+    /// ``changes(keyPaths:)-([String]?)`` with key paths of the object's own properties (`\Dog.name`).
     public func changes(keyPaths: [PartialKeyPath<Self>]) -> RealmChanges<ObjectChange<Self>> {
         changes(keyPaths: keyPaths.map(QueryKeyPaths.name(ofProperty:)))
     }

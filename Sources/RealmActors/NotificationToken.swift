@@ -65,7 +65,7 @@ extension RealmChanges {
 
 extension Results {
     /// Calls `block` on `actor` with `.initial` (before this returns) and then each change of
-    /// these results, as ``changes(keyPaths:)`` delivers them, until the token is invalidated.
+    /// these results, as ``changes(keyPaths:)-([String]?)`` delivers them, until the token is invalidated.
     ///
     /// ```swift
     /// let token = await dogs.observe(on: self) { service, change in service.render(change) }
@@ -81,7 +81,7 @@ extension Results {
 
 extension FreezableObject {
     /// Calls `block` on `actor` with each change of this object from now on, as
-    /// ``changes(keyPaths:)`` delivers them, until the token is invalidated.
+    /// ``changes(keyPaths:)-([String]?)`` delivers them, until the token is invalidated.
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                   _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken {
         guard let token = await changes(keyPaths: keyPaths).observe(on: actor, firstElement: false, block) else {

@@ -1,7 +1,7 @@
 // The RealmActors demo: `swift run realm-demo`.
 //
 // It exercises what the library can do today, end to end, through the public API only, and grows
-// with every feature that lands (next: a printed change stream).
+// with every feature that lands.
 import Foundation
 import RealmActors
 
@@ -72,11 +72,24 @@ print("\(puppies.count) puppies, for example \(puppies.prefix(3).map(\.name).joi
 let northOld = try dogs.filter("owner == %@ AND age >= %@", "North", 13)
 print("\(northOld.count) old dogs in the North kennel, average age \(northOld.average(ofProperty: "age") as Double? ?? 0)")
 
-try realm.write {
-    let rex = realm.create(Dog.self, value: ["id": 10_000, "name": "Rex", "age": 1], update: .modified)
-    rex.age += 1
+// A change stream: the notifier actor reports what each commit does to the puppies. The loop
+// writes as it goes: Rex joins the puppies, then grows up and leaves.
+watch: for await change in puppies.changes {
+    switch change {
+    case .initial(let initial):
+        print("watching \(initial.count) puppies")
+        try realm.write { realm.create(Dog.self, value: ["id": 10_000, "name": "Rex", "age": 1], update: .modified) }
+    case .update(let now, let deletions, let insertions, _) where !insertions.isEmpty:
+        print("  change: \(now[insertions[0]].name) joined the puppies at position \(insertions[0]), deletions \(deletions)")
+        try realm.write { realm.object(ofType: Dog.self, forPrimaryKey: 10_000)!.age += 1 }
+    case .update(let now, let deletions, _, _):
+        print("  change: puppies at \(deletions) left (\(now.count) now); Rex is \(realm.object(ofType: Dog.self, forPrimaryKey: 10_000)?.age ?? -1)")
+        break watch
+    case .error(let error):
+        print("stopped: \(error)")
+        break watch
+    }
 }
-print("Rex is now \(realm.object(ofType: Dog.self, forPrimaryKey: 10_000)?.age ?? -1)")
 
 do {
     try realm.write {
