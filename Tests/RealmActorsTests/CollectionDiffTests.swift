@@ -1,0 +1,49 @@
+import Testing
+@testable import RealmActors
+
+/// The key-sequence diff behind collection change streams, on random sequences: ascending ones
+/// (the merge path), shuffled ones with moves, and lists holding an object several times.
+@Suite struct CollectionDiffTests {
+    /// Applies a diff the way a consumer does: deletions (descending) on the old sequence, then
+    /// insertions (ascending) taken from the new one.
+    static func apply(_ diff: CollectionDiff, to old: [UInt64], new: [UInt64]) -> [UInt64] {
+        var result = old
+        for index in diff.deletions.sorted(by: >) { result.remove(at: index) }
+        for index in diff.insertions.sorted() { result.insert(new[index], at: index) }
+        return result
+    }
+
+    @Test(arguments: 0..<20 as Range<UInt64>)
+    func applyingTheDiffGivesTheNewSequence(seed: UInt64) {
+        var random = QueryRandom(state: seed)
+        for round in 0..<50 {
+            let universe = UInt64(Int.random(in: 1...40, using: &random))
+            var old = (0..<universe).filter { _ in Bool.random(using: &random) }
+            var new = old.filter { _ in Int.random(in: 0..<5, using: &random) > 0 } + (universe..<universe + 5).filter { _ in Bool.random(using: &random) }
+            switch round % 3 {
+            case 0: new.sort()                                    // ascending: the merge path
+            case 1: new.shuffle(using: &random)                    // moves
+            default:                                               // duplicates, as lists have
+                old += old.prefix(3)
+                new += new.prefix(2)
+                new.shuffle(using: &random)
+            }
+            let modified = Set(old.filter { _ in Int.random(in: 0..<4, using: &random) == 0 })
+            let diff = CollectionDiff(old: old, new: new, modified: modified)
+            #expect(Self.apply(diff, to: old, new: new) == new, "\(old) -> \(new)")
+            #expect(diff.deletions == diff.deletions.sorted() && diff.insertions == diff.insertions.sorted())
+            // Modifications: only objects in both, not reported as inserted, and only modified ones.
+            #expect(diff.modifications.allSatisfy { modified.contains(new[$0]) && !diff.insertions.contains($0) })
+            if round % 3 == 0 {
+                let survivors = new.indices.filter { old.contains(new[$0]) }
+                #expect(diff.modifications == survivors.filter { modified.contains(new[$0]) })
+            }
+        }
+    }
+
+    @Test func movesAreTheFewestDeletionsAndInsertions() {
+        let diff = CollectionDiff(old: [1, 2, 3, 4, 5], new: [2, 3, 4, 5, 1], modified: [3])
+        #expect(diff.deletions == [0] && diff.insertions == [4] && diff.modifications == [1])
+        #expect(CollectionDiff(old: [5, 6], new: [5, 6], modified: []).isEmpty)
+    }
+}
