@@ -179,12 +179,13 @@ actor Notifier: ChangeProcessor {
         let version = reader.transaction
         guard version > latest.reader.transaction else { return }
         let commits = file.changeFeed.takeChanges(through: version)
-        var rows = RowChanges()
+        var log = RowChangeLog()
         var schemaChanged = false
         for commit in commits {
-            rows.append(commit.rows)
+            log.append(commit.rows)
             schemaChanged = schemaChanged || commit.schemaChanged
         }
+        let rows = RowChanges(log)
         var catalog = latest.catalog
         if schemaChanged, let stored = try? reader.storedSchema() { catalog = SchemaCatalog(stored) }
         let snapshot = FrozenSnapshot(configuration: configuration, file: file, reader: reader, catalog: catalog)

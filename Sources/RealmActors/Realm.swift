@@ -245,7 +245,7 @@ public final class Realm {
         do {
             if catalogChanged { try write.writeSchema(catalog.stored) }
             // The log goes first: whichever version the notifier reads, its commits' logs are there.
-            file.changeFeed.record(CommitChanges(rows: write.rowChanges, schemaChanged: catalogChanged,
+            file.changeFeed.record(CommitChanges(rows: write.changeLog, schemaChanged: catalogChanged,
                                                  silencedObservers: silencedObservers), for: write.transaction)
             transaction = try write.prepare()
         } catch {

@@ -1,14 +1,51 @@
-/// Which rows of which table trees a write transaction (or several consecutive ones) inserted,
-/// removed and updated, and in which columns: the change log notifications are computed from,
-/// so observers never diff whole tables to find what changed.
+/// What a write transaction did to table rows, as it did it: an append-only list of edits, the
+/// cheapest thing a writer can keep (no hashing on the write path — an edit appends, or extends
+/// the previous entry when it continues a run of consecutive keys, as bulk inserts and updates
+/// of a whole table do). Logs of consecutive commits combine by concatenation. The notifier
+/// turns a log into ``RowChanges`` once per version it processes.
 ///
 /// Recorded by ``WriteTransaction``'s table edits (`insertRow`, `updateValue`, `removeRow`,
-/// `dropTree`) as they happen, in memory only: notifications are per process and a log dies
-/// with the transaction that made it. Cost: one hash-set or hash-map update per edited row.
+/// `dropTree`), in memory only: notifications are per process and a log dies with the
+/// transaction that made it.
+package struct RowChangeLog: Sendable {
+    enum Kind: UInt8, Sendable { case insert, update, remove, drop }
+
+    /// `count` consecutive keys from `key` of `tree` (one for `drop`), edited alike.
+    struct Entry: Sendable {
+        var tree: TreeID
+        var key: UInt64
+        var count: UInt64
+        var column: Int32
+        var kind: Kind
+    }
+
+    private(set) var entries: [Entry] = []
+
+    package init() {}
+
+    package var isEmpty: Bool { entries.isEmpty }
+
+    mutating func record(_ kind: Kind, _ tree: TreeID, _ key: UInt64, column: Int = 0) {
+        let column = Int32(clamping: column)
+        if let last = entries.last, last.kind == kind, last.tree == tree, last.column == column, kind != .drop,
+           last.key &+ last.count == key {
+            entries[entries.count - 1].count += 1
+        } else {
+            entries.append(Entry(tree: tree, key: key, count: 1, column: column, kind: kind))
+        }
+    }
+
+    /// This log followed by `later` (a transaction built on this one's result).
+    package mutating func append(_ later: RowChangeLog) { entries += later.entries }
+}
+
+/// Which rows of which table trees a span of commits inserted, removed and updated, and in
+/// which columns: the change log notifications are computed from, so observers never diff whole
+/// tables to find what changed. Built from a ``RowChangeLog`` by replaying it in order.
 ///
-/// Invariants, per tree: `inserted` and `removed` are disjoint except for a key removed and
-/// inserted again (then it is also in `updated` with every column); `updated` holds no key of
-/// `inserted`-only rows (a new object has no modifications) and no key of `removed` ones.
+/// Invariants, per tree: `inserted` and `removed` are disjoint; `updated` holds no key of
+/// `inserted` rows (a new object has no modifications) and no key of `removed` ones; a key
+/// removed and inserted again is in `updated` with every column.
 package struct RowChanges: Sendable {
     /// The changes to one table tree.
     package struct Tree: Sendable {
@@ -28,6 +65,22 @@ package struct RowChanges: Sendable {
     package private(set) var droppedTrees: Set<TreeID> = []
 
     package init() {}
+
+    /// The net effect of the edits in `log`.
+    package init(_ log: RowChangeLog) {
+        for entry in log.entries {
+            if entry.kind == .drop { recordDrop(entry.tree); continue }
+            for offset in 0..<entry.count {
+                let key = entry.key &+ offset  // keys may wrap (negative primary keys)
+                switch entry.kind {
+                case .insert: recordInsert(entry.tree, key)
+                case .update: recordUpdate(entry.tree, key, column: Int(entry.column))
+                case .remove: recordRemove(entry.tree, key)
+                case .drop: break
+                }
+            }
+        }
+    }
 
     package var isEmpty: Bool { trees.values.allSatisfy(\.isEmpty) && droppedTrees.isEmpty }
 
@@ -56,20 +109,6 @@ package struct RowChanges: Sendable {
     mutating func recordDrop(_ tree: TreeID) {
         trees.removeValue(forKey: tree)
         droppedTrees.insert(tree)
-    }
-
-    /// These changes followed by `later` (a transaction built on this one's result).
-    package mutating func append(_ later: RowChanges) {
-        for tree in later.droppedTrees { recordDrop(tree) }
-        for (tree, changes) in later.trees {
-            guard trees[tree] != nil else { trees[tree] = changes; continue }
-            for key in changes.removed { recordRemove(tree, key) }
-            for key in changes.inserted { recordInsert(tree, key) }
-            for (key, columns) in changes.updated {
-                if trees[tree]!.inserted.contains(key) { continue }
-                trees[tree]!.updated[key, default: []].formUnion(columns)
-            }
-        }
     }
 }
 

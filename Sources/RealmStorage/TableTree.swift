@@ -24,7 +24,7 @@ extension WriteTransaction {
             }
         }
         roots[id] = .some(root)
-        rowChanges.recordInsert(id, key)
+        changeLog.record(.insert, id, key)
     }
 
     /// Replaces the value of one column of an existing row.
@@ -47,7 +47,7 @@ extension WriteTransaction {
             try updateInCluster(node, key: key, column: column, cell: cell, layout: layout)
         }
         roots[id] = .some(root)
-        rowChanges.recordUpdate(id, key, column: column)
+        changeLog.record(.update, id, key, column: column)
     }
 
     /// Removes a row. Returns false if there was none.
@@ -68,7 +68,7 @@ extension WriteTransaction {
             return LeafOutcome(delta: -1)
         }
         roots[id] = .some(root)
-        rowChanges.recordRemove(id, key)
+        changeLog.record(.remove, id, key)
         return true
     }
 

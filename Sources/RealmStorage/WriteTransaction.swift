@@ -27,8 +27,8 @@ package final class WriteTransaction: PageSource {
     var catalog: TreeRoot
     /// Roots of the trees this transaction has touched; `nil` for a dropped tree.
     var roots: [TreeID: TreeRoot?] = [:]
-    /// What this transaction did to table rows, for change notifications (see ``RowChanges``).
-    package internal(set) var rowChanges = RowChanges()
+    /// What this transaction did to table rows, for change notifications (see ``RowChangeLog``).
+    package internal(set) var changeLog = RowChangeLog()
     private var isFinished = false
 
     init(database: Database, base: VersionTip, below: [PreparedCommit], generation: UInt64,
@@ -122,7 +122,7 @@ package final class WriteTransaction: PageSource {
         let root = try root(of: id)
         try releaseSubtree(root)
         roots[id] = .some(nil)
-        rowChanges.recordDrop(id)
+        changeLog.record(.drop, id, 0)
     }
 
     /// The ids of every tree, in order.
