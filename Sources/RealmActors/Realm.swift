@@ -228,7 +228,7 @@ public final class Realm {
     ///   (`outOfDiskSpace`, `fileAccess`). Either way nothing of the transaction is written.
     public func commitWrite() throws {
         let transaction = try prepareCommit()
-        try finishCommit { try file.pipeline.waitUntilDurableBlocking(transaction) }
+        try finishCommit(transaction) { try file.pipeline.waitUntilDurableBlocking(transaction) }
     }
 
     /// Seals the open transaction into a prepared commit and ends it, releasing the write lock
@@ -259,11 +259,13 @@ public final class Realm {
         return transaction
     }
 
-    /// Waits (with `wait`) for a prepared commit to be durable, then advances the handle to it.
-    func finishCommit(_ wait: () throws -> Void) throws {
+    /// Waits (with `wait`) for prepared commit `transaction` to be durable, then advances the
+    /// handle to it.
+    func finishCommit(_ transaction: TransactionID, _ wait: () throws -> Void) throws {
         do {
             try wait()
         } catch {
+            file.changeFeed.discard(transaction)  // it did not happen: observers must not hear of it
             file.reloadSchema()
             advance()
             throw Realm.Error.from(error, configuration: configuration)

@@ -102,9 +102,9 @@ extension Realm {
         do {
             try await pipeline.waitUntilDurable(transaction)
         } catch {
-            try finishCommit { throw error }
+            try finishCommit(transaction) { throw error }
         }
-        try finishCommit {}
+        try finishCommit(transaction) {}
         return result
     }
 
