@@ -184,28 +184,6 @@ extension Results {
     }
 }
 
-extension List where Element: Object {
-    /// The changes of the list (membership, order, and its objects' properties), like
-    /// ``Results/changes``. If the list's owner is deleted, the list reports every object deleted.
-    public var changes: RealmChanges<RealmCollectionChange<FrozenResults<Element>>> { results.changes }
-
-    /// ``changes`` where only the named properties count as modifications.
-    public func changes(keyPaths: [String]?) -> RealmChanges<RealmCollectionChange<FrozenResults<Element>>> {
-        results.changes(keyPaths: keyPaths)
-    }
-}
-
-extension LinkingObjects where Element: Object {
-    /// The changes of the linking objects (objects starting or stopping to link here, and their
-    /// properties), like ``Results/changes``.
-    public var changes: RealmChanges<RealmCollectionChange<FrozenResults<Element>>> { results.changes }
-
-    /// ``changes`` where only the named properties count as modifications.
-    public func changes(keyPaths: [String]?) -> RealmChanges<RealmCollectionChange<FrozenResults<Element>>> {
-        results.changes(keyPaths: keyPaths)
-    }
-}
-
 extension FreezableObject {
     /// The changes of this object from its handle's current version on: `.change` with the
     /// changed properties (old and new values) after each commit that changed it or an object
