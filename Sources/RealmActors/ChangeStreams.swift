@@ -122,13 +122,14 @@ extension Realm {
         }
     }
 
-    /// Registers `tracker` (made at this handle's current version) when iteration starts.
+    /// Registers `tracker` (made at this handle's current version) when iteration starts. The
+    /// notifier is made now, so it keeps the change logs of the commits in between.
     func changes<Element: Sendable>(startingFrom makeTracker: @escaping @Sendable (FrozenSnapshot) -> any ChangeTracker) -> RealmChanges<Element> {
         precondition(!isFrozen, "A frozen realm does not change; observe a live one")
         let snapshot = currentSnapshot()
-        let file = self.file, configuration = self.configuration
+        let notifier = try? Notifier.shared(for: file, configuration: configuration)
         return RealmChanges {
-            guard let notifier = try? Notifier.shared(for: file, configuration: configuration) else { return nil }
+            guard let notifier else { return nil }
             let id = await notifier.register(baseline: snapshot) { makeTracker(snapshot) }
             return Registration(notifier: notifier, id: id)
         }

@@ -171,7 +171,7 @@ final class CollectionChangeTracker<T: Object>: ChangeTracker {
             let ascending = query.sortDescriptors.isEmpty && query.distinctKeyPaths.isEmpty && query.base.isTable
             modified.formUnion(keys.filter { ascending ? Self.binarySearch(current, $0) : current.contains($0) })
         } else {
-            modified.formUnion(current)  // the schema changed: everything may have
+            modified.formUnion(current)  // no log for these versions: everything may have changed
         }
         return modified.count != before || current != previous
     }

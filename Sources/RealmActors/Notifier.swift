@@ -8,7 +8,8 @@ protocol ChangeTracker: AnyObject {
     /// the tracker was created at.
     func initialElement() -> (any Sendable)?
     /// Takes in a newer version. `changes` is the combined log of the commits since the last
-    /// version (nil when unknown, after a schema change: then everything counts as changed);
+    /// version (nil when unknown: a tracker registered at an older version than the notifier
+    /// kept logs for; then values are compared, or everything counts as changed);
     /// `silent` when every one of those commits asked not to notify this observer — the
     /// tracker then moves its baseline without reporting. Returns whether an element may now be
     /// pending (false lets the notifier leave a waiting consumer asleep).
@@ -54,6 +55,12 @@ actor Notifier: ChangeProcessor {
     private let configuration: Realm.Configuration
     /// The newest version processed.
     private var latest: FrozenSnapshot
+    /// The logs of the last versions processed (each from the version before it), so a stream
+    /// made from a live handle's slightly older version can be brought up to date with them.
+    /// Bounded: at most `historyLimit` versions and `historyEntryLimit` log entries.
+    private var history: [(from: TransactionID, to: TransactionID, log: RowChangeLog)] = []
+    private static let historyLimit = 64
+    private static let historyEntryLimit = 100_000
     private var entries: [UInt64: Entry] = [:]
     private var nextID: UInt64 = 0
 
@@ -100,8 +107,14 @@ actor Notifier: ChangeProcessor {
     func register(baseline: FrozenSnapshot, _ makeTracker: @Sendable () -> any ChangeTracker) -> UInt64 {
         catchUp()
         let tracker = makeTracker()
-        if latest.reader.transaction > baseline.reader.transaction {
-            tracker.advance(to: latest, changes: nil, silent: false)
+        let since = baseline.reader.transaction
+        if latest.reader.transaction > since {
+            // The logs since the baseline, if kept (else the tracker compares values).
+            let missed = history.drop { $0.to <= since }
+            var log = RowChangeLog()
+            for entry in missed { log.append(entry.log) }
+            let covered = missed.first.map { $0.from <= since } ?? false
+            tracker.advance(to: latest, changes: covered ? RowChanges(log) : nil, silent: false)
         }
         nextID += 1
         entries[nextID] = Entry(tracker: tracker)
@@ -186,12 +199,19 @@ actor Notifier: ChangeProcessor {
             schemaChanged = schemaChanged || commit.schemaChanged
         }
         let rows = RowChanges(log)
+        // A schema change (a class's table created, a migration) keeps table trees and row keys,
+        // so the log still says which objects changed; the new catalog resolves them.
         var catalog = latest.catalog
         if schemaChanged, let stored = try? reader.storedSchema() { catalog = SchemaCatalog(stored) }
         let snapshot = FrozenSnapshot(configuration: configuration, file: file, reader: reader, catalog: catalog)
         for (id, entry) in entries where !entry.finished && entry.failure == nil {
             let silent = !commits.isEmpty && commits.allSatisfy { $0.silencedObservers.contains(id) }
-            if entry.tracker.advance(to: snapshot, changes: schemaChanged ? nil : rows, silent: silent) { entry.wake() }
+            if entry.tracker.advance(to: snapshot, changes: rows, silent: silent) { entry.wake() }
+        }
+        history.append((latest.reader.transaction, version, log))
+        while history.count > Self.historyLimit
+                || (history.count > 1 && history.reduce(0, { $0 + $1.log.entryCount }) > Self.historyEntryLimit) {
+            history.removeFirst()
         }
         latest = snapshot
         file.changeFeed.didProcess(version)

@@ -25,6 +25,9 @@ package struct RowChangeLog: Sendable {
 
     package var isEmpty: Bool { entries.isEmpty }
 
+    /// The number of runs logged (a run is one or more consecutive keys edited alike).
+    package var entryCount: Int { entries.count }
+
     mutating func record(_ kind: Kind, _ tree: TreeID, _ key: UInt64, column: Int = 0) {
         let column = Int32(clamping: column)
         if let last = entries.last, last.kind == kind, last.tree == tree, last.column == column, kind != .drop,
