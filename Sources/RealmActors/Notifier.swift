@@ -168,6 +168,15 @@ actor Notifier: ChangeProcessor {
         entry.wake()
     }
 
+    /// Ends every stream with `error` (delivered as its error element, if it has one): the
+    /// newest version could not be read.
+    func fail(_ error: Realm.Error) {
+        for entry in entries.values {
+            entry.failure = error
+            entry.wake()
+        }
+    }
+
     // MARK: Processing versions
 
     nonisolated func versionDidBecomeDurable(_ version: TransactionID) {
@@ -181,12 +190,8 @@ actor Notifier: ChangeProcessor {
         do {
             reader = try file.database.beginRead()
         } catch {
-            let failure = Realm.Error.from(error, configuration: configuration) as? Realm.Error
-                ?? Realm.Error(.fail, "The realm can no longer be read: \(error)")
-            for entry in entries.values {
-                entry.failure = failure
-                entry.wake()
-            }
+            fail(Realm.Error.from(error, configuration: configuration) as? Realm.Error
+                 ?? Realm.Error(.fail, "The realm can no longer be read: \(error)"))
             return
         }
         let version = reader.transaction

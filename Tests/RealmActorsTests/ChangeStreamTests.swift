@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import RealmActors
+@testable import RealmActors
 
 final class CSOwner: Object {
     @Persisted(primaryKey: true) var id = 0
@@ -111,5 +111,34 @@ extension ChangeStreamTests {
         #expect(await silenced.insertions(at: 1) == [1])
         #expect(await silenced.changes.count == 2)
         withExtendedLifetime((silencedToken, notifiedToken)) {}
+    }
+}
+
+extension ChangeStreamTests {
+    /// When the notifier cannot read the newest version, collection and object streams deliver
+    /// `.error` and end, and realm streams end. (No public operation makes a version unreadable,
+    /// so the failure is injected where the notifier would raise it.)
+    @Test func aReadFailureIsDeliveredAndEndsTheStreams() async throws {
+        let realm = try Self.realm()
+        let dog = try realm.write { realm.create(CSDog.self, value: ["id": 1]) }
+        var results = realm.objects(CSDog.self).changes.makeAsyncIterator()
+        var object = dog.changes.makeAsyncIterator()
+        var versions = realm.changes.makeAsyncIterator()
+        guard case .initial = await results.next() else { Issue.record("no initial"); return }
+        _ = await object.register()
+        _ = await versions.register()
+        let before = realm.numberOfChangeObservers
+
+        let failure = Realm.Error(.fail, "injected")
+        await realm.notifier()?.fail(failure)
+        guard case .error(let error) = await results.next() else { Issue.record("no error element"); return }
+        #expect(error.message == "injected")
+        guard case .error = await object.next() else { Issue.record("no error element"); return }
+        #expect(await versions.next() == nil)
+        #expect(await results.next() == nil)
+        #expect(await object.next() == nil)
+        var yields = 0
+        while realm.numberOfChangeObservers > before - 3 && yields < 10_000 { await Task.yield(); yields += 1 }
+        #expect(realm.numberOfChangeObservers == before - 3)
     }
 }
