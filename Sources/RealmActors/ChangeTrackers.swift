@@ -28,15 +28,15 @@ struct ObservedQuery: Sendable {
     }
 
     /// The keys after `changes`, from the keys before them (`previous`), re-checking only the
-    /// objects the changes touched — or nil when that does not apply: the query is sorted or
-    /// distinct, its objects are not a whole table, another table changed too, or its predicate
-    /// looks at other objects than each object and what it links to.
+    /// objects the changes touched — or nil when that does not apply: the query is distinct, its
+    /// objects are not a whole table, another table changed too, its predicate looks at other
+    /// objects than each object and what it links to, or (sorted) the changes could move objects.
     ///
     /// Cost: O(n) to copy the keys plus one predicate check per touched object, instead of
     /// evaluating the query over the whole table.
     func keys(updating previous: [UInt64], with changes: RowChanges, at snapshot: FrozenSnapshot,
               plan: QueryPlan?) -> [UInt64]? {
-        guard case .table = base, sortDescriptors.isEmpty, distinctKeyPaths.isEmpty, changes.droppedTrees.isEmpty,
+        guard case .table = base, distinctKeyPaths.isEmpty, changes.droppedTrees.isEmpty,
               let table = snapshot.catalog.tables[className] else { return nil }
         let touched = changes.trees.filter { !$0.value.isEmpty }
         guard touched.count == 1, let tree = touched[table.tree] else { return nil }
@@ -44,10 +44,24 @@ struct ObservedQuery: Sendable {
         let handle = snapshot.handle()
         let edited = tree.inserted.union(tree.updated.keys)
         let evaluator = handle.queryEvaluator()
-        let matching = edited.filter { key in
+        func matches(_ key: UInt64) -> Bool {
             guard let plan else { return true }
             return (try? evaluator.matches(plan, key: key, in: table)) ?? false
-        }.sorted()
+        }
+        guard sortDescriptors.isEmpty else {
+            // Sorted: only the common case is cheap — a few objects modified, none inserted or
+            // removed, no sort property written, and each still in (or still out of) the results.
+            var sortColumns: ColumnMask = []
+            for descriptor in sortDescriptors {
+                guard let column = table.columns[descriptor.keyPath] else { return nil }  // a path through links
+                sortColumns.insert(column)
+            }
+            guard tree.inserted.isEmpty, tree.removed.isEmpty, edited.count <= 8,
+                  tree.updated.values.allSatisfy({ $0.isDisjoint(with: sortColumns) }),
+                  edited.allSatisfy({ previous.contains($0) == matches($0) }) else { return nil }
+            return previous
+        }
+        let matching = edited.filter(matches).sorted()
         // The previous keys without the removed and edited objects, then the edited ones that
         // match now merged in — by binary search and slice copies, so a change to a few objects
         // of a large result costs a copy, not a hash lookup per object.
