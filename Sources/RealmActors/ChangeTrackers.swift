@@ -107,8 +107,9 @@ struct ObservedQuery: Sendable {
 
     /// Whether `changes` may have changed what the query holds or reports: they touched the
     /// objects' table, the list's owner or the linking objects' origin, a table the objects
-    /// link to (at any depth the filter follows, and one level for predicates on links), or a
-    /// table linking to them (predicates on `LinkingObjects`).
+    /// link to (as deep as the filter follows links, and four links deep for predicates on
+    /// linked objects, whatever the filter), or a table linking to them (predicates on
+    /// `LinkingObjects`).
     func isAffected(by changes: RowChanges, at snapshot: FrozenSnapshot, filter: ChangeFilter) -> Bool {
         let catalog = snapshot.catalog
         func touched(_ name: String) -> Bool {
@@ -117,7 +118,8 @@ struct ObservedQuery: Sendable {
         }
         guard let table = catalog.tables[className] else { return true }
         let modified = ModifiedObjects(changes: changes, snapshot: snapshot)
-        if modified.touches(table, filter: filter) || modified.touches(table, filter: .everything(depth: 1)) { return true }
+        if modified.touches(table, filter: filter) { return true }
+        if case .properties = filter, modified.touches(table, filter: .everything(depth: ChangeFilter.defaultLinkDepth)) { return true }
         switch base {
         case .list(let ownerClass, _, _): if touched(ownerClass) { return true }
         case .linkingObjects(_, _, let originClass, _): if touched(originClass) { return true }
