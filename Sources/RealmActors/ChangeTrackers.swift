@@ -19,9 +19,8 @@ struct ObservedQuery: Sendable {
         distinctKeyPaths = results.distinctKeyPaths
     }
 
-    /// The objects' keys, in order, at `snapshot`.
-    func keys<T: Object>(at snapshot: FrozenSnapshot, as type: T.Type) -> [UInt64] {
-        let handle = snapshot.handle()
+    /// The objects' keys, in order, at the version `handle` (frozen) reads.
+    func keys<T: Object>(in handle: Realm, as type: T.Type) -> [UInt64] {
         guard handle.catalog.tables[className] != nil else { return [] }
         return Results<T>(realm: handle, className: className, base: base, predicate: predicate,
                           sortDescriptors: sortDescriptors, distinctKeyPaths: distinctKeyPaths).keys()
@@ -34,14 +33,15 @@ struct ObservedQuery: Sendable {
     ///
     /// Cost: O(n) to copy the keys plus one predicate check per touched object, instead of
     /// evaluating the query over the whole table.
-    func keys(updating previous: [UInt64], with changes: RowChanges, at snapshot: FrozenSnapshot,
+    func keys(updating previous: [UInt64], with changes: RowChanges, in version: VersionContext,
               plan: QueryPlan?) -> [UInt64]? {
+        let snapshot = version.snapshot
         guard case .table = base, distinctKeyPaths.isEmpty, changes.droppedTrees.isEmpty,
               let table = snapshot.catalog.tables[className] else { return nil }
         let touched = changes.trees.filter { !$0.value.isEmpty }
         guard touched.count == 1, let tree = touched[table.tree] else { return nil }
         if let plan, !plan.dependsOnlyOnOutgoingLinks { return nil }
-        let handle = snapshot.handle()
+        let handle = version.handle
         let edited = tree.inserted.union(tree.updated.keys)
         let evaluator = handle.queryEvaluator()
         func matches(_ key: UInt64) -> Bool {
@@ -143,19 +143,20 @@ final class CollectionChangeTracker<T: Object>: ChangeTracker {
         self.query = query
         self.filter = filter
         self.snapshot = snapshot
-        current = query.keys(at: snapshot, as: T.self)
+        current = query.keys(in: snapshot.handle(), as: T.self)
         delivered = current
     }
 
     /// The predicate's plan under the snapshot's schema (bound once per schema).
     private var boundPlan: (catalog: SchemaCatalog, plan: QueryPlan?)?
 
-    private func plan(at snapshot: FrozenSnapshot) -> QueryPlan? {
-        if let boundPlan, boundPlan.catalog === snapshot.catalog { return boundPlan.plan }
+    private func plan(in version: VersionContext) -> QueryPlan? {
+        let catalog = version.snapshot.catalog
+        if let boundPlan, boundPlan.catalog === catalog { return boundPlan.plan }
         let plan = query.predicate.flatMap { predicate in
-            snapshot.catalog.tables[query.className].map { snapshot.handle().plan(predicate, in: $0) }
+            catalog.tables[query.className].map { version.handle.plan(predicate, in: $0) }
         }
-        boundPlan = (snapshot.catalog, plan)
+        boundPlan = (catalog, plan)
         return plan
     }
 
@@ -167,23 +168,24 @@ final class CollectionChangeTracker<T: Object>: ChangeTracker {
         RealmCollectionChange<FrozenResults<T>>.initial(frozen)
     }
 
-    func advance(to snapshot: FrozenSnapshot, changes: RowChanges?, silent: Bool) -> Bool {
+    func advance(_ version: VersionContext, silent: Bool) -> Bool {
+        let snapshot = version.snapshot, changes = version.changes
         // Always hold the newest version (an untouched query's objects are the same there), so an
         // idle observer never pins an old version's pages.
         self.snapshot = snapshot
         if let changes, !query.isAffected(by: changes, at: snapshot, filter: filter) { return false }
         let previous = current
-        current = changes.flatMap { query.keys(updating: current, with: $0, at: snapshot, plan: plan(at: snapshot)) }
-            ?? query.keys(at: snapshot, as: T.self)
+        current = changes.flatMap { query.keys(updating: current, with: $0, in: version, plan: plan(in: version)) }
+            ?? query.keys(in: version.handle, as: T.self)
         if silent {
             delivered = current
             modified = []
             return false
         }
         let before = modified.count
-        if let changes, let table = snapshot.catalog.tables[query.className] {
+        if changes != nil, let table = snapshot.catalog.tables[query.className] {
             // Only objects these results hold: a change elsewhere in the table is not theirs.
-            let keys = ModifiedObjects(changes: changes, snapshot: snapshot).keys(in: table, filter: filter)
+            let keys = version.modifiedKeys(in: table, filter: filter)
             let ascending = query.sortDescriptors.isEmpty && query.distinctKeyPaths.isEmpty && query.base.isTable
             modified.formUnion(keys.filter { ascending ? Self.binarySearch(current, $0) : current.contains($0) })
         } else {
@@ -251,7 +253,8 @@ final class ObjectChangeTracker<T: Object>: ChangeTracker {
 
     func initialElement() -> (any Sendable)? { nil }
 
-    func advance(to snapshot: FrozenSnapshot, changes: RowChanges?, silent: Bool) -> Bool {
+    func advance(_ version: VersionContext, silent: Bool) -> Bool {
+        let snapshot = version.snapshot, changes = version.changes
         guard !deleted else { return false }
         guard let table = snapshot.catalog.tables[className] else { deleted = true; return true }
         self.snapshot = snapshot  // the newest version, touched or not (see CollectionChangeTracker)
@@ -328,9 +331,9 @@ final class RealmChangeTracker: ChangeTracker {
 
     func initialElement() -> (any Sendable)? { nil }
 
-    func advance(to snapshot: FrozenSnapshot, changes: RowChanges?, silent: Bool) -> Bool {
-        self.snapshot = snapshot
-        if silent { deliveredVersion = snapshot.reader.transaction }
+    func advance(_ version: VersionContext, silent: Bool) -> Bool {
+        snapshot = version.snapshot
+        if silent { deliveredVersion = version.snapshot.reader.transaction }
         return !silent
     }
 

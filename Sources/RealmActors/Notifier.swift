@@ -7,19 +7,47 @@ protocol ChangeTracker: AnyObject {
     /// The first element, if the stream has one (`.initial` for collections), at the version
     /// the tracker was created at.
     func initialElement() -> (any Sendable)?
-    /// Takes in a newer version. `changes` is the combined log of the commits since the last
-    /// version (nil when unknown: a tracker registered at an older version than the notifier
-    /// kept logs for; then values are compared, or everything counts as changed);
-    /// `silent` when every one of those commits asked not to notify this observer — the
-    /// tracker then moves its baseline without reporting. Returns whether an element may now be
-    /// pending (false lets the notifier leave a waiting consumer asleep).
+    /// Takes in a newer version (see ``VersionContext``); `silent` when every commit since the
+    /// last version asked not to notify this observer — the tracker then moves its baseline
+    /// without reporting. Returns whether an element may now be pending (false lets the
+    /// notifier leave a waiting consumer asleep).
     @discardableResult
-    func advance(to snapshot: FrozenSnapshot, changes: RowChanges?, silent: Bool) -> Bool
+    func advance(_ version: VersionContext, silent: Bool) -> Bool
     /// What to deliver since the last element, coalescing every version taken in since, or nil
     /// if nothing observable changed. `isLast` ends the stream after it (an object deleted).
     func takeElement() -> (element: any Sendable, isLast: Bool)?
     /// The element reporting `error`, after which the stream ends (nil: it just ends).
     func errorElement(_ error: Realm.Error) -> (any Sendable)?
+}
+
+/// One version as the notifier processes it, shared by every tracker it advances: the pinned
+/// snapshot, the log of the commits since the previous version (nil when not kept: then
+/// trackers compare values, or count everything as changed), a frozen handle for evaluating
+/// queries, and the objects modified under the default filter, worked out once per table.
+final class VersionContext {
+    let snapshot: FrozenSnapshot
+    let changes: RowChanges?
+    /// A frozen handle at the version (made on first use).
+    private(set) lazy var handle: Realm = snapshot.handle()
+    private var modifiedByDefault: [TreeID: Set<UInt64>] = [:]
+
+    init(snapshot: FrozenSnapshot, changes: RowChanges?) {
+        self.snapshot = snapshot
+        self.changes = changes
+    }
+
+    /// The objects of `table` the commits modified under `filter` (none without a log).
+    func modifiedKeys(in table: Table, filter: ChangeFilter) -> Set<UInt64> {
+        guard let changes else { return [] }
+        let modified = ModifiedObjects(changes: changes, snapshot: snapshot)
+        guard case .everything(let depth) = filter, depth == ChangeFilter.defaultLinkDepth else {
+            return modified.keys(in: table, filter: filter)
+        }
+        if let cached = modifiedByDefault[table.tree] { return cached }
+        let keys = modified.keys(in: table, filter: filter)
+        modifiedByDefault[table.tree] = keys
+        return keys
+    }
 }
 
 /// The notifier of one file: an actor that, after each durable commit, brings every registered
@@ -114,7 +142,7 @@ actor Notifier: ChangeProcessor {
             var log = RowChangeLog()
             for entry in missed { log.append(entry.log) }
             let covered = missed.first.map { $0.from <= since } ?? false
-            tracker.advance(to: latest, changes: covered ? RowChanges(log) : nil, silent: false)
+            tracker.advance(VersionContext(snapshot: latest, changes: covered ? RowChanges(log) : nil), silent: false)
         }
         nextID += 1
         entries[nextID] = Entry(tracker: tracker)
@@ -209,9 +237,10 @@ actor Notifier: ChangeProcessor {
         var catalog = latest.catalog
         if schemaChanged, let stored = try? reader.storedSchema() { catalog = SchemaCatalog(stored) }
         let snapshot = FrozenSnapshot(configuration: configuration, file: file, reader: reader, catalog: catalog)
+        let context = VersionContext(snapshot: snapshot, changes: rows)
         for (id, entry) in entries where !entry.finished && entry.failure == nil {
             let silent = !commits.isEmpty && commits.allSatisfy { $0.silencedObservers.contains(id) }
-            if entry.tracker.advance(to: snapshot, changes: rows, silent: silent) { entry.wake() }
+            if entry.tracker.advance(context, silent: silent) { entry.wake() }
         }
         history.append((latest.reader.transaction, version, log))
         while history.count > Self.historyLimit

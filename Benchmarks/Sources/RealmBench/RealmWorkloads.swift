@@ -314,16 +314,14 @@ private struct RealmWorkload {
                 }
             }
         }
+        // One object per query, for a last commit every consumer sees (found before timing).
+        let lastIDs = (0..<100).compactMap { k in realm.objects(PersonObject.self).where { $0.age == k }.first?.id }
         // Wait until every stream has registered (delivered `.initial`): the observer count says.
         while realm.numberOfChangeObservers < queries + 1 { await Task.yield() }
         let start = cpuSeconds()
         for index in 0..<commits { try commit(index) }
-        // A last commit every consumer sees (object 1 matches one query; give every query a match).
         try realm.write {
-            for k in 0..<100 {
-                let person = realm.objects(PersonObject.self).where { $0.age == k }.first
-                person?.score = -1_000_000_000
-            }
+            for id in lastIDs { realm.object(ofType: PersonObject.self, forPrimaryKey: id)?.score = -1_000_000_000 }
         }
         await consumers.value
         let withObservers = cpuSeconds() - start
