@@ -30,6 +30,7 @@ public final class Realm {
             if catalog !== oldValue {
                 checkedTables = [:]
                 columnCache = [:]
+                recentColumns = RecentColumns()
                 currentTables = [:]
             }
         }
@@ -41,6 +42,10 @@ public final class Realm {
     /// Property columns by the identity of the `@Persisted` storage key path (which the cache
     /// retains, so an identity is never reused for another key path while cached).
     private var columnCache: [ObjectIdentifier: (keyPath: AnyKeyPath, table: Table, column: Int)] = [:]
+    /// The last few hits of `columnCache`, checked first: a property read of a fresh object is
+    /// then a few identity comparisons instead of hashing and retaining. Entries hold bare
+    /// identities; `columnCache` retains what they name and is cleared with them.
+    private var recentColumns = RecentColumns()
     private var catalogChanged = false
     /// The first error of the current write transaction from an operation that cannot throw
     /// (`add`, `create`): the transaction cannot commit and `commitWrite`/`write` throw it.
@@ -381,7 +386,10 @@ public final class Realm {
     /// The column of the property at a `@Persisted` storage key path if already resolved for
     /// `table`.
     func knownColumn(for keyPath: AnyKeyPath, in table: Table) -> Int? {
-        guard let entry = columnCache[ObjectIdentifier(keyPath)], entry.keyPath === keyPath, entry.table === table else { return nil }
+        let id = ObjectIdentifier(keyPath), tableID = ObjectIdentifier(table)
+        if let column = recentColumns.column(id, tableID) { return column }
+        guard let entry = columnCache[id], entry.keyPath === keyPath, entry.table === table else { return nil }
+        recentColumns.remember(id, tableID, entry.column)
         return entry.column
     }
 
@@ -532,5 +540,33 @@ public final class Realm {
             }
         }
         return deleted
+    }
+}
+
+/// A four-entry cache of (key path, table) → column by identity, in stored properties (no
+/// array buffer to retain), replaced round-robin. See `Realm.recentColumns`.
+struct RecentColumns {
+    private typealias Entry = (keyPath: ObjectIdentifier, table: ObjectIdentifier, column: Int)
+    private var e0: Entry?, e1: Entry?, e2: Entry?, e3: Entry?
+    private var next = 0
+
+    @inline(__always)
+    func column(_ keyPath: ObjectIdentifier, _ table: ObjectIdentifier) -> Int? {
+        if let e = e0, e.keyPath == keyPath, e.table == table { return e.column }
+        if let e = e1, e.keyPath == keyPath, e.table == table { return e.column }
+        if let e = e2, e.keyPath == keyPath, e.table == table { return e.column }
+        if let e = e3, e.keyPath == keyPath, e.table == table { return e.column }
+        return nil
+    }
+
+    mutating func remember(_ keyPath: ObjectIdentifier, _ table: ObjectIdentifier, _ column: Int) {
+        let entry = (keyPath, table, column)
+        switch next {
+        case 0: e0 = entry
+        case 1: e1 = entry
+        case 2: e2 = entry
+        default: e3 = entry
+        }
+        next = (next + 1) & 3
     }
 }
