@@ -29,7 +29,7 @@ struct ObservedQuery: Sendable {
     /// The keys after `changes`, from the keys before them (`previous`), re-checking only the
     /// objects the changes touched — or nil when that does not apply: the query is distinct, its
     /// objects are not a whole table, another table changed too, its predicate looks at other
-    /// objects than each object and what it links to, or (sorted) the changes could move objects.
+    /// objects than each object and what it links to, or (sorted) more than a few objects changed.
     ///
     /// Cost: O(n) to copy the keys plus one predicate check per touched object, instead of
     /// evaluating the query over the whole table.
@@ -49,20 +49,43 @@ struct ObservedQuery: Sendable {
             return (try? evaluator.matches(plan, key: key, in: table)) ?? false
         }
         guard sortDescriptors.isEmpty else {
-            // Sorted: only the common case is cheap — a few objects modified, none inserted or
-            // removed, no sort property written, and each still in (or still out of) the results.
+            // Sorted, and only a few objects edited: take them out and put the matching ones back
+            // where the order puts them (binary search), instead of sorting everything again.
             var sortColumns: ColumnMask = []
             for descriptor in sortDescriptors {
                 guard let column = table.columns[descriptor.keyPath] else { return nil }  // a path through links
                 sortColumns.insert(column)
             }
-            guard tree.inserted.isEmpty, tree.removed.isEmpty, edited.count <= 8,
-                  tree.updated.values.allSatisfy({ $0.isDisjoint(with: sortColumns) }),
-                  edited.allSatisfy({ previous.contains($0) == matches($0) }) else { return nil }
-            return previous
+            guard edited.count + tree.removed.count <= 16 else { return nil }
+            let matching = edited.filter(matches)
+            // The commonest case: objects modified, not in a sort property, and still in (or out of)
+            // the results — nothing moves.
+            if tree.inserted.isEmpty, tree.removed.isEmpty,
+               tree.updated.values.allSatisfy({ $0.isDisjoint(with: sortColumns) }),
+               edited.allSatisfy({ previous.contains($0) == matching.contains($0) }) {
+                return previous
+            }
+            var result = previous
+            for key in tree.removed.union(edited) {
+                if let index = result.firstIndex(of: key) { result.remove(at: index) }
+            }
+            // Whether `a` comes before `b`: by the sort properties, ties in key order (as a full
+            // evaluation orders them, sorting the table's keys stably).
+            func precedes(_ a: UInt64, _ b: UInt64) -> Bool {
+                handle.sorted([min(a, b), max(a, b)], by: sortDescriptors, in: table)[0] == a
+            }
+            for key in matching.sorted() {
+                var (low, high) = (0, result.count)
+                while low < high {
+                    let middle = (low + high) / 2
+                    if precedes(result[middle], key) { low = middle + 1 } else { high = middle }
+                }
+                result.insert(key, at: low)
+            }
+            return result
         }
         let matching = edited.filter(matches).sorted()
-        // The previous keys without the removed and edited objects, then the edited ones that
+        // Unsorted: the previous keys without the removed and edited objects, then the edited ones that
         // match now merged in — by binary search and slice copies, so a change to a few objects
         // of a large result costs a copy, not a hash lookup per object.
         func position(of key: UInt64, in keys: [UInt64], from start: Int) -> Int {

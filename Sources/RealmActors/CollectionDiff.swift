@@ -21,10 +21,41 @@ struct CollectionDiff: Equatable {
     init(old: [UInt64], new: [UInt64], modified: Set<UInt64>) {
         if Self.isStrictlyAscending(old) && Self.isStrictlyAscending(new) {
             mergeAscending(old, new, modified)
-        } else {
-            matchByIdentity(old, new, modified)
+            return
+        }
+        // Only the span between the common prefix and the common suffix can differ (an insert
+        // into a large sorted result leaves a span of one), so match identities only there.
+        var prefix = 0
+        while prefix < old.count && prefix < new.count && old[prefix] == new[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < old.count - prefix && suffix < new.count - prefix
+                && old[old.count - 1 - suffix] == new[new.count - 1 - suffix] { suffix += 1 }
+        var middle = CollectionDiff()
+        middle.matchByIdentity(Array(old[prefix..<old.count - suffix]), Array(new[prefix..<new.count - suffix]), modified)
+        deletions = middle.deletions.map { $0 + prefix }
+        insertions = middle.insertions.map { $0 + prefix }
+        modifications = middle.modifications.map { $0 + prefix }
+        // Survivors outside the span that were modified: found by key when they are few (a
+        // linear scan per key, no hashing per element), else by checking every element.
+        if !modified.isEmpty {
+            let outside = { (index: Int) in index < prefix || index >= new.count - suffix }
+            var found: [Int] = []
+            if modified.count <= 32 {
+                for key in modified {
+                    var index = new.startIndex
+                    while let match = new[index...].firstIndex(of: key) {
+                        if outside(match) { found.append(match) }
+                        index = match + 1
+                    }
+                }
+            } else {
+                found = new.indices.filter { outside($0) && modified.contains(new[$0]) }
+            }
+            modifications = (modifications + found).sorted()
         }
     }
+
+    private init() {}
 
     private static func isStrictlyAscending(_ keys: [UInt64]) -> Bool {
         var index = 1

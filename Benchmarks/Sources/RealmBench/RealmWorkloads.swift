@@ -274,6 +274,7 @@ private struct RealmWorkload {
             }
             latencies.append(Stopwatch.seconds(ContinuousClock.now - committed))
         }
+        let sorted = try await sortedInsertLatency(realm, commits: 20)
         let cpu = try await notifierCPUPerCommit(realm, commits: size.operations, queries: 100)
         return Measured(
             samples: latencies,
@@ -281,8 +282,26 @@ private struct RealmWorkload {
                 "p50": .init(Statistics.percentile(50, of: latencies), .seconds),
                 "p99": .init(Statistics.percentile(99, of: latencies), .seconds),
                 "notifierCPUPerCommit100Queries": .init(cpu, .seconds),
+                "p50SortedByScoreOneInsert": .init(sorted, .seconds),
             ],
             durability: Self.durability, checksum: size.operations)
+    }
+
+    /// Median latency from commit to delivery on every object sorted by score when each commit
+    /// inserts one object (it must land at its place in the sort order).
+    private func sortedInsertLatency(_ realm: Realm, commits: Int) async throws -> Double {
+        var changes = realm.objects(PersonObject.self).sorted(byKeyPath: "score").changes.makeAsyncIterator()
+        guard case .initial = await changes.next() else { throw WorkloadError("no initial element") }
+        var latencies: [Double] = []
+        for index in 0..<commits {
+            let id = size.rows + 1 + index
+            try realm.write { realm.add(PersonObject(Person.make(id: id))) }
+            let committed = ContinuousClock.now
+            guard case .update(let people, _, let insertions, _) = await changes.next(), insertions.count == 1,
+                  people[insertions[0]].id == id else { throw WorkloadError("the insertion was not reported") }
+            latencies.append(Stopwatch.seconds(ContinuousClock.now - committed))
+        }
+        return Statistics.median(latencies)
     }
 
     /// Process CPU seconds per commit spent beyond the commits themselves while `queries`
