@@ -102,7 +102,7 @@ struct ModifiedObjects {
 
     /// Whether the commits touched `table` or a table its followed links reach.
     func touches(_ table: Table, filter: ChangeFilter) -> Bool {
-        if changes.trees[table.tree].map({ !$0.isEmpty }) ?? false { return true }
+        if changes.touches(table.tree) { return true }
         return filter.links(of: table).contains { column, linkedFilter in
             guard let targetName = table.property(column)?.objectClassName, let target = snapshot.catalog.tables[targetName] else { return false }
             return touches(target, filter: linkedFilter)

@@ -38,8 +38,8 @@ struct ObservedQuery: Sendable {
         let snapshot = version.snapshot
         guard case .table = base, distinctKeyPaths.isEmpty, changes.droppedTrees.isEmpty,
               let table = snapshot.catalog.tables[className] else { return nil }
-        let touched = changes.trees.filter { !$0.value.isEmpty }
-        guard touched.count == 1, let tree = touched[table.tree] else { return nil }
+        guard changes.trees.keys.allSatisfy({ $0 == table.tree || !changes.touches($0) }),
+              let tree = changes.trees[table.tree], !tree.isEmpty else { return nil }
         if let plan, !plan.dependsOnlyOnOutgoingLinks { return nil }
         let handle = version.handle
         let edited = tree.inserted.union(tree.updated.keys)
@@ -88,25 +88,13 @@ struct ObservedQuery: Sendable {
         // Unsorted: the previous keys without the removed and edited objects, then the edited ones that
         // match now merged in — by binary search and slice copies, so a change to a few objects
         // of a large result costs a copy, not a hash lookup per object.
-        func position(of key: UInt64, in keys: [UInt64], from start: Int) -> Int {
-            var (low, high) = (start, keys.count)
-            while low < high {
-                let middle = (low + high) / 2
-                if keys[middle] < key { low = middle + 1 } else { high = middle }
-            }
-            return low
-        }
-        func index(of key: UInt64) -> Int? {
-            let index = position(of: key, in: previous, from: 0)
-            return index < previous.count && previous[index] == key ? index : nil
-        }
         // The common case — objects of the result modified and still matching — keeps the keys
         // as they are (no copy).
-        if matching.count == edited.count, edited.allSatisfy({ index(of: $0) != nil }),
-           tree.removed.allSatisfy({ index(of: $0) == nil }) {
+        if matching.count == edited.count, edited.allSatisfy({ previous.ascendingIndex(of: $0) != nil }),
+           tree.removed.allSatisfy({ previous.ascendingIndex(of: $0) == nil }) {
             return previous
         }
-        let dropped = tree.removed.union(edited).compactMap(index(of:)).sorted()
+        let dropped = tree.removed.union(edited).compactMap(previous.ascendingIndex(of:)).sorted()
         var kept: [UInt64] = []
         kept.reserveCapacity(previous.count)
         var start = 0
@@ -119,7 +107,7 @@ struct ObservedQuery: Sendable {
         result.reserveCapacity(kept.count + matching.count)
         start = 0
         for key in matching {
-            let index = position(of: key, in: kept, from: start)
+            let index = kept.insertionIndex(of: key, from: start)
             result.append(contentsOf: kept[start..<index])
             result.append(key)
             start = index
@@ -135,10 +123,7 @@ struct ObservedQuery: Sendable {
     /// `LinkingObjects`).
     func isAffected(by changes: RowChanges, at snapshot: FrozenSnapshot, filter: ChangeFilter) -> Bool {
         let catalog = snapshot.catalog
-        func touched(_ name: String) -> Bool {
-            guard let table = catalog.tables[name] else { return false }
-            return changes.trees[table.tree].map { !$0.isEmpty } ?? false
-        }
+        func touched(_ name: String) -> Bool { catalog.tables[name].map { changes.touches($0.tree) } ?? false }
         guard let table = catalog.tables[className] else { return true }
         let modified = ModifiedObjects(changes: changes, snapshot: snapshot)
         if modified.touches(table, filter: filter) { return true }
@@ -210,21 +195,11 @@ final class CollectionChangeTracker<T: Object>: ChangeTracker {
             // Only objects these results hold: a change elsewhere in the table is not theirs.
             let keys = version.modifiedKeys(in: table, filter: filter)
             let ascending = query.sortDescriptors.isEmpty && query.distinctKeyPaths.isEmpty && query.base.isTable
-            modified.formUnion(keys.filter { ascending ? Self.binarySearch(current, $0) : current.contains($0) })
+            modified.formUnion(keys.filter { ascending ? current.ascendingIndex(of: $0) != nil : current.contains($0) })
         } else {
             modified.formUnion(current)  // no log for these versions: everything may have changed
         }
         return modified.count != before || current != previous
-    }
-
-    /// Whether `keys`, in ascending order (an unsorted query over a table), holds `key`.
-    private static func binarySearch(_ keys: [UInt64], _ key: UInt64) -> Bool {
-        var (low, high) = (0, keys.count)
-        while low < high {
-            let middle = (low + high) / 2
-            if keys[middle] < key { low = middle + 1 } else { high = middle }
-        }
-        return low < keys.count && keys[low] == key
     }
 
     func takeElement() -> (element: any Sendable, isLast: Bool)? {
@@ -293,10 +268,10 @@ final class ObjectChangeTracker<T: Object>: ChangeTracker {
             changed.append(column)
         }
         // A property linking to objects that changed (as the filter follows links).
-        if let modified {
+        if modified != nil {
             for (column, linkedFilter) in filter.links(of: table) where !changed.contains(column) {
                 guard let targetName = table.property(column)?.objectClassName, let target = snapshot.catalog.tables[targetName] else { continue }
-                let linked = modified.keys(in: target, filter: linkedFilter)
+                let linked = version.modifiedKeys(in: target, filter: linkedFilter)
                 guard !linked.isEmpty, let value = newValues[column] else { continue }
                 if table.linkedKeys(value, column: column).contains(where: linked.contains) { changed.append(column) }
             }

@@ -79,15 +79,7 @@ struct CollectionDiff: Equatable {
         }
         // Survivors that were modified: a binary search per modified key (usually few), not a
         // hash lookup per survivor.
-        func index(of key: UInt64, in keys: [UInt64]) -> Int? {
-            var (low, high) = (0, keys.count)
-            while low < high {
-                let middle = (low + high) / 2
-                if keys[middle] < key { low = middle + 1 } else { high = middle }
-            }
-            return low < keys.count && keys[low] == key ? low : nil
-        }
-        modifications = modified.compactMap { key in index(of: key, in: old) == nil ? nil : index(of: key, in: new) }.sorted()
+        modifications = modified.compactMap { key in old.ascendingIndex(of: key) == nil ? nil : new.ascendingIndex(of: key) }.sorted()
     }
 
     private struct Identity: Hashable {

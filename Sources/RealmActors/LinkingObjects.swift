@@ -81,14 +81,10 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, 
     }
 
     private func keys() -> [UInt64] {
-        guard let target else { return [] }
+        guard let target, let base = resultsBase else { return [] }
         let realm = target.realm
         if let cached, cached.stamp == realm.stamp { return cached.keys }
-        guard target.location() != nil, let source = realm.table(for: Element.self) else { return [] }
-        guard let column = source.columns[propertyName], source.property(column)?.canLink == true else {
-            fatalError("Property '\(Element.className()).\(propertyName)' declared as origin of linking objects is not a link")
-        }
-        let keys = realm.linkingObjectKeys(to: target.key, of: target.table, from: source, column: column)
+        let keys = realm.objectKeys(of: base)
         cached = (realm.stamp, keys)
         return keys
     }

@@ -123,15 +123,12 @@ actor Notifier: ChangeProcessor {
     /// every durable commit) and returns its id.
     func register(_ makeTracker: @Sendable (FrozenSnapshot) -> any ChangeTracker) -> UInt64 {
         catchUp()
-        nextID += 1
-        entries[nextID] = Entry(tracker: makeTracker(latest))
-        file.changeFeed.observerAdded()
-        return nextID
+        return add(makeTracker(latest))
     }
 
     /// Registers a tracker whose baseline is `baseline`, a version a live handle read when the
-    /// stream was made: versions since then are reported against it (their logs are gone, so
-    /// the tracker compares values), and so is every later one.
+    /// stream was made: versions since then are reported against it — with their logs if the
+    /// notifier still keeps them all, else by comparing values — and so is every later one.
     func register(baseline: FrozenSnapshot, _ makeTracker: @Sendable () -> any ChangeTracker) -> UInt64 {
         catchUp()
         let tracker = makeTracker()
@@ -144,6 +141,10 @@ actor Notifier: ChangeProcessor {
             let covered = missed.first.map { $0.from <= since } ?? false
             tracker.advance(VersionContext(snapshot: latest, changes: covered ? RowChanges(log) : nil), silent: false)
         }
+        return add(tracker)
+    }
+
+    private func add(_ tracker: any ChangeTracker) -> UInt64 {
         nextID += 1
         entries[nextID] = Entry(tracker: tracker)
         file.changeFeed.observerAdded()

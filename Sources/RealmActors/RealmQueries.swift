@@ -68,7 +68,7 @@ extension Realm {
                 guard let plan else { return keys(of: table) }
                 return try evaluator.matchingKeys(plan, in: table)
             case .keys, .list, .linkingObjects:
-                let candidates = baseKeys(base)
+                let candidates = objectKeys(of: base)
                 guard let plan else { return candidates }
                 var matching: [UInt64] = []
                 for key in candidates where try evaluator.matches(plan, key: key, in: table) {
@@ -82,8 +82,9 @@ extension Realm {
         }
     }
 
-    /// The objects a non-table base holds now, in its order.
-    private func baseKeys(_ base: ResultsBase) -> [UInt64] {
+    /// The objects a non-table base holds now, in its order (none once the list's owner or the
+    /// linked object is deleted). Traps if a `LinkingObjects` origin property is not a link.
+    func objectKeys(of base: ResultsBase) -> [UInt64] {
         switch base {
         case .table:
             return []  // not used: tables are scanned
@@ -91,13 +92,15 @@ extension Realm {
             return keys
         case .list(let ownerClass, let ownerKey, let property):
             guard let owner = catalog.tables[ownerClass], let column = owner.columns[property],
-                  let (leaf, row) = locate(owner, ownerKey), column < leaf.columnCount, !leaf.isNull(row, column) else { return [] }
-            return withBytes(leaf.storedBytes(row, column)) { bytes in
-                PackedCollection.decode(bytes).compactMap { if case .int(let key) = $0 { UInt64(bitPattern: key) } else { nil } }
-            }
+                  let (leaf, row) = locate(owner, ownerKey),
+                  let value = try? queryEvaluator().source.value(leaf, row: row, column: column, spec: owner.layout[column]) else { return [] }
+            return owner.linkedKeys(value, column: column)
         case .linkingObjects(let targetClass, let targetKey, let originClass, let property):
             guard let target = catalog.tables[targetClass], let source = catalog.tables[originClass],
-                  let column = source.columns[property], locate(target, targetKey) != nil else { return [] }
+                  locate(target, targetKey) != nil else { return [] }
+            guard let column = source.columns[property], source.property(column)?.canLink == true else {
+                fatalError("Property '\(originClass).\(property)' declared as origin of linking objects is not a link")
+            }
             return linkingObjectKeys(to: targetKey, of: target, from: source, column: column)
         }
     }

@@ -87,6 +87,9 @@ package struct RowChanges: Sendable {
 
     package var isEmpty: Bool { trees.values.allSatisfy(\.isEmpty) && droppedTrees.isEmpty }
 
+    /// Whether rows of `tree` were inserted, removed or updated.
+    package func touches(_ tree: TreeID) -> Bool { trees[tree].map { !$0.isEmpty } ?? false }
+
     mutating func recordInsert(_ tree: TreeID, _ key: UInt64) {
         if trees[tree, default: Tree()].removed.contains(key) {
             // Removed and inserted again in this span: the same key, every value possibly new.
