@@ -153,7 +153,7 @@ report("open + read first object", format(openTime))
     report("scan count age < 30 AND score > 0.5", format(scanTime), "\(matches) matches, \(perOperation(scanTime, rowCount))")
 
     // 4b. The same count column-at-a-time, as the query engine runs it (ColumnSelection), without
-    // and with touching the next leaf's columns ahead.
+    // and with prefetching the columns of the leaves ahead (headers are always prefetched).
     let tests: [ScanTest] = [.int(column: Column.age, .less, 30), .double(column: Column.score, .greater, 0.5)]
     for prefetch in [[], [Column.age, Column.score]] {
         let selectionTime = try measure {

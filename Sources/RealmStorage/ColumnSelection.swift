@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A comparison a column scan applies to every row of a leaf at once.
 package enum ScanComparison: Sendable {
     case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
@@ -135,26 +133,29 @@ extension ClusterLeaf {
 }
 
 extension ClusterLeaf {
-    /// Reads one byte of the header and of every cache line of `columns`' data arrays and
-    /// returns their sum, so the loads cannot be optimized away: a software prefetch that brings
-    /// the page into the TLB and those lines into cache (Swift has no prefetch intrinsic).
+    /// Asks the CPU to bring the cache lines of `columns`' data arrays into cache, without waiting
+    /// for them: one non-blocking prefetch per line, so the misses of the next leaf overlap with the
+    /// work on this one. Reads the leaf's descriptors, so its header should already be in cache
+    /// (``prefetchHeader(_:)`` a few leaves earlier).
     ///
-    /// Safe on any page, even an unverified or damaged one: every offset is kept inside the page.
-    package func touch(_ columns: [Int]) -> UInt64 {
-        var sum = UInt64(base.u8(0))
-        guard !columns.isEmpty else { return sum }
+    /// Safe on any page, even an unverified or damaged one: every address is kept inside the page,
+    /// and a prefetch never faults or changes memory.
+    @inline(__always)
+    package func prefetch(_ columns: [Int]) {
         let pageMask = PageLayout.pageSize - 1
         let rows = Swift.min(count, capacity)
         for column in columns where column < columnCount && descriptor(column + 1) <= PageLayout.pageSize {
             let start = dataOffset(column) & pageMask
             let end = Swift.min(start &+ width(column) &* rows, PageLayout.pageSize)
-            var line = start
-            while line < end { sum &+= UInt64(base.u8(line)); line &+= 64 }
+            var line = start & ~63  // pages are page-aligned, so this is a cache-line boundary
+            while line < end { Prefetch.read(base + line); line &+= 64 }
         }
-        return sum
+    }
+
+    /// Prefetches the first two cache lines of a page: its header and the first descriptors.
+    @inline(__always)
+    package static func prefetchHeader(_ base: UnsafeRawPointer) {
+        Prefetch.read(base)
+        Prefetch.read(base + 64)
     }
 }
-
-/// Where prefetching scans leave the sum of the bytes they touched: a store the optimizer must
-/// keep, so the touching loads are kept too. Written once per scan (relaxed), never read.
-let prefetchSink = Atomic<UInt64>(0)

@@ -193,26 +193,40 @@ extension PageSource {
         return found ? (leaf, row) : nil
     }
 
+    /// How many leaves ahead of the one being visited ``forEachCluster(in:prefetching:_:)``
+    /// prefetches headers; 3–6 measure the same.
+    package static var headerPrefetchDistance: Int { 4 }
+    /// How many leaves ahead it prefetches the scanned columns (their header came 2 leaves earlier).
+    package static var columnPrefetchDistance: Int { 2 }
+
     /// Visits a table's leaves in key order until `body` returns false.
     ///
-    /// `prefetching` names the columns `body` will read: before each leaf is handed over, the
-    /// header and those columns' arrays of the *next* page are touched, so their cache and TLB
-    /// misses overlap with the work on this leaf instead of following it (a scan over 1M rows
-    /// spends most of its time waiting for memory: 8.0 → 5.9 ms with this, measured by
-    /// realm-engine-bench).
+    /// A scan over 1M rows spends most of its time waiting for memory, one leaf after another, so
+    /// the leaves coming up are prefetched (``Prefetch``) while `body` works on this one: the
+    /// header of the leaf ``headerPrefetchDistance`` places ahead, and the arrays of `columns`
+    /// (the columns `body` will read) of the leaf ``columnPrefetchDistance`` places ahead, whose
+    /// header arrived by then. The pages ahead are the siblings on the traversal stack; at the end
+    /// of an inner page there are fewer, which costs a few misses per ~120 leaves. Counting
+    /// `age < 30 AND score > 0.5` over 1M rows: 7.1 ms without prefetching, 6.2 ms touching the
+    /// next leaf with blocking loads, 2.8–3.2 ms with this (realm-engine-bench).
     package func forEachCluster(in root: TreeRoot, prefetching columns: [Int] = [],
                                 _ body: (ClusterLeaf) throws -> Bool) throws {
         guard !root.isEmpty else { return }
         var stack = [(root.page, 0)]
-        var touched: UInt64 = 0
-        defer { if !columns.isEmpty { prefetchSink.store(touched, ordering: .relaxed) } }
         while let (number, depth) = stack.popLast() {
             guard depth < maximumTreeDepth else { throw StorageError(.invalidDatabase, "Realm file is damaged: tree too deep") }
             let base = try checkedPageOfTree(number)
             switch base.pageKind {
             case .cluster:
-                if let (next, _) = stack.last, next >= PageLayout.firstDataPage, next < pageLimit {
-                    touched &+= ClusterLeaf(page(next)).touch(columns)
+                let pending = stack.count
+                if pending >= Self.headerPrefetchDistance, case let ahead = stack[pending - Self.headerPrefetchDistance].0,
+                   ahead >= PageLayout.firstDataPage, ahead < pageLimit {
+                    ClusterLeaf.prefetchHeader(page(ahead))
+                }
+                if !columns.isEmpty, pending >= Self.columnPrefetchDistance,
+                   case let ahead = stack[pending - Self.columnPrefetchDistance].0,
+                   ahead >= PageLayout.firstDataPage, ahead < pageLimit, case let leaf = page(ahead), leaf.pageKind == .cluster {
+                    ClusterLeaf(leaf).prefetch(columns)
                 }
                 guard try body(ClusterLeaf(base)) else { return }
             case .inner:
