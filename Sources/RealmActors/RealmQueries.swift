@@ -185,7 +185,7 @@ extension Realm {
                 // the same objects in another order fails the check): one pass over the leaves
                 // instead of a lookup per key.
                 try source.forEachCluster(in: root, prefetching: [column]) { leaf in
-                    for row in 0..<leaf.count { try sortColumn.append(leaf, row, column: column, kind: kind, source: source) }
+                    try sortColumn.appendRows(of: leaf, column: column, kind: kind, source: source)
                     return true
                 }
             } else {

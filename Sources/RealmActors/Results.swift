@@ -419,12 +419,21 @@ extension Realm {
     func keys(of table: Table) -> [UInt64] {
         var keys: [UInt64] = []
         func collect(_ leaf: ClusterLeaf) -> Bool {
-            for row in 0..<leaf.count { keys.append(leaf.key(row)) }
+            leaf.appendKeys(to: &keys)
             return true
         }
+        // The count comes from the catalog; bounded so a damaged one cannot ask for terabytes.
+        func reserve(_ root: TreeRoot) { keys.reserveCapacity(Int(clamping: min(root.count, 1 << 28))) }
         do {
-            if let writer { try writer.forEachCluster(in: writer.root(of: table.tree), collect) }
-            else { try reader.forEachCluster(in: reader.root(of: table.tree), collect) }
+            if let writer {
+                let root = try writer.root(of: table.tree)
+                reserve(root)
+                try writer.forEachCluster(in: root, collect)
+            } else {
+                let root = try reader.root(of: table.tree)
+                reserve(root)
+                try reader.forEachCluster(in: root, collect)
+            }
         } catch {
             fatalError("The realm file is damaged: \(error)")
         }

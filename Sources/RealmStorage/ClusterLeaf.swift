@@ -44,6 +44,12 @@ package struct ClusterLeaf {
 
     @inline(__always) package func key(_ row: Int) -> UInt64 { base.u64(keysOffset + row * 8) }
 
+    /// Appends the leaf's keys in order: one call per leaf, so a caller collecting a table's keys
+    /// pays its exclusivity check and capacity check per leaf rather than per row.
+    package func appendKeys(to keys: inout [UInt64]) {
+        for row in 0..<count { keys.append(key(row)) }
+    }
+
     /// The row holding `key`, or where it would be inserted, and whether it is present.
     @inline(__always) package func find(_ key: UInt64) -> (index: Int, found: Bool) {
         let keys = keysOffset
@@ -73,6 +79,11 @@ package struct ClusterLeaf {
         guard column < columnCount else { return true }
         let offset = nullOffset(column)
         return offset != 0 && Self.bit(base, offset, row)
+    }
+
+    /// Whether some row may read as null: the column has a null bitmap, or the leaf lacks it.
+    @inline(__always) package func mayHoldNulls(_ column: Int) -> Bool {
+        column >= columnCount || nullOffset(column) != 0
     }
 
     /// The integer in an `.int` column (0 when absent or null).
