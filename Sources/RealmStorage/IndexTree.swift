@@ -12,39 +12,56 @@ import Darwin
 /// new entry, merge a child under a quarter full into a neighbour that has room), with byte-string
 /// separators instead of integers.
 extension WriteTransaction {
-    /// Adds `key` to an index. Returns false if it was already present.
-    @discardableResult
-    package func indexInsert(_ id: TreeID, key: [UInt8]) throws -> Bool {
+    /// Adds `key` to an index; adding a key that is present changes nothing.
+    ///
+    /// The entry is buffered (``PendingIndexEntries``) and inserted together with the others, in
+    /// key order, before anything reads the index through ``root(of:)`` and when the transaction
+    /// is prepared. Errors that the key itself causes (too long, no such tree) are thrown here.
+    package func indexInsert(_ id: TreeID, key: [UInt8]) throws {
         try checkActive()
         guard key.count <= IndexPage.maximumKeyLength else {
             throw StorageError(.invalidInput, "Index key of \(key.count) bytes exceeds \(IndexPage.maximumKeyLength) bytes")
         }
-        var root = try self.root(of: id)
-        let inserted = try key.withUnsafeBytes { key -> Bool in
-            if root.isEmpty {
-                let leaf = newPage()
-                _ = IndexPageWriter.initialize(leaf.pointer, inner: false, transaction: transaction).insert(at: 0, key: key)
-                root = TreeRoot(page: leaf.number, transaction: transaction, count: 1)
-                return true
-            }
-            if try indexContains(root, key) { return false }
-            let top = try writableIndexPage(root.page)
-            let split = try indexInsert(top, key: key, depth: 0, atRightEdge: true)
-            root.page = top.number
-            root.transaction = transaction
-            root.count += 1
-            if let split {
-                let newRoot = newPage()
-                let writer = IndexPageWriter.initialize(newRoot.pointer, inner: true, transaction: transaction)
-                _ = writer.insert(at: 0, key: UnsafeRawBufferPointer(start: nil, count: 0),
-                                  child: (top.number, transaction, root.count - split.count))
-                _ = split.key.withUnsafeBytes { writer.insert(at: 1, key: $0, child: (split.page, transaction, split.count)) }
-                root.page = newRoot.number
-            }
-            return true
-        }
+        if pendingIndexEntries[id] == nil { _ = try storedRoot(of: id) }  // the tree must exist
+        pendingIndexEntries[id, default: PendingIndexEntries()].append(key)
+        if pendingIndexEntries[id]!.bytes.count > PendingIndexEntries.byteLimit { try applyPendingIndexEntries(of: id) }
+    }
+
+    /// Inserts the buffered entries of index `id` into its tree, in key order.
+    func applyPendingIndexEntries(of id: TreeID) throws {
+        guard let pending = pendingIndexEntries.removeValue(forKey: id) else { return }
+        var root = try storedRoot(of: id)
+        try pending.forEachInOrder { key in try insert(key, into: &root) }
         roots[id] = .some(root)
-        return inserted
+    }
+
+    /// Inserts the buffered entries of every index.
+    func applyPendingIndexEntries() throws {
+        for id in pendingIndexEntries.keys.sorted() { try applyPendingIndexEntries(of: id) }
+    }
+
+    /// Inserts one key into the index whose root is `root`, unless it is present.
+    private func insert(_ key: UnsafeRawBufferPointer, into root: inout TreeRoot) throws {
+        if root.isEmpty {
+            let leaf = newPage()
+            _ = IndexPageWriter.initialize(leaf.pointer, inner: false, transaction: transaction).insert(at: 0, key: key)
+            root = TreeRoot(page: leaf.number, transaction: transaction, count: 1)
+            return
+        }
+        if try indexContains(root, key) { return }
+        let top = try writableIndexPage(root.page)
+        let split = try indexInsert(top, key: key, depth: 0, atRightEdge: true)
+        root.page = top.number
+        root.transaction = transaction
+        root.count += 1
+        if let split {
+            let newRoot = newPage()
+            let writer = IndexPageWriter.initialize(newRoot.pointer, inner: true, transaction: transaction)
+            _ = writer.insert(at: 0, key: UnsafeRawBufferPointer(start: nil, count: 0),
+                              child: (top.number, transaction, root.count - split.count))
+            _ = split.key.withUnsafeBytes { writer.insert(at: 1, key: $0, child: (split.page, transaction, split.count)) }
+            root.page = newRoot.number
+        }
     }
 
     /// Removes `key` from an index. Returns false if it was absent.

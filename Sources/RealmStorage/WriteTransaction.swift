@@ -27,6 +27,8 @@ package final class WriteTransaction: PageSource {
     var catalog: TreeRoot
     /// Roots of the trees this transaction has touched; `nil` for a dropped tree.
     var roots: [TreeID: TreeRoot?] = [:]
+    /// Index entries added but not yet in their trees (see ``indexInsert(_:key:)``).
+    var pendingIndexEntries: [TreeID: PendingIndexEntries] = [:]
     /// What this transaction did to table rows, for change notifications (see ``RowChangeLog``).
     package internal(set) var changeLog = RowChangeLog()
     private var isFinished = false
@@ -119,6 +121,7 @@ package final class WriteTransaction: PageSource {
 
     /// Deletes a tree and frees all its pages.
     package func dropTree(_ id: TreeID) throws {
+        pendingIndexEntries[id] = nil
         let root = try root(of: id)
         try releaseSubtree(root)
         roots[id] = .some(nil)
@@ -133,8 +136,15 @@ package final class WriteTransaction: PageSource {
         return ids.sorted()
     }
 
-    /// The current root of a tree; throws if there is no such tree.
+    /// The current root of a tree, with every entry added to it in this transaction (an index's
+    /// buffered entries are inserted first); throws if there is no such tree.
     package func root(of id: TreeID) throws -> TreeRoot {
+        if !pendingIndexEntries.isEmpty { try applyPendingIndexEntries(of: id) }
+        return try storedRoot(of: id)
+    }
+
+    /// The root as last stored, without an index's buffered entries.
+    func storedRoot(of id: TreeID) throws -> TreeRoot {
         if let known = roots[id] {
             guard let known else { throw StorageError(.invalidInput, "Tree \(id) was deleted") }
             return known
@@ -200,6 +210,7 @@ package final class WriteTransaction: PageSource {
     package func prepare() throws -> TransactionID {
         try checkActive()
         try database.checkVersionLimit()
+        try applyPendingIndexEntries()
         // 1. Record changed tree roots in the catalog.
         for (id, root) in roots.sorted(by: { $0.key < $1.key }) {
             if let root {
