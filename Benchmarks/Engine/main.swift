@@ -3,11 +3,25 @@
 //
 //   swift run -c release realm-engine-bench            # 1M rows
 //   swift run -c release realm-engine-bench --quick    # 20k rows (smoke test)
+//   swift run -c release realm-engine-bench --inspect FILE   # what the pages of a realm file hold
 //
 // Each measurement is the median of several runs on one machine in one process; compare numbers
 // from the same run only. Not a test: nothing here asserts a time.
 import Foundation
 import RealmStorage
+
+if let flag = CommandLine.arguments.firstIndex(of: "--inspect"), flag + 1 < CommandLine.arguments.count {
+    // Page accounting of an existing file (for file-size work, e.g. W11): pages by kind and the
+    // bytes the trees' entries occupy.
+    let database = try Database.open(path: CommandLine.arguments[flag + 1])
+    let report = try database.verify()
+    try database.close()
+    print("pages \(report.pageCount) (free \(report.freePages)), trees \(report.trees), entries \(report.entries)")
+    for (kind, pages) in report.pagesByKind.sorted(by: { $0.value > $1.value }) {
+        print("  \(kind): \(pages) pages, \(String(format: "%.1f", Double(pages) * 4096 / 1_048_576)) MiB")
+    }
+    exit(0)
+}
 
 let quick = CommandLine.arguments.contains("--quick")
 let rowCount = CommandLine.arguments.firstIndex(of: "--rows").map { Int(CommandLine.arguments[$0 + 1])! } ?? (quick ? 20_000 : 1_000_000)

@@ -245,6 +245,11 @@ package final class Database: Sendable {
                                        "The realm file has format version \(version), newer than this library supports (\(MetaPage.formatVersion)); upgrade RealmActors to open it",
                                        path: path)
                 }
+                if case .failure(.obsoleteFormat(let version)) = result {
+                    throw StorageError(.invalidDatabase,
+                                       "The realm file has format version \(version), written by a development build of RealmActors; this library reads version \(MetaPage.formatVersion) only",
+                                       path: path)
+                }
             }
             if candidates.allSatisfy({ if case .failure(.notARealmFile) = $0.1 { true } else { false } }) {
                 throw StorageError(.invalidDatabase, "Not a realm file (no RealmActors header)", path: path)

@@ -267,7 +267,7 @@ extension PageSource {
         let start = lower ?? [0x01]  // tag 0x00 is null: never in a range
         try start.withUnsafeBytes { startBytes in
             try indexScan(root, from: startBytes) { key in
-                guard key.count == length + 8 else { return true }
+                guard let objectKey = IndexKey.objectKey(of: key, valueLength: length) else { return true }
                 let value = UnsafeRawBufferPointer(rebasing: key[..<length])
                 if let lower, !lowerInclusive, lower.withUnsafeBytes({ IndexPage.compare(value, $0) }) == 0 { return true }
                 if let upper {
@@ -278,7 +278,7 @@ extension PageSource {
                     exceeded = true
                     return false
                 }
-                keys.append(IndexKey.objectKey(of: key))
+                keys.append(objectKey)
                 return true
             }
         }
@@ -290,10 +290,11 @@ extension PageSource {
         var keys: [UInt64] = []
         try encodedValue.withUnsafeBytes { prefix in
             try indexScan(root, from: prefix) { key in
-                guard key.count == prefix.count + 8,
-                      IndexPage.compare(UnsafeRawBufferPointer(rebasing: key[..<prefix.count]), prefix) == 0
+                guard key.count > prefix.count,
+                      IndexPage.compare(UnsafeRawBufferPointer(rebasing: key[..<prefix.count]), prefix) == 0,
+                      let objectKey = IndexKey.objectKey(of: key, valueLength: prefix.count)
                 else { return false }
-                keys.append(IndexKey.objectKey(of: key))
+                keys.append(objectKey)
                 return true
             }
         }
@@ -304,8 +305,8 @@ extension PageSource {
 /// Order-preserving encodings: `memcmp` on the encoded bytes orders like the values.
 ///
 /// Every encoded value starts with a tag byte, `0x00` for null (nulls sort first) and `0x01` for a
-/// value; an index key is the encoded value followed by the object key (big-endian), which makes
-/// every index key unique and groups equal values.
+/// value; an index key is the encoded value followed by the object key (``key(_:objectKey:)``),
+/// which makes every index key unique and groups equal values.
 package enum IndexKey {
     package static func null() -> [UInt8] { [0x00] }
 
@@ -324,24 +325,25 @@ package enum IndexKey {
         return [0x01] + bigEndian(bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63))
     }
 
-    /// Byte strings: `0x00` escaped as `0x00 0xFF`, terminated by `0x00 0x01`, so a string sorts
-    /// before its extensions. Strings whose encoding would exceed the key limit are cut; a lookup
+    /// Byte strings: `0x00` escaped as `0x00 0xFF`, terminated by `0x00`, so a string sorts before
+    /// its extensions: after the terminator comes the object key's length byte (0–8), below both
+    /// `0xFF` and any byte a longer string continues with. Strings whose encoding would exceed the key limit are cut; a lookup
     /// of such a prefix must confirm matches against the table.
     package static func bytes(_ value: UnsafeRawBufferPointer) -> [UInt8] {
         var result: [UInt8] = []
-        result.reserveCapacity(value.count + 3)
+        result.reserveCapacity(value.count + 2)
         result.append(0x01)
-        let fits = value.count + 3 <= maximumValueLength
+        let fits = value.count + 2 <= maximumValueLength
         if fits, value.isEmpty || memchr(value.baseAddress!, 0, value.count) == nil {  // the common case: one copy
             result.append(contentsOf: value)
         } else {
             for byte in value {
                 let width = byte == 0 ? 2 : 1
-                guard result.count + width + 2 <= maximumValueLength else { break }  // 2: the terminator
+                guard result.count + width + 1 <= maximumValueLength else { break }  // 1: the terminator
                 if byte == 0 { result += [0x00, 0xFF] } else { result.append(byte) }
             }
         }
-        result += [0x00, 0x01]
+        result.append(0x00)
         return result
     }
 
@@ -357,17 +359,31 @@ package enum IndexKey {
     /// Fixed-width values (ObjectId, UUID) compare byte by byte as stored.
     package static func fixed(_ value: some Sequence<UInt8>) -> [UInt8] { [0x01] + value }
 
-    /// The longest encoded value, leaving room for the object key.
-    package static let maximumValueLength = IndexPage.maximumKeyLength - 8
+    /// The longest encoded value, leaving room for the object key (at most 9 bytes).
+    package static let maximumValueLength = IndexPage.maximumKeyLength - 9
 
-    /// The full index key for an object.
+    /// The full index key for an object: the encoded value, then the object key as its length in
+    /// bytes (0–8) followed by its significant bytes, big-endian. A shorter key is a smaller
+    /// number, so this orders like the keys, and keys below 2^24 take 4 bytes instead of 8.
     package static func key(_ encodedValue: [UInt8], objectKey: UInt64) -> [UInt8] {
-        encodedValue + bigEndian(objectKey)
+        let length = (64 - objectKey.leadingZeroBitCount + 7) / 8
+        var result = encodedValue
+        result.reserveCapacity(encodedValue.count + 1 + length)
+        result.append(UInt8(length))
+        for shift in stride(from: (length - 1) * 8, through: 0, by: -8) {
+            result.append(UInt8(truncatingIfNeeded: objectKey >> UInt64(shift)))
+        }
+        return result
     }
 
-    /// The object key at the end of an index key.
-    package static func objectKey(of key: UnsafeRawBufferPointer) -> UInt64 {
-        key.count >= 8 ? UInt64(bigEndian: key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self)) : 0
+    /// The object key after an encoded value of `valueLength` bytes, or nil if `key` is not an
+    /// encoded value of that length followed by an object key.
+    package static func objectKey(of key: UnsafeRawBufferPointer, valueLength: Int) -> UInt64? {
+        guard key.count > valueLength, case let length = Int(key[valueLength]), length <= 8,
+              key.count == valueLength + 1 + length else { return nil }
+        var objectKey: UInt64 = 0
+        for index in (valueLength + 1)..<key.count { objectKey = objectKey << 8 | UInt64(key[index]) }
+        return objectKey
     }
 
     static func bigEndian(_ value: UInt64) -> [UInt8] {

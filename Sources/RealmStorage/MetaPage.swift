@@ -19,8 +19,10 @@
 /// | 88 | 16 | free-list chain head (page, transaction) |
 package struct MetaPage: Equatable, Sendable {
     package static let magic: UInt64 = 0x0052_5443_414D_4C52  // "RLMACTR\0" little-endian
-    /// The format this library writes. Files with a higher version are refused.
-    package static let formatVersion: UInt32 = 1
+    /// The format this library reads and writes. Files of a higher version are refused as newer;
+    /// version 1 (development builds before 2026-11-23, with 8-byte object keys in index keys)
+    /// is refused as unsupported rather than misread: no release wrote it.
+    package static let formatVersion: UInt32 = 2
 
     package var transaction: TransactionID
     package var durableBase: TransactionID
@@ -50,6 +52,7 @@ package struct MetaPage: Equatable, Sendable {
     package enum DecodeFailure: Error, Equatable {
         case notARealmFile
         case futureFormat(UInt32)
+        case obsoleteFormat(UInt32)
         case unsupportedPageSize(UInt32)
         case badChecksum
         case inconsistent(String)
@@ -60,6 +63,7 @@ package struct MetaPage: Equatable, Sendable {
         guard page.u64(24) == magic, page.pageKind == .meta else { return .failure(.notARealmFile) }
         let version = page.u32(32)
         guard version <= formatVersion else { return .failure(.futureFormat(version)) }
+        guard version == formatVersion else { return .failure(.obsoleteFormat(version)) }
         guard PageChecksum.isValid(page, length: PageLayout.pageSize) else { return .failure(.badChecksum) }
         guard page.u32(36) == UInt32(PageLayout.pageSize) else {
             return .failure(.unsupportedPageSize(page.u32(36)))

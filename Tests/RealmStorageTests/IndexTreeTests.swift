@@ -69,6 +69,24 @@ import Testing
         for (i, a) in strings.enumerated() { for (j, b) in strings.enumerated() {
             #expect((i < j) == IndexKey.bytes(a).lexicographicallyPrecedes(IndexKey.bytes(b)), "\(a) \(b)")
         } }
+        // Full index keys: object keys order within a value and never across values (a string's
+        // terminator and the length byte sort below any continuation, NUL bytes included).
+        let objectKeys: [UInt64] = [0, 1, 255, 256, 65_535, 65_536, 1 << 24, 1 << 40, .max - 1, .max]
+        for value in strings.map({ IndexKey.bytes($0) }) + [IndexKey.int(7), IndexKey.null()] {
+            for (i, a) in objectKeys.enumerated() {
+                let key = IndexKey.key(value, objectKey: a)
+                #expect(key.withUnsafeBytes { IndexKey.objectKey(of: $0, valueLength: value.count) } == a)
+                for b in objectKeys[(i + 1)...] {
+                    #expect(key.lexicographicallyPrecedes(IndexKey.key(value, objectKey: b)), "\(a) \(b)")
+                }
+            }
+        }
+        for (i, a) in strings.enumerated() { for (j, b) in strings.enumerated() where i < j {
+            for x in objectKeys { for y in objectKeys {
+                #expect(IndexKey.key(IndexKey.bytes(a), objectKey: x).lexicographicallyPrecedes(IndexKey.key(IndexKey.bytes(b), objectKey: y)),
+                        "\(a) \(x) \(b) \(y)")
+            } }
+        } }
         #expect(IndexKey.null().lexicographicallyPrecedes(IndexKey.int(.min)))
         #expect(IndexKey.bool(false).lexicographicallyPrecedes(IndexKey.bool(true)))
     }

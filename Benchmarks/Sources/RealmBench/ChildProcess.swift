@@ -73,7 +73,10 @@ enum Child {
             report.status = .failed
             report.error = String(describing: error)
         }
-        try? FileManager.default.removeItem(at: directory)
+        // REALM_BENCH_KEEP_FILES=1 keeps the files for inspection (realm-engine-bench --inspect).
+        if ProcessInfo.processInfo.environment["REALM_BENCH_KEEP_FILES"] == nil {
+            try? FileManager.default.removeItem(at: directory)
+        }
         report.peakRSS = Quantity(Double(peakResidentBytes()), .bytes)
         report.childSeconds = Stopwatch.seconds(ContinuousClock.now - start)
 
