@@ -117,14 +117,18 @@ extension WriteTransaction {
         _ = try checkedPageOfTree(parent.node.child(right))
         let leftPage = page(parent.node.child(left))
         let rightPage = page(parent.node.child(right))
-        guard leftPage.pageKind == rightPage.pageKind, Self.canMerge(leftPage, rightPage) else { return }
+        guard leftPage.pageKind == rightPage.pageKind else { return }
+        // Clusters are decoded to know whether they fit together: merged, their keys and integers
+        // may need wider frames of reference than either had.
+        let merged = leftPage.pageKind == .cluster
+            ? ClusterBuilder(merging: ClusterLeaf(leftPage), ClusterLeaf(rightPage), source: self) : nil
+        guard merged?.fits() ?? Self.canMerge(leftPage, rightPage) else { return }
         let target = writable(parent.node.child(left))
         switch leftPage.pageKind {
         case .leaf:
             ValueLeafWriter(target.pointer).append(contentsOf: ValueLeaf(rightPage))
         case .cluster:
-            ClusterBuilder(merging: ClusterLeaf(UnsafeRawPointer(target.pointer)), ClusterLeaf(rightPage), source: self)
-                .encode(into: target.pointer, transaction: transaction)
+            merged?.encode(into: target.pointer, transaction: transaction)
         default:
             let writer = InnerNodeWriter(target.pointer)
             let first = writer.node.count
@@ -151,13 +155,9 @@ extension WriteTransaction {
         }
     }
 
+    /// Whether two value leaves or inner nodes fit one page.
     private static func canMerge(_ left: UnsafeRawPointer, _ right: UnsafeRawPointer) -> Bool {
-        switch left.pageKind {
-        case .cluster:
-            return ClusterBuilder.fitsOnePage(ClusterLeaf(left), ClusterLeaf(right))
-        default:
-            return fill(left) + fill(right) <= PageLayout.pageSize - PageLayout.headerSize
-        }
+        fill(left) + fill(right) <= PageLayout.pageSize - PageLayout.headerSize
     }
 
     /// Frees every page of a tree (for `dropTree`).

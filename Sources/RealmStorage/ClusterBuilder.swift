@@ -1,5 +1,5 @@
-/// A cluster decoded into arrays, for the rare edits the in-place writer cannot do: widening an
-/// integer column, adding a column, rebalancing capacity against the heap, splitting and merging.
+/// A cluster decoded into arrays, for the rare edits the in-place writer cannot do: a key or an
+/// integer outside its frame of reference, adding a column, rebalancing capacity against the heap, splitting and merging.
 ///
 /// Byte strings that are already in overflow runs stay there (only their references move).
 struct ClusterBuilder {
@@ -86,24 +86,42 @@ struct ClusterBuilder {
 
     // MARK: Geometry
 
-    /// The narrowest width that holds every value of an `.int` column.
-    private func intWidth(_ column: Int) -> Int {
-        var width = 0
-        for row in rows {
-            guard case .int(let value) = row[column] else { continue }
-            let needed = Int8(exactly: value) != nil ? (value == 0 ? 0 : 1)
-                : Int16(exactly: value) != nil ? 2 : Int32(exactly: value) != nil ? 4 : 8
-            width = max(width, needed)
-            if width == 8 { break }
-        }
-        return width
+    /// The frame of reference of the keys: the smallest key, and the width of the largest
+    /// offset — at least 1 byte, so a leaf's second key does not force a rebuild.
+    private var keyFrame: (base: UInt64, width: Int) {
+        guard let first = keys.first, let last = keys.last else { return (0, 1) }
+        return (first, max(1, FrameOfReference.width(range: last &- first)))
     }
 
-    private func geometry() -> ClusterGeometry {
-        ClusterGeometry(columns: layout.indices.map { column in
+    /// The frame of reference of an `.int` column: the narrowest width for its values' range,
+    /// with the base placed so the values sit in the middle of what the width holds. Values a
+    /// little outside the current ones then still fit in place: an age column that has seen
+    /// 12…57 takes any age without a rebuild.
+    private func intFrame(_ column: Int) -> (base: UInt64, width: Int) {
+        var low = Int64.max, high = Int64.min
+        for row in rows {
+            guard case .int(let value) = row[column] else { continue }
+            low = min(low, value)
+            high = max(high, value)
+        }
+        guard low <= high else { return (0, 0) }
+        let range = UInt64(bitPattern: high) &- UInt64(bitPattern: low)
+        let width = FrameOfReference.width(range: range)
+        let slack = (FrameOfReference.maximumOffset(width: width) - range) / 2
+        return (UInt64(bitPattern: low) &- slack, width)
+    }
+
+    /// Each column's frame of reference (zero for other kinds than `.int`).
+    private func intFrames() -> [(base: UInt64, width: Int)] {
+        layout.indices.map { layout[$0].kind == .int ? intFrame($0) : (0, 0) }
+    }
+
+    private func geometry(_ frames: [(base: UInt64, width: Int)]? = nil) -> ClusterGeometry {
+        let frames = frames ?? intFrames()
+        return ClusterGeometry(keyWidth: keyFrame.width, columns: layout.indices.map { column in
             let spec = layout[column]
             let width = switch spec.kind {
-            case .int: intWidth(column)
+            case .int: frames[column].width
             case .bool: 0
             case .float: 4
             case .double: 8
@@ -124,16 +142,11 @@ struct ClusterBuilder {
         return geometry().fixedBytes(capacity: range.count) + heapBytes(range) <= PageLayout.pageSize
     }
 
-    static func fitsOnePage(_ left: ClusterLeaf, _ right: ClusterLeaf) -> Bool {
-        left.usedBytes + right.usedBytes + ClusterLeaf.keysOffset(columnCount: max(left.columnCount, right.columnCount))
-            < PageLayout.pageSize - 64
-    }
-
     /// The most heap bytes one row may keep inline so that any three rows fit a page; larger
     /// rows push their biggest byte strings to overflow runs. This is what guarantees that a
     /// full leaf can always be split into two leaves that fit.
     static func rowHeapBudget(_ layout: [ColumnSpec]) -> Int {
-        let geometry = ClusterGeometry(columns: layout.map { spec in
+        let geometry = ClusterGeometry(keyWidth: 8, columns: layout.map { spec in
             (spec.kind, spec.kind == .bool ? 0 : spec.kind == .fixed ? Int(spec.fixedWidth) : spec.kind == .float || spec.kind == .bytes ? 4 : 8,
              spec.nullable)
         })
@@ -164,7 +177,9 @@ struct ClusterBuilder {
     /// Writes the rows as a fresh cluster page (`fits()` must hold), leaving room for more rows
     /// in proportion to the heap the current rows use.
     func encode(into page: UnsafeMutableRawPointer, transaction: TransactionID) {
-        let geometry = geometry()
+        let frames = intFrames()
+        let geometry = geometry(frames)
+        let keyFrame = self.keyFrame
         let heap = heapBytes(0..<count)
         let perRow = Double(geometry.fixedBytes(capacity: 64) - geometry.fixedBytes(capacity: 0)) / 64
         let averageHeap = count == 0 ? 0 : Double(heap) / Double(count)
@@ -178,9 +193,11 @@ struct ClusterBuilder {
         page.setU16(PageLayout.countOffset, UInt16(count))
         page.setU16(ClusterLeaf.capacityOffset, UInt16(capacity))
         page.setU16(ClusterLeaf.columnCountOffset, UInt16(layout.count))
+        page.setU8(ClusterLeaf.keyWidthOffset, UInt8(keyFrame.width))
         var offset = ClusterLeaf.keysOffset(columnCount: layout.count)
-        for (row, key) in keys.enumerated() { page.setU64(offset + row * 8, key) }
-        offset += capacity * 8
+        page.setU64(offset, keyFrame.base)
+        for (row, key) in keys.enumerated() { FrameOfReference.store(key, in: page, offset, width: keyFrame.width, row: row) }
+        offset += geometry.keyArea(capacity: capacity)
         var heapStart = PageLayout.pageSize
         for column in layout.indices {
             let (kind, width, nullable) = geometry.columns[column]
@@ -193,6 +210,7 @@ struct ClusterBuilder {
             page.setU8(descriptor + 1, UInt8(width))
             page.setU16(descriptor + 2, UInt16(dataOffset))
             page.setU16(descriptor + 4, UInt16(nullOffset))
+            if kind == .int { page.setU64(dataOffset, frames[column].base) }
             for row in 0..<count {
                 ClusterLeafWriter.store(rows[row][column], in: page, row: row, kind: kind, width: width,
                                         dataOffset: dataOffset, nullOffset: nullOffset, heapStart: &heapStart)

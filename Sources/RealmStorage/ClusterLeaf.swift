@@ -4,17 +4,21 @@
 /// 0    page header: kind .cluster, count = rows, aux = heap start
 /// 24   capacity (u16): rows the fixed-width areas have room for
 /// 26   column count (u16)
+/// 28   key width (u8): bytes per key offset
 /// 32   column descriptors, 8 bytes each: kind, width, data offset (u16), null-bitmap offset (u16; 0 = none)
-/// ...  keys: capacity × u64, sorted
-/// ...  one data area per column: capacity × width bytes (bools: a bitmap), then its null bitmap
+/// ...  keys, ascending: a frame of reference (see below), capacity × key width
+/// ...  one data area per column: capacity × width bytes (integers: a frame of reference; bools:
+///      a bitmap), then its null bitmap
 /// ...  free space
 /// heap byte-string values, growing down from the end of the page
 /// ```
 ///
-/// Integers use the narrowest width (0, 1, 2, 4 or 8 bytes) that holds every value in the leaf;
-/// width 0 means all zero. A byte-string column stores `(offset, length)` per row pointing into
-/// the heap; length `0xFFFF` marks an overflow reference (24 heap bytes). Reading a property is
-/// therefore: one descriptor load, one multiply-add, one load — no allocation, no lookup.
+/// Keys and integer columns are stored as a *frame of reference* (``FrameOfReference``): a 64-bit
+/// base, then one unsigned offset from it per row in the narrowest of 0, 1, 2, 4 or 8 bytes that
+/// the leaf's values need, so consecutive keys or ids take one byte per row. A byte-string column
+/// stores `(offset, length)` per row pointing into the heap; length `0xFFFF` marks an overflow
+/// reference (24 heap bytes). Reading a property is therefore: one descriptor load, one
+/// multiply-add, one or two loads — no allocation, no lookup.
 ///
 /// A leaf may have fewer columns than its table (columns added later); the missing ones read as
 /// their default value. Every offset is validated by ``isWellFormed()`` before a reader trusts the
@@ -22,6 +26,7 @@
 package struct ClusterLeaf {
     static let capacityOffset = 24
     static let columnCountOffset = 26
+    static let keyWidthOffset = 28
     static let descriptorsOffset = 32
     static let descriptorSize = 8
     static let overflowMarker: UInt16 = 0xFFFF
@@ -35,6 +40,8 @@ package struct ClusterLeaf {
     @inline(__always) package var count: Int { base.pageCount16 }
     @inline(__always) package var capacity: Int { Int(base.u16(Self.capacityOffset)) }
     @inline(__always) package var columnCount: Int { Int(base.u16(Self.columnCountOffset)) }
+    /// Bytes per key offset in the key area (0, 1, 2, 4 or 8).
+    @inline(__always) var keyWidth: Int { Int(base.u8(Self.keyWidthOffset)) }
     @inline(__always) var heapStart: Int { Int(base.u32(PageLayout.auxOffset)) }
 
     @inline(__always) static func keysOffset(columnCount: Int) -> Int {
@@ -42,7 +49,9 @@ package struct ClusterLeaf {
     }
     @inline(__always) var keysOffset: Int { Self.keysOffset(columnCount: columnCount) }
 
-    @inline(__always) package func key(_ row: Int) -> UInt64 { base.u64(keysOffset + row * 8) }
+    @inline(__always) package func key(_ row: Int) -> UInt64 {
+        FrameOfReference.load(base, keysOffset, width: keyWidth, row: row)
+    }
 
     /// Appends the leaf's keys in order: one call per leaf, so a caller collecting a table's keys
     /// pays its exclusivity check and capacity check per leaf rather than per row.
@@ -51,15 +60,36 @@ package struct ClusterLeaf {
     }
 
     /// The row holding `key`, or where it would be inserted, and whether it is present.
+    /// Whether `key` can join the key area as it is: at or above its base (offsets must order like
+    /// the keys, so they may not wrap) and within what the width holds.
+    @inline(__always) func canHoldKey(_ key: UInt64) -> Bool {
+        key >= base.u64(keysOffset) && FrameOfReference.fits(key, base, keysOffset, width: keyWidth)
+    }
+
+    /// A binary search over the key offsets, with the width decided once.
     @inline(__always) package func find(_ key: UInt64) -> (index: Int, found: Bool) {
-        let keys = keysOffset
-        var low = 0
-        var high = count
-        while low < high {
-            let mid = (low + high) >> 1
-            if base.u64(keys + mid * 8) < key { low = mid + 1 } else { high = mid }
+        let area = keysOffset
+        let frame = base.u64(area)
+        let count = self.count
+        guard count > 0, key >= frame else { return (0, false) }
+        let target = key &- frame
+        let offsets = area &+ 8
+        @inline(__always) func search(_ offset: (Int) -> UInt64) -> (index: Int, found: Bool) {
+            var low = 0
+            var high = count
+            while low < high {
+                let mid = (low + high) >> 1
+                if offset(mid) < target { low = mid + 1 } else { high = mid }
+            }
+            return (low, low < count && offset(low) == target)
         }
-        return (low, low < count && base.u64(keys + low * 8) == key)
+        switch keyWidth {
+        case 1: return search { UInt64(base.u8(offsets &+ $0)) }
+        case 2: return search { UInt64(base.u16(offsets &+ $0 &* 2)) }
+        case 4: return search { UInt64(base.u32(offsets &+ $0 &* 4)) }
+        case 8: return search { base.u64(offsets &+ $0 &* 8) }
+        default: return search { _ in 0 }
+        }
     }
 
     // MARK: Columns
@@ -86,17 +116,10 @@ package struct ClusterLeaf {
         column >= columnCount || nullOffset(column) != 0
     }
 
-    /// The integer in an `.int` column (0 when absent or null).
+    /// The integer in an `.int` column (0 when absent; unspecified when null).
     @inline(__always) package func int(_ row: Int, _ column: Int) -> Int64 {
         guard column < columnCount else { return 0 }
-        let offset = dataOffset(column)
-        switch width(column) {
-        case 1: return Int64(Int8(truncatingIfNeeded: base.u8(offset + row)))
-        case 2: return Int64(Int16(truncatingIfNeeded: base.u16(offset + row * 2)))
-        case 4: return Int64(Int32(truncatingIfNeeded: base.u32(offset + row * 4)))
-        case 8: return Int64(bitPattern: base.u64(offset + row * 8))
-        default: return 0
-        }
+        return Int64(bitPattern: FrameOfReference.load(base, dataOffset(column), width: width(column), row: row))
     }
 
     @inline(__always) package func bool(_ row: Int, _ column: Int) -> Bool {
@@ -163,9 +186,12 @@ package struct ClusterLeaf {
     }
 
     /// Bytes this leaf's rows need (fixed areas at `count` rows plus live heap), for merge decisions.
-    var usedBytes: Int {
-        ClusterGeometry(columns: (0..<columnCount).map { (kind($0) ?? .int, width($0), nullOffset($0) != 0) })
-            .fixedBytes(capacity: count) + liveHeapBytes
+    var usedBytes: Int { geometry.fixedBytes(capacity: count) + liveHeapBytes }
+
+    /// The leaf's widths, as ``ClusterGeometry`` sizes areas.
+    var geometry: ClusterGeometry {
+        ClusterGeometry(keyWidth: keyWidth,
+                        columns: (0..<columnCount).map { (kind($0) ?? .int, width($0), nullOffset($0) != 0) })
     }
 
     /// Checks the geometry a reader relies on (descriptors and areas): O(columns), done on every
@@ -175,17 +201,18 @@ package struct ClusterLeaf {
     /// Also checks every byte-string slot and key order: O(rows), for integrity checks.
     package func isWellFormed(deep: Bool) -> Bool {
         let columns = columnCount
-        guard count <= capacity, Self.keysOffset(columnCount: columns) + capacity * 8 <= PageLayout.pageSize,
+        guard count <= capacity, FrameOfReference.isValid(width: keyWidth),
+              Self.keysOffset(columnCount: columns) + FrameOfReference.bytes(capacity: capacity, width: keyWidth) <= PageLayout.pageSize,
               heapStart <= PageLayout.pageSize else { return false }
-        var fixedEnd = keysOffset + capacity * 8
+        var fixedEnd = keysOffset + FrameOfReference.bytes(capacity: capacity, width: keyWidth)
         for column in 0..<columns {
             guard let kind = kind(column) else { return false }
             let width = self.width(column)
             let area: Int
             switch kind {
             case .int:
-                switch width { case 0, 1, 2, 4, 8: break; default: return false }
-                area = capacity * width
+                guard FrameOfReference.isValid(width: width) else { return false }
+                area = FrameOfReference.bytes(capacity: capacity, width: width)
             case .bool: area = (capacity + 7) / 8
             case .float: guard width == 4 else { return false }; area = capacity * 4
             case .double: guard width == 8 else { return false }; area = capacity * 8
@@ -215,25 +242,98 @@ package struct ClusterLeaf {
 
 /// The sizes of a cluster's fixed-width areas for a given capacity.
 struct ClusterGeometry {
-    /// Per column: kind, value width in bytes (0 for bools and all-zero ints), nullable.
+    /// Bytes per key offset.
+    var keyWidth: Int
+    /// Per column: kind, value width in bytes (0 for bools and all-equal ints), nullable.
     var columns: [(kind: ColumnSpec.Kind, width: Int, nullable: Bool)]
 
     /// Bytes of a column's data area, rounded up to 8 so every area starts 8-byte aligned.
     func area(_ column: Int, capacity: Int) -> Int {
         let info = columns[column]
-        return Self.aligned(info.kind == .bool ? (capacity + 7) / 8 : capacity * info.width)
+        switch info.kind {
+        case .bool: return Self.aligned((capacity + 7) / 8)
+        case .int: return Self.aligned(FrameOfReference.bytes(capacity: capacity, width: info.width))
+        default: return Self.aligned(capacity * info.width)
+        }
     }
+
+    /// Bytes of the key area.
+    func keyArea(capacity: Int) -> Int { Self.aligned(FrameOfReference.bytes(capacity: capacity, width: keyWidth)) }
 
     static func bitmapBytes(capacity: Int) -> Int { aligned((capacity + 7) / 8) }
     static func aligned(_ bytes: Int) -> Int { (bytes + 7) & ~7 }
 
     /// Bytes from the start of the page to the end of the fixed areas.
     func fixedBytes(capacity: Int) -> Int {
-        var total = ClusterLeaf.keysOffset(columnCount: columns.count) + capacity * 8
+        var total = ClusterLeaf.keysOffset(columnCount: columns.count) + keyArea(capacity: capacity)
         for column in columns.indices {
             total += area(column, capacity: capacity)
             if columns[column].nullable { total += Self.bitmapBytes(capacity: capacity) }
         }
         return total
+    }
+}
+
+/// Integers stored as a frame of reference: a 64-bit base, then one unsigned offset from it per
+/// row, in the narrowest of 0, 1, 2, 4 or 8 bytes that holds every offset of the leaf. A value is
+/// `base &+ offset` (wrapping, so signed integers and any base work alike). Keys and `.int`
+/// columns use it: a leaf of consecutive keys, ids, or values in a small range (an age) stores
+/// one byte per row instead of eight.
+///
+/// Layout of an area: base (u64) at `area`, offsets from `area + 8`.
+enum FrameOfReference {
+    static func isValid(width: Int) -> Bool { width == 0 || width == 1 || width == 2 || width == 4 || width == 8 }
+
+    /// Bytes of an area with room for `capacity` offsets.
+    static func bytes(capacity: Int, width: Int) -> Int { 8 + capacity * width }
+
+    /// The largest offset `width` bytes hold.
+    static func maximumOffset(width: Int) -> UInt64 { width >= 8 ? .max : (1 << UInt64(width * 8)) - 1 }
+
+    /// The narrowest width for values spanning `range` (largest minus smallest, wrapping).
+    static func width(range: UInt64) -> Int {
+        range == 0 ? 0 : range <= 0xFF ? 1 : range <= 0xFFFF ? 2 : range <= 0xFFFF_FFFF ? 4 : 8
+    }
+
+    @inline(__always)
+    static func load(_ page: UnsafeRawPointer, _ area: Int, width: Int, row: Int) -> UInt64 {
+        let base = page.u64(area)
+        let offsets = area &+ 8
+        switch width {
+        case 1: return base &+ UInt64(page.u8(offsets &+ row))
+        case 2: return base &+ UInt64(page.u16(offsets &+ row &* 2))
+        case 4: return base &+ UInt64(page.u32(offsets &+ row &* 4))
+        case 8: return base &+ page.u64(offsets &+ row &* 8)
+        default: return base
+        }
+    }
+
+    /// Whether `value` can be stored in the area as it is (its offset fits the width).
+    static func fits(_ value: UInt64, _ page: UnsafeRawPointer, _ area: Int, width: Int) -> Bool {
+        value &- page.u64(area) <= maximumOffset(width: width)
+    }
+
+    /// Stores `value` at `row`; it must fit.
+    static func store(_ value: UInt64, in page: UnsafeMutableRawPointer, _ area: Int, width: Int, row: Int) {
+        let offset = value &- UnsafeRawPointer(page).u64(area)
+        let offsets = area + 8
+        switch width {
+        case 1: page.setU8(offsets + row, UInt8(truncatingIfNeeded: offset))
+        case 2: page.setU16(offsets + row * 2, UInt16(truncatingIfNeeded: offset))
+        case 4: page.setU32(offsets + row * 4, UInt32(truncatingIfNeeded: offset))
+        case 8: page.setU64(offsets + row * 8, offset)
+        default: break
+        }
+    }
+
+    /// Moves the offsets of rows `from..<count` one row up (to make room at `from`) or down.
+    static func shift(_ page: UnsafeMutableRawPointer, _ area: Int, width: Int, from: Int, count: Int, up: Bool) {
+        guard width > 0 else { return }
+        let offsets = page + area + 8
+        if up {
+            (offsets + (from + 1) * width).copyMemory(from: offsets + from * width, byteCount: (count - from) * width)
+        } else {
+            (offsets + from * width).copyMemory(from: offsets + (from + 1) * width, byteCount: (count - from - 1) * width)
+        }
     }
 }

@@ -1,7 +1,7 @@
 /// In-place edits of a cluster owned by the current write transaction: the fast path.
 ///
 /// Each method returns `false` when the edit needs a different page geometry (no spare capacity,
-/// an integer wider than its column, a heap that is full even after compaction, a leaf with fewer
+/// a key or integer outside its frame of reference, a heap that is full even after compaction, a leaf with fewer
 /// columns than the table); the caller then rebuilds through ``ClusterBuilder``.
 struct ClusterLeafWriter {
     let base: UnsafeMutableRawPointer
@@ -20,13 +20,7 @@ struct ClusterLeafWriter {
             if kind == .bool { setBit(page, dataOffset, row, false) }
             if kind == .bytes { page.setU32(dataOffset + row * 4, 0) }
         case .int(let value):
-            switch width {
-            case 0: break
-            case 1: page.setU8(dataOffset + row, UInt8(truncatingIfNeeded: value))
-            case 2: page.setU16(dataOffset + row * 2, UInt16(truncatingIfNeeded: value))
-            case 4: page.setU32(dataOffset + row * 4, UInt32(truncatingIfNeeded: value))
-            default: page.setU64(dataOffset + row * 8, UInt64(bitPattern: value))
-            }
+            FrameOfReference.store(UInt64(bitPattern: value), in: page, dataOffset, width: width, row: row)
         case .bool(let value): setBit(page, dataOffset, row, value)
         case .float(let value): page.setU32(dataOffset + row * 4, value.bitPattern)
         case .double(let value): page.setU64(dataOffset + row * 8, value.bitPattern)
@@ -59,22 +53,13 @@ struct ClusterLeafWriter {
         switch cell {
         case .null: return leaf.nullOffset(column) != 0
         case .int(let value):
-            switch leaf.width(column) {
-            case 0: return value == 0
-            case 1: return Int8(exactly: value) != nil
-            case 2: return Int16(exactly: value) != nil
-            case 4: return Int32(exactly: value) != nil
-            default: return true
-            }
+            return FrameOfReference.fits(UInt64(bitPattern: value), leaf.base, leaf.dataOffset(column), width: leaf.width(column))
         default: return true
         }
     }
 
     private var freeHeapSpace: Int {
-        let geometry = ClusterGeometry(columns: (0..<leaf.columnCount).map {
-            (leaf.kind($0) ?? .int, leaf.width($0), leaf.nullOffset($0) != 0)
-        })
-        return leaf.heapStart - geometry.fixedBytes(capacity: leaf.capacity)
+        leaf.heapStart - leaf.geometry.fixedBytes(capacity: leaf.capacity)
     }
 
     /// Makes `bytes` contiguous heap bytes available, compacting if that helps.
@@ -112,13 +97,13 @@ struct ClusterLeafWriter {
     func insert(at index: Int, key: UInt64, cells: [ClusterBuilder.Cell]) -> Bool {
         let leaf = self.leaf
         guard leaf.count < leaf.capacity, leaf.columnCount == cells.count,
+              leaf.canHoldKey(key),
               cells.indices.allSatisfy({ fitsWidth(cells[$0], $0) }),
               reserveHeap(cells.reduce(0) { $0 + $1.heapBytes })
         else { return false }
         let count = leaf.count
-        let keys = leaf.keysOffset
-        (base + keys + (index + 1) * 8).copyMemory(from: base + keys + index * 8, byteCount: (count - index) * 8)
-        base.setU64(keys + index * 8, key)
+        FrameOfReference.shift(base, leaf.keysOffset, width: leaf.keyWidth, from: index, count: count, up: true)
+        FrameOfReference.store(key, in: base, leaf.keysOffset, width: leaf.keyWidth, row: index)
         var heapStart = leaf.heapStart
         for column in cells.indices {
             let kind = leaf.kind(column)!
@@ -126,6 +111,8 @@ struct ClusterLeafWriter {
             let dataOffset = leaf.dataOffset(column)
             if kind == .bool {
                 shiftBitsUp(dataOffset, from: index, count: count)
+            } else if kind == .int {
+                FrameOfReference.shift(base, dataOffset, width: width, from: index, count: count, up: true)
             } else if width > 0 {
                 (base + dataOffset + (index + 1) * width)
                     .copyMemory(from: base + dataOffset + index * width, byteCount: (count - index) * width)
@@ -154,13 +141,14 @@ struct ClusterLeafWriter {
     func remove(at index: Int) {
         let leaf = self.leaf
         let count = leaf.count
-        let keys = leaf.keysOffset
-        (base + keys + index * 8).copyMemory(from: base + keys + (index + 1) * 8, byteCount: (count - index - 1) * 8)
+        FrameOfReference.shift(base, leaf.keysOffset, width: leaf.keyWidth, from: index, count: count, up: false)
         for column in 0..<leaf.columnCount {
             let width = leaf.width(column)
             let dataOffset = leaf.dataOffset(column)
             if leaf.kind(column) == .bool {
                 shiftBitsDown(dataOffset, from: index, count: count)
+            } else if leaf.kind(column) == .int {
+                FrameOfReference.shift(base, dataOffset, width: width, from: index, count: count, up: false)
             } else if width > 0 {
                 (base + dataOffset + index * width)
                     .copyMemory(from: base + dataOffset + (index + 1) * width, byteCount: (count - index - 1) * width)

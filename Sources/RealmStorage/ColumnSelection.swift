@@ -76,12 +76,15 @@ extension ClusterLeaf {
         let nulls = nullOffset(column)
         switch test {
         case .int(_, let comparison, let value):
+            // A frame of reference: the base plus each row's offset (FrameOfReference).
+            let frame = base.u64(offset)
+            let offsets = offset &+ 8
             switch width(column) {
-            case 1: narrow(selection, comparison, value, nulls, test.nullPasses) { Int64(Int8(truncatingIfNeeded: base.u8(offset &+ $0))) }
-            case 2: narrow(selection, comparison, value, nulls, test.nullPasses) { Int64(Int16(truncatingIfNeeded: base.u16(offset &+ $0 &* 2))) }
-            case 4: narrow(selection, comparison, value, nulls, test.nullPasses) { Int64(Int32(truncatingIfNeeded: base.u32(offset &+ $0 &* 4))) }
-            case 8: narrow(selection, comparison, value, nulls, test.nullPasses) { Int64(bitPattern: base.u64(offset &+ $0 &* 8)) }
-            default: narrow(selection, comparison, value, nulls, test.nullPasses) { _ in 0 }  // width 0: every value is 0
+            case 1: narrow(selection, comparison, value, nulls, test.nullPasses) { Int64(bitPattern: frame &+ UInt64(base.u8(offsets &+ $0))) }
+            case 2: narrow(selection, comparison, value, nulls, test.nullPasses) { Int64(bitPattern: frame &+ UInt64(base.u16(offsets &+ $0 &* 2))) }
+            case 4: narrow(selection, comparison, value, nulls, test.nullPasses) { Int64(bitPattern: frame &+ UInt64(base.u32(offsets &+ $0 &* 4))) }
+            case 8: narrow(selection, comparison, value, nulls, test.nullPasses) { Int64(bitPattern: frame &+ base.u64(offsets &+ $0 &* 8)) }
+            default: narrow(selection, comparison, value, nulls, test.nullPasses) { _ in Int64(bitPattern: frame) }  // width 0: all equal
             }
         case .double(_, let comparison, let value):
             narrow(selection, comparison, value, nulls, test.nullPasses) { Double(bitPattern: base.u64(offset &+ $0 &* 8)) }
@@ -146,7 +149,8 @@ extension ClusterLeaf {
         let rows = Swift.min(count, capacity)
         for column in columns where column < columnCount && descriptor(column + 1) <= PageLayout.pageSize {
             let start = dataOffset(column) & pageMask
-            let end = Swift.min(start &+ width(column) &* rows, PageLayout.pageSize)
+            let frame = kind(column) == .int ? 8 : 0  // an integer area starts with its base
+            let end = Swift.min(start &+ frame &+ width(column) &* rows, PageLayout.pageSize)
             var line = start & ~63  // pages are page-aligned, so this is a cache-line boundary
             while line < end { Prefetch.read(base + line); line &+= 64 }
         }
