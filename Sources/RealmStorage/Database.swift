@@ -443,10 +443,25 @@ package final class Database: Sendable {
         }
     }
 
-    /// Writes the batch's pages (the newest copy of each page number), then the meta page.
+    /// Writes the batch's pages, then the meta page.
+    ///
+    /// Only the batch's last version becomes readable (the others were never published), so a
+    /// page that one commit wrote and a later commit of the batch replaced is skipped: under
+    /// group commit, eight one-object commits write one copy of the leaf-to-root path instead of
+    /// eight. Nothing can read a skipped page: no published version reaches it, and it may be
+    /// reused only after the commit that freed it is durable.
     private func writeBatch(_ batch: [PreparedCommit], meta: MetaPage, slot: Int) throws {
         var pages: [PageNumber: DirtyPage] = [:]
-        for commit in batch { pages.merge(commit.pages) { _, newer in newer } }
+        for commit in batch {
+            for run in commit.freed where !pages.isEmpty {
+                if run.count > UInt64(pages.count) {
+                    pages = pages.filter { $0.key < run.start || $0.key >= run.end }
+                } else {
+                    for number in run.start..<run.end { pages[number] = nil }
+                }
+            }
+            pages.merge(commit.pages) { _, newer in newer }
+        }
         let sorted = pages.sorted { $0.key < $1.key }
         let metaPage = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { metaPage.deallocate() }

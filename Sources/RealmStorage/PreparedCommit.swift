@@ -30,10 +30,15 @@ package struct VersionTip: Sendable {
 package final class PreparedCommit: @unchecked Sendable {
     package let tip: VersionTip
     package let pages: [PageNumber: DirtyPage]
+    /// The pages this commit stopped using (older copies of what it rewrote, the previous
+    /// free-list chain). When an earlier commit of the same flush wrote one of them, that copy
+    /// belongs to a version no reader will ever see, and the flush skips it.
+    let freed: [PageRun]
 
-    init(tip: VersionTip, pages: [PageNumber: DirtyPage]) {
+    init(tip: VersionTip, pages: [PageNumber: DirtyPage], freed: [PageRun]) {
         self.tip = tip
         self.pages = pages
+        self.freed = freed
     }
 
     package var transaction: TransactionID { tip.meta.transaction }

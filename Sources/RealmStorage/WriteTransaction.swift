@@ -222,8 +222,10 @@ package final class WriteTransaction: PageSource {
             }
         }
         // 2. The previous free-list chain is replaced by a new one, written below.
+        let chainRuns = base.chainPages.map { PageRun(start: $0, count: 1) }
+        let released = freed + chainRuns
         freeList.record(freedBy: transaction, runs: freed)
-        freeList.recordChain(freedBy: transaction, runs: base.chainPages.map { PageRun(start: $0, count: 1) })
+        freeList.recordChain(freedBy: transaction, runs: chainRuns)
         freed = []
         var chain: [(number: PageNumber, pointer: UnsafeMutableRawPointer)] = []
         while chain.count < freeList.chainPagesNeeded {
@@ -240,7 +242,7 @@ package final class WriteTransaction: PageSource {
             freeList: chain.first.map { ChainHead(page: $0.number, transaction: transaction) } ?? .none
         )
         let commit = PreparedCommit(
-            tip: VersionTip(meta: meta, freeList: freeList, chainPages: chain.map(\.number)), pages: dirty)
+            tip: VersionTip(meta: meta, freeList: freeList, chainPages: chain.map(\.number)), pages: dirty, freed: released)
         dirty = [:]
         isFinished = true
         try database.enqueue(commit, generation: generation)

@@ -105,4 +105,53 @@ import Testing
         #expect(count == 1 || count == 4, "count \(count)")
         _ = try reopened.verify()
     }
+
+    /// Counts the bytes written to the file.
+    final class WrittenBytes: IOFaultInjector, @unchecked Sendable {
+        // @unchecked: `bytes` is guarded by `lock`.
+        private let lock = NSLock()
+        private var bytes = 0
+        var total: Int { lock.withLock { bytes } }
+        func beforeWrite(offset: UInt64, length: Int) -> WriteFault { lock.withLock { bytes += length }; return .none }
+        func beforeSync() -> Int32? { nil }
+    }
+
+    /// Eight commits stacked on each other and flushed together write the leaf-to-root path once:
+    /// the copies the later commits replaced belong to versions nobody can read. The last
+    /// version is what the file holds, also after reopening.
+    @Test func aFlushWritesOnlyThePagesItsLastVersionUses() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let written = WrittenBytes()
+        let layout = TableTreeTests.baseLayout
+        do {
+            let database = try Database.open(path: path, options: DatabaseOptions(faults: written))
+            let setup = try database.beginWrite()
+            let table = try setup.createTree()
+            for key in 0..<UInt64(2000) { try setup.insertRow(table, key: key, values: layout.map(\.defaultValue), layout: layout) }
+            try setup.commit()
+
+            func stackedUpdates(_ count: Int) throws -> Int {
+                let before = written.total
+                for value in 1...count {
+                    let write = try database.beginWrite()
+                    try write.updateValue(table, key: 1500, column: 0, value: .int(Int64(value)), layout: layout)
+                    _ = try write.prepare()
+                }
+                try database.flush()
+                return written.total - before
+            }
+            let one = try stackedUpdates(1)
+            let eight = try stackedUpdates(8)
+            // Each commit rewrites a leaf, the root, the catalog and the free list (plus the meta):
+            // eight separate ones would write about eight times `one`.
+            #expect(eight <= one + 2 * PageLayout.pageSize, "one commit \(one) bytes, eight stacked \(eight) bytes")
+            try database.close()
+        }
+        let reopened = try Database.open(path: path)
+        let read = try reopened.beginRead()
+        let (leaf, row) = try #require(try read.row(in: read.root(of: 1), key: 1500))
+        #expect(leaf.int(row, 0) == 8)
+        _ = try reopened.verify()
+    }
 }
