@@ -12,7 +12,11 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     public required init() {}
 
     /// The realm, table and key of a managed object; nil while unmanaged.
-    @usableFromInline final var realmState: ObjectState?
+    ///
+    /// Unchecked exclusivity (read on every property access; see `Realm.reader`): an object is
+    /// not Sendable and belongs to its realm's isolation domain, and nothing modifies this while
+    /// it is being read.
+    @exclusivity(unchecked) @usableFromInline final var realmState: ObjectState?
 
     /// Set on the probe objects `where { }` uses to learn property names from key paths: a
     /// property read then records its name instead of reading (see ``QueryKeyPaths``).
@@ -187,9 +191,11 @@ final class ObjectState {
     let realm: Realm
     let table: Table
     let key: UInt64
-    private var stamp: UInt64 = .max
-    private var leaf: UnsafeRawPointer?
-    private var row = 0
+    // Unchecked exclusivity, as `Realm.stamp`: read on every property access, confined to the
+    // realm's isolation domain, never accessed while being modified.
+    @exclusivity(unchecked) private var stamp: UInt64 = .max
+    @exclusivity(unchecked) private var leaf: UnsafeRawPointer?
+    @exclusivity(unchecked) private var row = 0
 
     /// The column of the property at `keyPath` if this object's handle has resolved it for the
     /// object's table before (one dictionary lookup); nil otherwise.

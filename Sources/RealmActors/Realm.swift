@@ -20,10 +20,18 @@ public final class Realm {
     public let configuration: Configuration
 
     let file: SharedRealmFile
+    // Exclusivity: the stored properties marked `@exclusivity(unchecked)` are read on every
+    // property access of a managed object, where a runtime exclusivity check (a thread-local
+    // access set, ~5–10 ns each, several per read) cost more than the read itself. Unchecked is
+    // safe because a handle is confined to one isolation domain (it is not Sendable, and
+    // actor-isolated handles are used only on their actor), so accesses never race, and none of
+    // these properties is accessed while a modifying access to it is in progress (no inout or
+    // mutating call on them re-enters code that touches them).
+
     /// The version this handle reads (also during a write, for what the write has not touched).
-    private(set) var reader: ReadTransaction
+    @exclusivity(unchecked) private(set) var reader: ReadTransaction
     /// The open write transaction, if any.
-    private(set) var writer: WriteTransaction?
+    @exclusivity(unchecked) private(set) var writer: WriteTransaction?
     /// The schema at the handle's version (including tables a write transaction created).
     private(set) var catalog: SchemaCatalog {
         didSet {
@@ -45,7 +53,7 @@ public final class Realm {
     /// The last few hits of `columnCache`, checked first: a property read of a fresh object is
     /// then a few identity comparisons instead of hashing and retaining. Entries hold bare
     /// identities; `columnCache` retains what they name and is cleared with them.
-    private var recentColumns = RecentColumns()
+    @exclusivity(unchecked) private var recentColumns = RecentColumns()
     private var catalogChanged = false
     /// The first error of the current write transaction from an operation that cannot throw
     /// (`add`, `create`): the transaction cannot commit and `commitWrite`/`write` throw it.
@@ -54,7 +62,7 @@ public final class Realm {
     var silencedObservers: Set<UInt64> = []
     /// Changes whenever what this handle sees may have moved (refresh, or any change inside a
     /// write transaction), invalidating the objects' cached positions.
-    private(set) var stamp: UInt64 = 0
+    @exclusivity(unchecked) private(set) var stamp: UInt64 = 0
     /// The actor the handle is isolated to (``open(configuration:isolation:)``), if any.
     let actor: (any Actor)?
     /// The version a frozen handle reads; nil for live handles.
@@ -174,7 +182,7 @@ public final class Realm {
     }
 
     /// Counts ``invalidate()`` calls; objects read before the last one are invalid.
-    private(set) var invalidations: UInt64 = 0
+    @exclusivity(unchecked) private(set) var invalidations: UInt64 = 0
 
     /// Whether the realm holds no objects.
     public var isEmpty: Bool {
