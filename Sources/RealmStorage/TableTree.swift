@@ -43,6 +43,15 @@ extension WriteTransaction {
             if case .inline(let bytes) = leaf.storedBytes(row, other), !leaf.isNull(row, other) { inlineOthers += bytes.count }
         }
         let cell = try cell(for: value, inlineBudget: ClusterBuilder.rowHeapBudget(layout) - inlineOthers)
+        // The leaf is this transaction's own copy when its header carries this transaction (no
+        // committed page can: they come from earlier transactions), and then so is every page
+        // above it. A fixed-width value that fits is written in place, without a second
+        // descent; byte strings take the general path, which also frees replaced overflow runs.
+        if leaf.base.pageTransaction == transaction, layout[column].kind != .bytes, leaf.columnCount == layout.count,
+           ClusterLeafWriter(UnsafeMutableRawPointer(mutating: leaf.base)).update(row: row, column: column, cell: cell) {
+            changeLog.record(.update, id, key, column: column)
+            return
+        }
         try modify(&root, key: key) { node, _ in
             try updateInCluster(node, key: key, column: column, cell: cell, layout: layout)
         }
