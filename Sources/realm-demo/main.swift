@@ -48,6 +48,16 @@ config.objectTypes = [Dog.self]
 print("RealmActors demo")
 print("realm file: \(config.fileURL?.path ?? "(in memory)")")
 
+// A file this library cannot open (damaged, foreign, or left by an older development build of
+// the format) is reported, not trapped on.
+do {
+    _ = try Realm(configuration: config)
+} catch let error as Realm.Error {
+    print("cannot open the demo's realm: \(error.message)")
+    print("it holds only demo data: delete \(config.fileURL?.path ?? "it") and run the demo again")
+    exit(1)
+}
+
 // Several actors write concurrently; every write transaction takes the file's write lock in turn.
 let kennels = ["North", "South", "East", "West"].map(Kennel.init)
 let started = ContinuousClock.now
