@@ -230,15 +230,19 @@ extension Realm {
 
     /// The key of the object of `table` whose primary key is `key`. Traps if the class has no
     /// primary key or `key` is not of its type, as in Realm.
-    func object(in table: Table, forPrimaryKey key: Any) -> UInt64? {
+    func object<KeyType>(in table: Table, forPrimaryKey key: KeyType) -> UInt64? {
         guard let column = table.primaryKeyColumn, let property = table.property(column) else {
             fatalError("'\(table.name)' does not have a primary key")
         }
         let value: ColumnValue
-        do {
-            value = try property.columnValue(from: key, className: table.name)
-        } catch {
-            fatalError("Invalid value '\(key)' of type '\(type(of: key))' for primary key '\(table.name).\(property.name)'")
+        if let direct = Self.primaryKeyValue(key, kind: property.kind) {
+            value = direct
+        } else {
+            do {
+                value = try property.columnValue(from: key, className: table.name)
+            } catch {
+                fatalError("Invalid value '\(key)' of type '\(type(of: key))' for primary key '\(table.name).\(property.name)'")
+            }
         }
         do {
             if let writer {
@@ -250,6 +254,22 @@ extension Realm {
         } catch {
             fatalError("The realm file is damaged: \(error)")
         }
+    }
+
+    /// The stored value of an `Int` or `String` primary key, converted directly: the general
+    /// conversion (`columnValue(from:)`, which reflects to unwrap optionals and casts to
+    /// protocols) was most of the time of a lookup by primary key.
+    private static func primaryKeyValue<KeyType>(_ key: KeyType, kind: PropertyKind) -> ColumnValue? {
+        switch kind {
+        case .int:
+            if let int = key as? Int { return .int(Int64(int)) }
+            if let int = key as? Int64 { return .int(int) }
+        case .string:
+            if let string = key as? String { return .bytes(Array(string.utf8)) }
+        default:
+            break
+        }
+        return nil
     }
 
     /// A new accessor for a stored object.
