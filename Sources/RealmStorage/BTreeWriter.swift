@@ -209,20 +209,20 @@ extension WriteTransaction {
 
 /// Where a large value lives: the first page of its overflow run, the transaction that wrote the
 /// run, and the value's length. Stored as 24 bytes in a leaf's heap.
-package struct OverflowReference: Equatable, Sendable {
+public struct OverflowReference: Equatable, Sendable {
     package var page: PageNumber
     package var transaction: TransactionID
     package var length: UInt64
 
-    static let size = 24
+    @usableFromInline static let size = 24
 
-    init(page: PageNumber, transaction: TransactionID, length: UInt64) {
+    @usableFromInline init(page: UInt64, transaction: UInt64, length: UInt64) {  // PageNumber, TransactionID
         self.page = page
         self.transaction = transaction
         self.length = length
     }
 
-    init(_ base: UnsafeRawPointer) {
+    @inlinable init(_ base: UnsafeRawPointer) {
         self.init(page: base.u64(0), transaction: base.u64(8), length: base.u64(16))
     }
 

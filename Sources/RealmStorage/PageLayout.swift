@@ -5,7 +5,7 @@ package typealias PageNumber = UInt64
 package typealias TransactionID = UInt64
 
 /// What a page holds, stored in byte 16 of every page header.
-package enum PageKind: UInt8, Sendable {
+@usableFromInline package enum PageKind: UInt8, Sendable {
     case meta = 1
     case inner = 2
     case leaf = 3
@@ -31,39 +31,39 @@ package enum PageKind: UInt8, Sendable {
 ///
 /// All integers are little-endian and read with unaligned loads, so a page decodes identically on
 /// any host and from any offset of the mapping.
-package enum PageLayout {
+@usableFromInline package enum PageLayout {
     /// Bytes per page. Recorded in the meta page so that larger pages can come later.
-    package static let pageSize = 4096
-    package static let pageShift: UInt64 = 12
-    package static let headerSize = 24
+    @usableFromInline package static let pageSize = 4096
+    @usableFromInline package static let pageShift: UInt64 = 12
+    @usableFromInline package static let headerSize = 24
 
-    package static let checksumOffset = 0
-    package static let transactionOffset = 8
-    package static let kindOffset = 16
-    package static let flagsOffset = 17
-    package static let countOffset = 18
-    package static let auxOffset = 20
+    @usableFromInline package static let checksumOffset = 0
+    @usableFromInline package static let transactionOffset = 8
+    @usableFromInline package static let kindOffset = 16
+    @usableFromInline package static let flagsOffset = 17
+    @usableFromInline package static let countOffset = 18
+    @usableFromInline package static let auxOffset = 20
 
     /// The first page that can hold data; pages 0 and 1 are the two meta pages.
     package static let firstDataPage: PageNumber = 2
 }
 
 extension UnsafeRawPointer {
-    @inline(__always) func u64(_ offset: Int) -> UInt64 {
+    @inlinable @inline(__always) func u64(_ offset: Int) -> UInt64 {
         UInt64(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
-    @inline(__always) func u32(_ offset: Int) -> UInt32 {
+    @inlinable @inline(__always) func u32(_ offset: Int) -> UInt32 {
         UInt32(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
-    @inline(__always) func u16(_ offset: Int) -> UInt16 {
+    @inlinable @inline(__always) func u16(_ offset: Int) -> UInt16 {
         UInt16(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt16.self))
     }
-    @inline(__always) func u8(_ offset: Int) -> UInt8 {
+    @inlinable @inline(__always) func u8(_ offset: Int) -> UInt8 {
         load(fromByteOffset: offset, as: UInt8.self)
     }
-    var pageKind: PageKind? { PageKind(rawValue: u8(PageLayout.kindOffset)) }
+    @inlinable var pageKind: PageKind? { PageKind(rawValue: u8(PageLayout.kindOffset)) }
     var pageTransaction: TransactionID { u64(PageLayout.transactionOffset) }
-    var pageCount16: Int { Int(u16(PageLayout.countOffset)) }
+    @inlinable var pageCount16: Int { Int(u16(PageLayout.countOffset)) }
 }
 
 extension UnsafeMutableRawPointer {
