@@ -172,7 +172,7 @@ package struct QueryEvaluator {
             let targets = try objects(at: path, leaf, row)
             var matching = 0
             for key in targets where try matches(predicate, key: key, in: target) { matching += 1 }
-            return QueryComparisons.compareNumbers(Double(matching), op, count)
+            return QueryComparisons.compareOrdered(Double(matching), op, count)
         }
     }
 
@@ -189,11 +189,11 @@ package struct QueryEvaluator {
             return QueryComparisons.compare(.null, comparison.op, right, kind: property.kind, options: [])
         }
         switch (property.kind, right) {
-        case (.int, .int(let value)): return QueryComparisons.compareInts(leaf.int(row, column), comparison.op, value)
-        case (.int, .double(let value)): return QueryComparisons.compareNumbers(Double(leaf.int(row, column)), comparison.op, value)
+        case (.int, .int(let value)): return QueryComparisons.compareOrdered(leaf.int(row, column), comparison.op, value)
+        case (.int, .double(let value)): return QueryComparisons.compareOrdered(Double(leaf.int(row, column)), comparison.op, value)
         case (.double, .double(let value)), (.date, .double(let value)):
-            return QueryComparisons.compareNumbers(leaf.double(row, column), comparison.op, value)
-        case (.float, .double(let value)): return QueryComparisons.compareNumbers(Double(leaf.float(row, column)), comparison.op, value)
+            return QueryComparisons.compareOrdered(leaf.double(row, column), comparison.op, value)
+        case (.float, .double(let value)): return QueryComparisons.compareOrdered(Double(leaf.float(row, column)), comparison.op, value)
         case (.bool, .bool(let value)):
             let stored = leaf.bool(row, column)
             return comparison.op == .equal ? stored == value : comparison.op == .notEqual ? stored != value : false
@@ -304,21 +304,9 @@ package struct QueryEvaluator {
 /// strings by Unicode scalars (with `[c]`/`[d]` folding), nil equal only to nil and never
 /// ordered.
 package enum QueryComparisons {
+    /// `lhs op rhs` for two integers or two doubles (`IN` compares one member).
     @inline(__always)
-    static func compareInts(_ lhs: Int64, _ op: QueryOperator, _ rhs: Int64) -> Bool {
-        switch op {
-        case .equal, .in: lhs == rhs
-        case .notEqual: lhs != rhs
-        case .less: lhs < rhs
-        case .lessOrEqual: lhs <= rhs
-        case .greater: lhs > rhs
-        case .greaterOrEqual: lhs >= rhs
-        default: false
-        }
-    }
-
-    @inline(__always)
-    static func compareNumbers(_ lhs: Double, _ op: QueryOperator, _ rhs: Double) -> Bool {
+    static func compareOrdered<T: Comparable>(_ lhs: T, _ op: QueryOperator, _ rhs: T) -> Bool {
         switch op {
         case .equal, .in: lhs == rhs
         case .notEqual: lhs != rhs
@@ -342,13 +330,13 @@ package enum QueryComparisons {
         }
         if kind == .mixed { return compareMixed(lhs, op, rhs, options: options) }
         switch (lhs, rhs) {
-        case (.int(let a), .int(let b)): return compareInts(a, op, b)
-        case (.int(let a), .double(let b)): return compareNumbers(Double(a), op, b)
-        case (.double(let a), .int(let b)): return compareNumbers(a, op, Double(b))
-        case (.double(let a), .double(let b)): return compareNumbers(a, op, b)
-        case (.float(let a), .double(let b)): return compareNumbers(Double(a), op, b)
-        case (.float(let a), .float(let b)): return compareNumbers(Double(a), op, Double(b))
-        case (.double(let a), .float(let b)): return compareNumbers(a, op, Double(b))
+        case (.int(let a), .int(let b)): return compareOrdered(a, op, b)
+        case (.int(let a), .double(let b)): return compareOrdered(Double(a), op, b)
+        case (.double(let a), .int(let b)): return compareOrdered(a, op, Double(b))
+        case (.double(let a), .double(let b)): return compareOrdered(a, op, b)
+        case (.float(let a), .double(let b)): return compareOrdered(Double(a), op, b)
+        case (.float(let a), .float(let b)): return compareOrdered(Double(a), op, Double(b))
+        case (.double(let a), .float(let b)): return compareOrdered(a, op, Double(b))
         case (.bool(let a), .bool(let b)): return op == .equal ? a == b : op == .notEqual ? a != b : false
         case (.bytes(let a), .bytes(let b)): return compareText(a, op, b, options: options)
         case (.fixed(let a), .fixed(let b)):
