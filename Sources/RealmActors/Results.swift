@@ -422,18 +422,11 @@ extension Realm {
             leaf.appendKeys(to: &keys)
             return true
         }
+        let root = self.root(of: table.tree)
         // The count comes from the catalog; bounded so a damaged one cannot ask for terabytes.
-        func reserve(_ root: TreeRoot) { keys.reserveCapacity(Int(clamping: min(root.count, 1 << 28))) }
+        keys.reserveCapacity(Int(clamping: min(root.count, 1 << 28)))
         do {
-            if let writer {
-                let root = try writer.root(of: table.tree)
-                reserve(root)
-                try writer.forEachCluster(in: root, collect)
-            } else {
-                let root = try reader.root(of: table.tree)
-                reserve(root)
-                try reader.forEachCluster(in: root, collect)
-            }
+            if let writer { try writer.forEachCluster(in: root, collect) } else { try reader.forEachCluster(in: root, collect) }
         } catch {
             fatalError("The realm file is damaged: \(error)")
         }

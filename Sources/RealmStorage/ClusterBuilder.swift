@@ -1,5 +1,6 @@
 /// A cluster decoded into arrays, for the rare edits the in-place writer cannot do: a key or an
-/// integer outside its frame of reference, adding a column, rebalancing capacity against the heap, splitting and merging.
+/// integer outside its frame of reference, adding a column, rebalancing capacity against the
+/// heap, splitting and merging.
 ///
 /// Byte strings that are already in overflow runs stay there (only their references move).
 struct ClusterBuilder {

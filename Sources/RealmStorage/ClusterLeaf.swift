@@ -57,19 +57,19 @@ public struct ClusterLeaf {
     }
 
     /// Appends the leaf's keys in order: one call per leaf, so a caller collecting a table's keys
-    /// pays its exclusivity check and capacity check per leaf rather than per row.
+    /// into a captured array pays its exclusivity check per leaf rather than per row.
     package func appendKeys(to keys: inout [UInt64]) {
         for row in 0..<count { keys.append(key(row)) }
     }
 
-    /// The row holding `key`, or where it would be inserted, and whether it is present.
     /// Whether `key` can join the key area as it is: at or above its base (offsets must order like
     /// the keys, so they may not wrap) and within what the width holds.
     @inline(__always) func canHoldKey(_ key: UInt64) -> Bool {
         key >= base.u64(keysOffset) && FrameOfReference.fits(key, base, keysOffset, width: keyWidth)
     }
 
-    /// A binary search over the key offsets, with the width decided once.
+    /// The row holding `key`, or where it would be inserted, and whether it is present: a binary
+    /// search over the key offsets, with the width decided once.
     @inlinable @inline(__always) public func find(_ key: UInt64) -> (index: Int, found: Bool) {
         let area = keysOffset
         let frame = base.u64(area)

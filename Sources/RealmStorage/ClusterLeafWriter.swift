@@ -1,8 +1,8 @@
 /// In-place edits of a cluster owned by the current write transaction: the fast path.
 ///
 /// Each method returns `false` when the edit needs a different page geometry (no spare capacity,
-/// a key or integer outside its frame of reference, a heap that is full even after compaction, a leaf with fewer
-/// columns than the table); the caller then rebuilds through ``ClusterBuilder``.
+/// a key or integer outside its frame of reference, a heap that is full even after compaction, a
+/// leaf with fewer columns than the table); the caller then rebuilds through ``ClusterBuilder``.
 struct ClusterLeafWriter {
     let base: UnsafeMutableRawPointer
     var leaf: ClusterLeaf { ClusterLeaf(UnsafeRawPointer(base)) }

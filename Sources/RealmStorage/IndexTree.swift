@@ -327,8 +327,8 @@ package enum IndexKey {
 
     /// Byte strings: `0x00` escaped as `0x00 0xFF`, terminated by `0x00`, so a string sorts before
     /// its extensions: after the terminator comes the object key's length byte (0–8), below both
-    /// `0xFF` and any byte a longer string continues with. Strings whose encoding would exceed the key limit are cut; a lookup
-    /// of such a prefix must confirm matches against the table.
+    /// `0xFF` and any byte a longer string continues with. Strings whose encoding would exceed
+    /// the key limit are cut; a lookup of such a prefix must confirm matches against the table.
     package static func bytes(_ value: UnsafeRawBufferPointer) -> [UInt8] {
         var result: [UInt8] = []
         result.reserveCapacity(value.count + 2)
