@@ -108,8 +108,8 @@ actor Notifier: ChangeProcessor {
     static func shared(for file: SharedRealmFile, configuration: Realm.Configuration) throws -> Notifier {
         try registry.withLock { notifiers in
             if let notifier = notifiers[ObjectIdentifier(file)]?.notifier { return notifier }
-            let reader = try file.database.beginRead()
-            let snapshot = FrozenSnapshot(configuration: configuration, file: file, reader: reader, catalog: file.schema)
+            let (reader, catalog) = try file.beginRead()
+            let snapshot = FrozenSnapshot(configuration: configuration, file: file, reader: reader, catalog: catalog)
             let notifier = Notifier(file: file, configuration: configuration, latest: snapshot)
             notifiers[ObjectIdentifier(file)] = WeakNotifier(notifier: notifier)
             file.changeFeed.processor = notifier
@@ -215,9 +215,9 @@ actor Notifier: ChangeProcessor {
     /// Brings every tracker to the newest durable version, with the logs of the commits since
     /// the last one processed; then lets autorefreshing handles advance.
     private func catchUp() {
-        let reader: ReadTransaction
+        let reader: ReadTransaction, catalog: SchemaCatalog
         do {
-            reader = try file.database.beginRead()
+            (reader, catalog) = try file.beginRead()
         } catch {
             fail(Realm.Error.from(error, configuration: configuration) as? Realm.Error
                  ?? Realm.Error(.fail, "The realm can no longer be read: \(error)"))
@@ -227,16 +227,10 @@ actor Notifier: ChangeProcessor {
         guard version > latest.reader.transaction else { return }
         let commits = file.changeFeed.takeChanges(through: version)
         var log = RowChangeLog()
-        var schemaChanged = false
-        for commit in commits {
-            log.append(commit.rows)
-            schemaChanged = schemaChanged || commit.schemaChanged
-        }
+        for commit in commits { log.append(commit.rows) }
         let rows = RowChanges(log)
         // A schema change (a class's table created, a migration) keeps table trees and row keys,
-        // so the log still says which objects changed; the new catalog resolves them.
-        var catalog = latest.catalog
-        if schemaChanged, let stored = try? reader.storedSchema() { catalog = SchemaCatalog(stored) }
+        // so the log still says which objects changed; the version's own catalog resolves them.
         let snapshot = FrozenSnapshot(configuration: configuration, file: file, reader: reader, catalog: catalog)
         let context = VersionContext(snapshot: snapshot, changes: rows)
         for (id, entry) in entries where !entry.finished && entry.failure == nil {

@@ -32,7 +32,11 @@ public final class Realm {
     @exclusivity(unchecked) private(set) var reader: ReadTransaction
     /// The open write transaction, if any.
     @exclusivity(unchecked) private(set) var writer: WriteTransaction?
-    /// The schema at the handle's version (including tables a write transaction created).
+    /// The schema recorded in `reader`'s version. Taken with it from `SharedRealmFile.beginRead()`,
+    /// never from a newer commit, so every table it names has its trees in that version.
+    private var readerCatalog: SchemaCatalog
+    /// The schema at the handle's version: `readerCatalog`, except in a write transaction, where
+    /// it is the schema of the version the transaction builds on plus the tables it created.
     private(set) var catalog: SchemaCatalog {
         didSet {
             if catalog !== oldValue {
@@ -108,12 +112,15 @@ public final class Realm {
         self.file = file
         self.actor = actor
         frozenSnapshot = nil
+        let read: (reader: ReadTransaction, schema: SchemaCatalog)
         do {
-            reader = try file.database.beginRead()
+            read = try file.beginRead()
         } catch {
             throw Realm.Error.from(error, configuration: configuration)
         }
-        catalog = file.schema
+        reader = read.reader
+        readerCatalog = read.schema
+        catalog = read.schema
         try SchemaMigration.prepare(self)
         if let actor {
             autorefreshToken = file.versionObservers.add(AutorefreshObserver(realm: self, actor: actor))
@@ -127,6 +134,7 @@ public final class Realm {
         file = snapshot.file
         actor = nil
         reader = snapshot.reader
+        readerCatalog = snapshot.catalog
         catalog = snapshot.catalog
         frozenSnapshot = snapshot
     }
@@ -161,10 +169,9 @@ public final class Realm {
     /// Advances to the newest version. Returns whether anything changed.
     @discardableResult
     public func refresh() -> Bool {
-        guard !isFrozen, writer == nil, let newest = try? file.database.beginRead() else { return false }
-        guard newest.transaction != reader.transaction else { return false }
-        reader = newest
-        catalog = file.schema
+        guard !isFrozen, writer == nil, let newest = try? file.beginRead() else { return false }
+        guard newest.reader.transaction != reader.transaction else { return false }
+        read(newest)
         stamp &+= 1
         return true
     }
@@ -176,8 +183,7 @@ public final class Realm {
         guard !isFrozen else { return }
         if writer != nil { cancelWrite() }
         invalidations &+= 1
-        if let newest = try? file.database.beginRead() { reader = newest }
-        catalog = file.schema
+        if let newest = try? file.beginRead() { read(newest) }
         stamp &+= 1
     }
 
@@ -220,8 +226,8 @@ public final class Realm {
         do {
             let write = try file.database.beginWrite()
             writer = write
-            reader = try file.database.beginRead()
-            catalog = file.schema
+            read(try file.beginRead())
+            catalog = file.schemaForWrite()
         } catch {
             writer?.abort()
             writer = nil
@@ -267,7 +273,9 @@ public final class Realm {
             advance()
             throw Realm.Error.from(error, configuration: configuration)
         }
-        if catalogChanged { file.schema = catalog }
+        // Still under the write lock: the next writer builds on this schema; readers get it only
+        // at versions that include this commit (see `SharedRealmFile.beginRead()`).
+        if catalogChanged { file.didPrepare(catalog, at: transaction) }
         endWrite()
         return transaction
     }
@@ -278,8 +286,9 @@ public final class Realm {
         do {
             try wait()
         } catch {
-            file.changeFeed.discard(transaction)  // it did not happen: observers must not hear of it
-            file.reloadSchema()
+            // It did not happen: observers must not hear of it (and its schema, if it changed the
+            // schema, is never read: no version includes it).
+            file.changeFeed.discard(transaction)
             advance()
             throw Realm.Error.from(error, configuration: configuration)
         }
@@ -302,15 +311,21 @@ public final class Realm {
         deferredError = nil
         silencedObservers = []
         catalogChanged = false
-        catalog = file.schema
+        catalog = readerCatalog
         stamp &+= 1
     }
 
     /// Moves the handle to the newest durable version.
     func advance() {
-        if let newest = try? file.database.beginRead() { reader = newest }
-        catalog = file.schema
+        if let newest = try? file.beginRead() { read(newest) }
         stamp &+= 1
+    }
+
+    /// Reads `version` from now on: its transaction and its schema, always together.
+    private func read(_ version: (reader: ReadTransaction, schema: SchemaCatalog)) {
+        reader = version.reader
+        readerCatalog = version.schema
+        catalog = version.schema
     }
 
     /// Runs `block` in a write transaction and commits it; if `block` throws, everything it did

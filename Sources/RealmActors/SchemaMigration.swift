@@ -13,14 +13,50 @@ enum SchemaMigration {
     /// Runs when a realm opens: checks and migrates the classes listed in `objectTypes`.
     static func prepare(_ realm: Realm) throws {
         let configuration = realm.configuration
-        let stored = realm.catalog.stored
-        let fileHasSchema = !stored.tables.isEmpty || stored.version > 0
-        if fileHasSchema && stored.version > configuration.schemaVersion {
-            throw Realm.Error(.schemaMismatch,
-                              "Provided schema version \(configuration.schemaVersion) is less than last set version \(stored.version).",
-                              fileURL: configuration.fileURL)
+        let desired = try declaredSchemas(configuration)
+        guard try needsWrite(realm.catalog, desired, configuration) else { return }
+        guard !configuration.readOnly else {
+            throw Realm.Error(.schemaMismatch, "The realm file's schema differs from the classes, and the realm is read-only", fileURL: configuration.fileURL)
         }
-        guard let types = configuration.objectTypes else { return }
+        var madeByOther: TransactionID?
+        try realm.write {
+            // Decide again on the version the write builds on: handles opening the file at once
+            // all see it without the classes, and the first to take the write lock creates them;
+            // the others find them here and write nothing (no second table for a class).
+            guard try needsWrite(realm.catalog, desired, configuration) else {
+                madeByOther = realm.file.database.preparedTransaction
+                realm.cancelWrite()
+                return
+            }
+            var next = realm.catalog.stored
+            next.version = max(configuration.schemaVersion, next.version)
+            let write = realm.requireWrite()
+            for schema in desired ?? [] {
+                if let index = next.tables.firstIndex(where: { $0.schema.className == schema.className }) {
+                    next.tables[index] = try migrate(next.tables[index], to: schema, in: write)
+                } else {
+                    next.tables.append(try write.createTable(schema))
+                }
+            }
+            realm.replaceCatalog(next)
+        }
+        guard let madeByOther else { return }
+        // The change is in a commit that may still wait for its sync, so not yet in the version
+        // this handle reads: it opens once that commit is durable (when the commit failed, nothing
+        // of it is visible, and this handle checks again from the durable version).
+        do {
+            try realm.file.pipeline.waitUntilDurableBlocking(madeByOther)
+        } catch {
+            realm.advance()
+            return try prepare(realm)
+        }
+        realm.advance()
+    }
+
+    /// The schemas of the classes in `objectTypes` and every class they link to, validated; nil
+    /// without `objectTypes`.
+    private static func declaredSchemas(_ configuration: Realm.Configuration) throws -> [ObjectSchemaInfo]? {
+        guard let types = configuration.objectTypes else { return nil }
         var desired: [ObjectSchemaInfo] = []
         var seen = Set<ObjectIdentifier>()
         let closure = types.flatMap { ObjectSchemaDiscovery.linkedClosure(of: $0) }.filter { seen.insert(ObjectIdentifier($0)).inserted }
@@ -29,10 +65,25 @@ enum SchemaMigration {
             do { try schema.validate() } catch { throw Realm.Error.from(error, configuration: configuration) }
             desired.append(schema)
         }
+        return desired
+    }
+
+    /// Whether the schema `catalog` must change to hold the `desired` classes at the
+    /// configuration's `schemaVersion`; throws if it cannot without a migration block.
+    private static func needsWrite(_ catalog: SchemaCatalog, _ desired: [ObjectSchemaInfo]?,
+                                   _ configuration: Realm.Configuration) throws -> Bool {
+        let stored = catalog.stored
+        let fileHasSchema = !stored.tables.isEmpty || stored.version > 0
+        if fileHasSchema && stored.version > configuration.schemaVersion {
+            throw Realm.Error(.schemaMismatch,
+                              "Provided schema version \(configuration.schemaVersion) is less than last set version \(stored.version).",
+                              fileURL: configuration.fileURL)
+        }
+        guard let desired else { return false }
         var problems: [String] = []
         var automatic: [String] = []
         for schema in desired {
-            guard let table = realm.catalog.tables[schema.className] else { continue }
+            guard let table = catalog.tables[schema.className] else { continue }
             let (breaking, additive) = differences(table.schema, schema)
             problems += breaking
             automatic += additive
@@ -42,28 +93,11 @@ enum SchemaMigration {
             let all = (automatic + problems).map { "\n- \($0)" }.joined()
             throw Realm.Error(.schemaMismatch, "Migration is required due to the following errors:\(all)", fileURL: configuration.fileURL)
         }
-        let newTables = desired.filter { realm.catalog.tables[$0.className] == nil }
+        let newTables = desired.contains { catalog.tables[$0.className] == nil }
         let indexChanges = desired.contains { schema in
-            realm.catalog.tables[schema.className].map { indexDifferences($0.schema, schema) } ?? false
+            catalog.tables[schema.className].map { indexDifferences($0.schema, schema) } ?? false
         }
-        guard !newTables.isEmpty || !automatic.isEmpty || indexChanges || (bump && fileHasSchema) || (!fileHasSchema && !desired.isEmpty)
-        else { return }
-        guard !configuration.readOnly else {
-            throw Realm.Error(.schemaMismatch, "The realm file's schema differs from the classes, and the realm is read-only", fileURL: configuration.fileURL)
-        }
-        try realm.write {
-            var next = realm.catalog.stored
-            next.version = max(configuration.schemaVersion, next.version)
-            let write = realm.requireWrite()
-            for schema in desired {
-                if let index = next.tables.firstIndex(where: { $0.schema.className == schema.className }) {
-                    next.tables[index] = try migrate(next.tables[index], to: schema, in: write)
-                } else {
-                    next.tables.append(try write.createTable(schema))
-                }
-            }
-            realm.replaceCatalog(next)
-        }
+        return newTables || !automatic.isEmpty || indexChanges || (bump && fileHasSchema) || (!fileHasSchema && !desired.isEmpty)
     }
 
     /// At first use of a class (no `objectTypes`): the class must match its stored table.
