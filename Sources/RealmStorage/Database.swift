@@ -43,6 +43,9 @@ package struct DatabaseOptions: Sendable {
 package final class Database: Sendable {
     package let path: String?
     package let options: DatabaseOptions
+    /// The version the file was opened at: the one recovery chose. (A writable open re-publishes
+    /// it at once under a new transaction id; see ``idReserve``.)
+    package let openedVersion: TransactionID
     let map: PageMap
     let file: PageFile?
     private let lockDescriptor: Int32
@@ -74,21 +77,43 @@ package final class Database: Sendable {
         /// more may be written through this instance.
         var failure: StorageError?
         var isClosed = false
+
+        /// The id the next write transaction gets.
+        var nextID: TransactionID { max(tip.meta.transaction + 1, nextTransaction) }
     }
 
     private let state: Mutex<State>
     private let flushLock = Mutex(())
 
     private init(path: String?, options: DatabaseOptions, map: PageMap, file: PageFile?, lockDescriptor: Int32,
-                 meta: MetaPage, slot: Int, tip: VersionTip) {
+                 meta: MetaPage, slot: Int, tip: VersionTip, nextTransaction: TransactionID) {
         self.path = path
         self.options = options
+        openedVersion = meta.transaction
         self.map = map
         self.file = file
         self.lockDescriptor = lockDescriptor
         state = Mutex(State(published: meta, publishedTip: tip, publishedSlot: slot, tip: tip,
-                            nextTransaction: meta.transaction + 1))
+                            nextTransaction: nextTransaction))
     }
+
+    /// How far transaction ids may run ahead of the newest durable version.
+    ///
+    /// Recovery tells a page a commit really wrote from stale bytes at a reused page number by the
+    /// transaction id its parent expects, so an id must never be stamped on two different pages
+    /// at the same number — not even across a crash. A process that dies leaves behind, at free
+    /// page numbers, the pages of the batch it was writing (and of batches whose write failed),
+    /// stamped with ids above the newest durable version *P*, and no meta records them. The
+    /// writer therefore never hands out an id above `P + idReserve` (``beginWrite()`` flushes
+    /// first when it would), and an open continues at `newest meta + idReserve + 1`, above every
+    /// id the previous process can have stamped. Without the jump, a process reopened after a
+    /// torn batch would write the same ids at the same page numbers (allocation is
+    /// deterministic), and a later crash could pass off the old batch's pages as the new one's.
+    /// The open then writes a meta under the new id (the opened version again: one page, one
+    /// sync), so the bound holds for this process too: should it die before its first commit
+    /// lands, the next open still starts above every id it used. 2^20 ids per open leaves room
+    /// for 2^43 opens.
+    static let idReserve: TransactionID = 1 << 20
 
     deinit {
         // The last reference is gone, so no transaction is open: finish what `close()` would
@@ -114,9 +139,9 @@ package final class Database: Sendable {
         meta.encode(into: page)
         map.store(page, byteCount: PageLayout.pageSize, atPage: 0)
         map.store(page, byteCount: PageLayout.pageSize, atPage: 1)
-        let tip = VersionTip(meta: meta, freeList: FreeList(), chainPages: [])
+        let tip = VersionTip(meta: meta, freeList: FreeList(), chain: FreeListChain())
         return Database(path: nil, options: DatabaseOptions(durability: .none), map: map, file: nil,
-                        lockDescriptor: -1, meta: meta, slot: 0, tip: tip)
+                        lockDescriptor: -1, meta: meta, slot: 0, tip: tip, nextTransaction: meta.transaction + 1)
     }
 
     static func initialMeta() -> MetaPage {
@@ -139,9 +164,13 @@ package final class Database: Sendable {
             guard descriptor >= 0 else { throw StorageError.fromErrno(errno, "Could not open the realm file", path: path) }
             let file = PageFile(path: path, descriptor: descriptor, faults: options.faults)
             let map = PageMap(descriptor: descriptor)
-            let (meta, slot, tip) = try recover(file: file, map: map)
-            return Database(path: path, options: options, map: map, file: file, lockDescriptor: lock,
-                            meta: meta, slot: slot, tip: tip)
+            let (meta, slot, tip, newestStamped) = try recover(file: file, map: map)
+            let database = Database(path: path, options: options, map: map, file: file, lockDescriptor: lock,
+                                    meta: meta, slot: slot, tip: tip, nextTransaction: newestStamped + idReserve + 1)
+            // Record this session's first id durably before any page is stamped with it (see
+            // `idReserve`): a meta naming the opened version under that id.
+            if !options.readOnly { try database.writeCheckpoint(force: true) }
+            return database
         } catch {
             if lock >= 0 { closeDescriptor(lock) }
             throw error
@@ -222,7 +251,8 @@ package final class Database: Sendable {
     }
 
     /// Picks the version to open at: the newest meta whose batch verifies, else the other one.
-    private static func recover(file: PageFile, map: PageMap) throws -> (MetaPage, Int, VersionTip) {
+    /// Also returns the newest transaction of either meta, verified or not (see ``idReserve``).
+    private static func recover(file: PageFile, map: PageMap) throws -> (MetaPage, Int, VersionTip, TransactionID) {
         let size = try file.size()
         let path = file.path
         guard size > 0 else {
@@ -267,10 +297,9 @@ package final class Database: Sendable {
             let snapshot = RecoverySource(map: map, pageLimit: meta.pageCount)
             do {
                 try IntegrityCheck.verifyBatch(of: meta, in: snapshot)
-                var chain: [PageNumber] = []
-                let freeList = try FreeList.decode(head: meta.freeList, pageCount: meta.pageCount,
-                                                   page: snapshot.page) { page, _ in chain.append(page) }
-                return (meta, slot, VersionTip(meta: meta, freeList: freeList, chainPages: chain))
+                let (freeList, chain) = try FreeListChain.decode(head: meta.freeList, pageCount: meta.pageCount,
+                                                                 page: snapshot.page)
+                return (meta, slot, VersionTip(meta: meta, freeList: freeList, chain: chain), valid[0].1.transaction)
             } catch let error as StorageError {
                 reasons.append("version \(meta.transaction): \(error.message)")
             }
@@ -360,6 +389,13 @@ package final class Database: Sendable {
         guard !options.readOnly else {
             throw StorageError(.wrongTransactionState, "Cannot write to a realm opened read-only", path: path)
         }
+        // Keep every id within `idReserve` of the durable version: make the pending commits
+        // durable first if the next id would pass it (or, after many failed flushes left nothing
+        // pending, record a newer durable id). Only this writer prepares, so the bound holds
+        // when the lock is taken below; concurrent flushes only raise the durable version.
+        while file != nil, state.withLock({ $0.nextID > $0.published.transaction + Self.idReserve && $0.failure == nil }) {
+            if state.withLock({ $0.pending.isEmpty }) { try writeCheckpoint(force: true) } else { try flush() }
+        }
         return try state.withLock { state in
             if let failure = state.failure { throw failure }
             guard !state.isClosed else { throw StorageError(.wrongTransactionState, "The database is closed", path: path) }
@@ -367,11 +403,13 @@ package final class Database: Sendable {
                 throw StorageError(.wrongTransactionState, "A write transaction is already in progress")
             }
             state.writerActive = true
-            let horizon = min(state.pins.keys.min() ?? state.published.transaction, state.published.transaction)
+            let transaction = state.nextID
+            precondition(file == nil || transaction <= state.published.transaction + Self.idReserve,
+                         "transaction ids ran ahead of the durable version")
             return WriteTransaction(database: self, base: state.tip, below: state.pending.reversed(),
                                     generation: state.generation,
-                                    transaction: max(state.tip.meta.transaction + 1, state.nextTransaction),
-                                    horizon: horizon, durable: state.published.transaction)
+                                    transaction: transaction,
+                                    pins: state.pins.keys.sorted(), durable: state.published.transaction)
         }
     }
 
@@ -504,10 +542,20 @@ package final class Database: Sendable {
     /// a bulk load that is the whole file. A closing database knows its last sync succeeded, so it
     /// writes the same version again as transaction `T + 1` with durable base `T` into the other
     /// meta slot: nothing is newer than the durable base, and open checks nothing. Costs one sync.
-    private func writeCheckpoint() throws {
+    ///
+    /// `force` writes it even when the newest version needs no verification, to raise the
+    /// newest durable id (see ``idReserve``). Takes the flush lock: it writes a meta slot.
+    private func writeCheckpoint(force: Bool = false) throws {
+        guard file != nil else { return }
+        try flushLock.withLock { _ in try writeCheckpointLocked(force: force) }
+    }
+
+    private func writeCheckpointLocked(force: Bool) throws {
         guard let file else { return }
-        let (published, slot, next) = state.withLock { ($0.published, $0.publishedSlot, $0.nextTransaction) }
-        guard published.durableBase < published.transaction else { return }
+        // With commits pending, a meta naming the published content under a newer id than
+        // theirs would hide them on the next open; callers flush first.
+        let (published, slot, next, pending) = state.withLock { ($0.published, $0.publishedSlot, $0.nextTransaction, $0.pending.count) }
+        guard pending == 0, force || published.durableBase < published.transaction else { return }
         var checkpoint = published
         checkpoint.transaction = max(published.transaction + 1, next)
         checkpoint.durableBase = published.transaction

@@ -10,75 +10,117 @@ package struct PageRun: Equatable, Sendable {
     }
 }
 
+/// Pages that a transaction stopped using, and the versions that still see them.
+///
+/// A page written by transaction `C` and freed by transaction `F` (because `F` replaced it by a
+/// copy, or deleted what it held) belongs to the versions `C..<F` and to no other.
+struct FreedRun: Equatable, Sendable {
+    var run: PageRun
+    /// The transaction that wrote the pages. For pages no reader ever reads (the free list's own
+    /// chain), `freedBy`: no version needs them.
+    var createdBy: TransactionID
+    var freedBy: TransactionID
+}
+
 /// The pages a version does not use, and when each may be reused.
 ///
-/// A page freed by transaction `F` (because `F` replaced it by a copy, or deleted what it held) is
-/// still part of every version older than `F`. It may be reused once `F` is at or below the
-/// *horizon*: the oldest version a reader still pins, and never above the newest durable version
-/// (if the batch being built were lost in a crash, the file falls back to that version, so none
-/// of its pages may be overwritten). Records are kept per freeing transaction until then; at the
-/// start of each write transaction `release(upTo:)` merges the ripe ones into `reusable`.
+/// ## When a freed page may be reused
 ///
-/// The free list's own chain pages are the exception: readers never read them, only the writer
-/// and recovery do, so the chain a commit replaces may be reused as soon as that commit is
-/// durable, whatever readers pin (`pendingChain`). Without this, a pinned reader would make every
-/// commit free and rewrite an ever longer chain: quadratic time and file growth.
+/// A page of versions `C..<F` (see ``FreedRun``) may be overwritten once
 ///
-/// Invariants: `reusable` is sorted by start, coalesced (no two runs touch) and disjoint from every
-/// pending run; `pending` and `pendingChain` are sorted by freeing transaction.
-package struct FreeList: Equatable, Sendable {
+/// 1. `F` is durable: had the batch writing over the page been lost in a crash, the file would
+///    fall back to the newest durable version, whose pages must be intact (see FORMAT.md); and
+/// 2. no reader pins a version in `C..<F`.
+///
+/// Rule 2 is what keeps a long-held snapshot cheap: with one version `S` pinned, the pages that
+/// steady writes create and free after `S` are reused at once; only pages of `S` itself wait. (A
+/// rule of "freed at or before the oldest pin" would keep every page freed since `S`: the file
+/// would grow by every commit's copies for as long as `S` is held.) Versions pinned later cannot
+/// see such a page: a reader pins the newest durable version, which is at or above `F`.
+///
+/// ``release(pins:durable:)`` applies both rules at the start of each write transaction: runs
+/// wait in `awaitingDurability` until `F` is durable, then, if a pin still sees them, under that
+/// pin in `pinned` until it is released.
+///
+/// ## What is stored
+///
+/// The file records only *which* pages are free, not why or until when: readers exist only in
+/// the process that has the file open (one process per file, see `Database`), so on open every
+/// free page is reusable. See ``FreeListChain`` for how the set is stored without rewriting it
+/// whole at each commit; ``changes`` is what this transaction did to it.
+///
+/// Invariants: `reusable` is sorted by start and coalesced (no two runs touch); every free page
+/// is in exactly one of `reusable`, `awaitingDurability` (sorted by `freedBy`) and `pinned`
+/// (each run under the oldest pin in its `createdBy..<freedBy`).
+package struct FreeList: Sendable {
+    /// Free pages that may be reused now.
     package private(set) var reusable: [PageRun] = []
-    package private(set) var pending: [(freedBy: TransactionID, runs: [PageRun])] = []
-    /// Replaced free-list chain pages, by the transaction that replaced them.
-    package private(set) var pendingChain: [(freedBy: TransactionID, runs: [PageRun])] = []
-
-    /// Marks a stored entry as a replaced chain page (transaction ids stay below 2^63).
-    static let chainTag: TransactionID = 1 << 63
+    /// Pages freed by transactions that are not durable yet, oldest first.
+    private(set) var awaitingDurability: [FreedRun] = []
+    /// Pages freed durably but seen by a pinned version, by that version.
+    private(set) var pinned: [TransactionID: [FreedRun]] = [:]
+    /// This transaction's changes to the set of free pages, in order: what the next delta of the
+    /// stored free list records (see ``FreeListChain``). Emptied when a commit stores them.
+    private(set) var changes: [FreeListChange] = []
 
     package init() {}
 
-    package static func == (lhs: FreeList, rhs: FreeList) -> Bool {
-        lhs.reusable == rhs.reusable
-            && lhs.pending.elementsEqual(rhs.pending) { $0.freedBy == $1.freedBy && $0.runs == $1.runs }
-            && lhs.pendingChain.elementsEqual(rhs.pendingChain) { $0.freedBy == $1.freedBy && $0.runs == $1.runs }
+    /// A free list of pages that are all reusable (what opening a file finds).
+    init(reusable runs: [PageRun]) {
+        reusable = Self.coalesced(runs)
     }
 
     /// The number of free pages, reusable or not.
     package var pageCount: UInt64 {
         reusable.reduce(0) { $0 + $1.count }
-            + (pending + pendingChain).reduce(0) { $0 + $1.runs.reduce(0) { $0 + $1.count } }
+            + awaitingDurability.reduce(0) { $0 + $1.run.count }
+            + pinned.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.run.count } }
     }
 
-    /// Makes the pages freed by transactions at or below `horizon` reusable, and the replaced
-    /// chain pages of transactions at or below `durable`.
-    package mutating func release(upTo horizon: TransactionID, chainUpTo durable: TransactionID) {
-        let ripe = pending.prefix { $0.freedBy <= horizon }.count
-        let ripeChain = pendingChain.prefix { $0.freedBy <= durable }.count
-        guard ripe > 0 || ripeChain > 0 else { return }
-        let merged = reusable + pending.prefix(ripe).flatMap(\.runs) + pendingChain.prefix(ripeChain).flatMap(\.runs)
-        pending.removeFirst(ripe)
-        pendingChain.removeFirst(ripeChain)
-        reusable = Self.coalesced(merged)
+    /// Every free page, sorted and coalesced: what a base of the stored free list holds.
+    ///
+    /// - Complexity: O(n log n) in the number of runs.
+    var allRuns: [PageRun] {
+        Self.coalesced(reusable + awaitingDurability.map(\.run) + pinned.values.flatMap { $0.map(\.run) })
     }
 
-    /// Records the pages a transaction freed. `runs` need not be sorted or coalesced.
-    package mutating func record(freedBy transaction: TransactionID, runs: [PageRun]) {
-        guard !runs.isEmpty else { return }
-        precondition(pending.last.map { $0.freedBy < transaction } ?? true, "free records out of order")
-        pending.append((transaction, Self.coalesced(runs)))
+    /// Makes reusable the freed pages that no version still needs: freed by a transaction at or
+    /// below `durable`, and seen by no version in `pins` (sorted ascending).
+    ///
+    /// - Complexity: O(newly durable runs + runs under released pins + reusable runs).
+    package mutating func release(pins: [TransactionID], durable: TransactionID) {
+        let durableCount = awaitingDurability.prefix { $0.freedBy <= durable }.count
+        var candidates = Array(awaitingDurability.prefix(durableCount))
+        awaitingDurability.removeFirst(durableCount)
+        for pin in pinned.keys where !pins.containsSorted(pin) {
+            candidates += pinned.removeValue(forKey: pin)!
+        }
+        guard !candidates.isEmpty else { return }
+        var ripe: [PageRun] = []
+        for freed in candidates {
+            if let pin = pins.firstSorted(atLeast: freed.createdBy), pin < freed.freedBy {
+                pinned[pin, default: []].append(freed)
+            } else {
+                ripe.append(freed.run)
+            }
+        }
+        if !ripe.isEmpty { reusable = Self.merged(reusable, Self.coalesced(ripe)) }
     }
 
-    /// Records the chain pages a transaction replaced (reusable once it is durable).
-    package mutating func recordChain(freedBy transaction: TransactionID, runs: [PageRun]) {
-        guard !runs.isEmpty else { return }
-        precondition(pendingChain.last.map { $0.freedBy < transaction } ?? true, "free records out of order")
-        pendingChain.append((transaction, Self.coalesced(runs)))
+    /// Records the runs a transaction freed. `runs` need not be sorted or coalesced.
+    mutating func record(_ runs: [FreedRun]) {
+        for freed in runs where freed.run.count > 0 {
+            precondition(awaitingDurability.last.map { $0.freedBy <= freed.freedBy } ?? true, "free records out of order")
+            awaitingDurability.append(freed)
+            changes.append(FreeListChange(run: freed.run, isTaken: false))
+        }
     }
 
-    /// Returns pages that were never written (allocated and freed by the same transaction)
-    /// straight to the reusable pool.
+    /// Returns pages that were never written (allocated and freed by the same transaction, or
+    /// skipped at the end of the file) straight to the reusable pool.
     package mutating func giveBack(_ run: PageRun) {
-        reusable = Self.coalesced(reusable + [run])
+        reusable = Self.merged(reusable, [run])
+        changes.append(FreeListChange(run: run, isTaken: false))
     }
 
     /// Takes `count` consecutive reusable pages that do not cross a map section, lowest first.
@@ -95,124 +137,71 @@ package struct FreeList: Equatable, Sendable {
             if start > run.start { replacement.append(PageRun(start: run.start, count: start - run.start)) }
             if start + count < run.end { replacement.append(PageRun(start: start + count, count: run.end - start - count)) }
             reusable.replaceSubrange(index...index, with: replacement)
+            changes.append(FreeListChange(run: PageRun(start: start, count: count), isTaken: true))
             return start
         }
         return nil
     }
+
+    /// Forgets ``changes`` once a commit has stored them.
+    mutating func clearChanges() { changes = [] }
 
     /// Sorts runs and merges the ones that touch.
     static func coalesced(_ runs: [PageRun]) -> [PageRun] {
         var result: [PageRun] = []
         result.reserveCapacity(runs.count)
         for run in runs.sorted(by: { $0.start < $1.start }) where run.count > 0 {
-            if let last = result.last, last.end >= run.start {
-                precondition(last.end == run.start, "page run freed twice")
-                result[result.count - 1].count += run.count
-            } else {
-                result.append(run)
-            }
+            result.appendCoalescing(run)
         }
         return result
     }
 
-    // MARK: Persistence
-
-    /// Every record as `(freedBy, run)` with reusable runs tagged 0 and replaced chain pages
-    /// tagged with ``chainTag``, the order they are stored in.
-    var entries: [(freedBy: TransactionID, run: PageRun)] {
-        reusable.map { (0, $0) } + pending.flatMap { record in record.runs.map { (record.freedBy, $0) } }
-            + pendingChain.flatMap { record in record.runs.map { (record.freedBy | Self.chainTag, $0) } }
-    }
-
-    /// A free-list page: the header, the next page of the chain (with its transaction), then
-    /// `count` entries of `(freedBy, start, count)`, 24 bytes each.
-    static let entriesOffset = PageLayout.headerSize + 16
-    static let entrySize = 24
-    static let entriesPerPage = (PageLayout.pageSize - entriesOffset) / entrySize
-
-    /// How many chain pages the current entries need (counted, not materialized: called in a
-    /// loop at every commit).
-    var chainPagesNeeded: Int {
-        let count = reusable.count + (pending + pendingChain).reduce(0) { $0 + $1.runs.count }
-        return (count + Self.entriesPerPage - 1) / Self.entriesPerPage
-    }
-
-    /// Writes the entries into the chain's pages (already allocated, in order; extra pages stay
-    /// empty). The caller seals the pages.
-    func encode(into pages: [(number: PageNumber, pointer: UnsafeMutableRawPointer)], transaction: TransactionID) {
-        let all = entries
-        var next = 0
-        for (index, page) in pages.enumerated() {
-            page.pointer.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
-            page.pointer.initializePageHeader(kind: .freeList, transaction: transaction)
-            let successor = index + 1 < pages.count ? pages[index + 1].number : 0
-            page.pointer.setU64(PageLayout.headerSize, successor)
-            page.pointer.setU64(PageLayout.headerSize + 8, successor == 0 ? 0 : transaction)
-            let count = min(Self.entriesPerPage, all.count - next)
-            page.pointer.setU16(PageLayout.countOffset, UInt16(count))
-            for slot in 0..<count {
-                let entry = all[next + slot]
-                let offset = Self.entriesOffset + slot * Self.entrySize
-                page.pointer.setU64(offset, entry.freedBy)
-                page.pointer.setU64(offset + 8, entry.run.start)
-                page.pointer.setU64(offset + 16, entry.run.count)
+    /// Merges two sorted, coalesced lists into one.
+    ///
+    /// - Complexity: O(a + b).
+    static func merged(_ a: [PageRun], _ b: [PageRun]) -> [PageRun] {
+        var result: [PageRun] = []
+        result.reserveCapacity(a.count + b.count)
+        var i = 0, j = 0
+        while i < a.count || j < b.count {
+            if j == b.count || (i < a.count && a[i].start < b[j].start) {
+                result.appendCoalescing(a[i]); i += 1
+            } else {
+                result.appendCoalescing(b[j]); j += 1
             }
-            next += count
+        }
+        return result
+    }
+}
+
+extension [PageRun] {
+    /// Appends a run that starts at or after the last one, merging them if they touch.
+    mutating func appendCoalescing(_ run: PageRun) {
+        guard run.count > 0 else { return }
+        if let last, last.end >= run.start {
+            precondition(last.end == run.start, "page run freed twice")
+            self[count - 1].count += run.count
+        } else {
+            append(run)
         }
     }
+}
 
-    /// Reads a chain, validating every field against `pageCount`. `visit` sees each chain page
-    /// (for integrity checks and recovery).
-    static func decode(
-        head: ChainHead, pageCount: UInt64, page: (PageNumber) -> UnsafeRawPointer,
-        visit: (PageNumber, TransactionID) throws -> Void = { _, _ in }
-    ) throws -> FreeList {
-        var list = FreeList()
-        var reusable: [PageRun] = []
-        var current = head
-        var seen = 0
-        while current.page != 0 {
-            guard current.page >= PageLayout.firstDataPage, current.page < pageCount, seen < pageCount else {
-                throw StorageError(.invalidDatabase, "Free list points outside the file (page \(current.page))")
-            }
-            try visit(current.page, current.transaction)
-            let base = page(current.page)
-            guard base.pageKind == .freeList, base.pageCount16 <= entriesPerPage else {
-                throw StorageError(.invalidDatabase, "Free-list page \(current.page) is damaged")
-            }
-            for slot in 0..<base.pageCount16 {
-                let offset = entriesOffset + slot * entrySize
-                let freedBy = base.u64(offset)
-                let run = PageRun(start: base.u64(offset + 8), count: base.u64(offset + 16))
-                // `start` is checked before `end` is computed: both come from the file.
-                guard run.start >= PageLayout.firstDataPage, run.start <= pageCount, run.count > 0,
-                      run.count <= pageCount - run.start
-                else { throw StorageError(.invalidDatabase, "Free-list page \(current.page) has a bad run") }
-                if freedBy == 0 {
-                    reusable.append(run)
-                } else if freedBy & chainTag != 0 {
-                    let transaction = freedBy & ~chainTag
-                    if let last = list.pendingChain.last, last.freedBy == transaction {
-                        list.pendingChain[list.pendingChain.count - 1].runs.append(run)
-                    } else {
-                        guard list.pendingChain.last.map({ $0.freedBy < transaction }) ?? true else {
-                            throw StorageError(.invalidDatabase, "Free-list page \(current.page) is out of order")
-                        }
-                        list.pendingChain.append((transaction, [run]))
-                    }
-                } else if let last = list.pending.last, last.freedBy == freedBy {
-                    list.pending[list.pending.count - 1].runs.append(run)
-                } else {
-                    guard list.pending.last.map({ $0.freedBy < freedBy }) ?? true else {
-                        throw StorageError(.invalidDatabase, "Free-list page \(current.page) is out of order")
-                    }
-                    list.pending.append((freedBy, [run]))
-                }
-            }
-            current = ChainHead(page: base.u64(PageLayout.headerSize), transaction: base.u64(PageLayout.headerSize + 8))
-            seen += 1
+extension [TransactionID] {
+    /// Whether the sorted array holds `value`.
+    func containsSorted(_ value: TransactionID) -> Bool {
+        firstSorted(atLeast: value) == value
+    }
+
+    /// The smallest element at or above `value` of the sorted array.
+    ///
+    /// - Complexity: O(log n).
+    func firstSorted(atLeast value: TransactionID) -> TransactionID? {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle] < value { low = middle + 1 } else { high = middle }
         }
-        list.reusable = reusable
-        return list
+        return low < count ? self[low] : nil
     }
 }

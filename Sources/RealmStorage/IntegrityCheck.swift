@@ -257,27 +257,24 @@ struct IntegrityCheck<Source: PageSource> {
     /// Walks the free-list chain and marks its runs; returns the number of free pages.
     @discardableResult
     private mutating func walkFreeList(_ head: ChainHead) -> UInt64 {
-        var chainPages: [PageNumber] = []
+        var chainPages = 0
         var current = head
         while current.page != 0 {
-            guard chainPages.count < Int(source.pageLimit) else {
+            guard chainPages < Int(source.pageLimit) else {
                 problems.append("the free list has a cycle")
                 return 0
             }
+            // New pages are only ever put at the head: the first trusted page ends the new ones.
             guard current.transaction > trustedUpTo else { break }
             guard let base = checked(current.page, current.transaction, [.freeList]) else { return 0 }
-            chainPages.append(current.page)
+            chainPages += 1
             current = ChainHead(page: base.u64(PageLayout.headerSize), transaction: base.u64(PageLayout.headerSize + 8))
         }
         guard accounting else { return 0 }
         do {
-            let list = try FreeList.decode(head: head, pageCount: source.pageLimit, page: source.page)
-            var free: UInt64 = 0
-            for (_, run) in list.entries {
-                mark(run.start, count: run.count)
-                free += run.count
-            }
-            return free
+            let (list, _) = try FreeListChain.decode(head: head, pageCount: source.pageLimit, page: source.page)
+            for run in list.reusable { mark(run.start, count: run.count) }
+            return list.pageCount
         } catch let error as StorageError {
             problems.append(error.message)
         } catch {

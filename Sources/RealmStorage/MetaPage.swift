@@ -20,10 +20,9 @@
 package struct MetaPage: Equatable, Sendable {
     package static let magic: UInt64 = 0x0052_5443_414D_4C52  // "RLMACTR\0" little-endian
     /// The format this library reads and writes. Files of a higher version are refused as newer;
-    /// version 1 (development builds before 2026-11-23: 8-byte object keys in index keys and
-    /// table leaves, no frames of reference) is refused as unsupported rather than misread: no
-    /// release wrote it.
-    package static let formatVersion: UInt32 = 2
+    /// versions 1 and 2 (development builds: see FORMAT.md) are refused as unsupported rather
+    /// than misread: no release wrote them.
+    package static let formatVersion: UInt32 = 3
 
     package var transaction: TransactionID
     package var durableBase: TransactionID

@@ -13,11 +13,11 @@ package struct DirtyPage {
 }
 
 /// The state a write transaction starts from: the newest version (committed or prepared), its
-/// free list and the pages of its free-list chain (which the next commit frees).
+/// free list and how that list is stored (which the next commit extends or replaces).
 package struct VersionTip: Sendable {
     package var meta: MetaPage
     package var freeList: FreeList
-    package var chainPages: [PageNumber]
+    var chain: FreeListChain
 }
 
 /// A transaction that has been sealed but whose pages may not be in the file yet.

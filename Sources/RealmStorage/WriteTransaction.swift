@@ -22,7 +22,7 @@ package final class WriteTransaction: PageSource {
     package private(set) var pageLimit: UInt64
     var freeList: FreeList
     /// Pages of older versions this transaction no longer uses.
-    var freed: [PageRun] = []
+    var freed: [FreedRun] = []
     var dirty: [PageNumber: DirtyPage] = [:]
     var catalog: TreeRoot
     /// Roots of the trees this transaction has touched; `nil` for a dropped tree.
@@ -33,8 +33,11 @@ package final class WriteTransaction: PageSource {
     package internal(set) var changeLog = RowChangeLog()
     private var isFinished = false
 
+    /// - Parameters:
+    ///   - pins: the versions readers pin, ascending; `durable`: the newest durable version. Freed
+    ///     pages that neither needs are reused (see ``FreeList``).
     init(database: Database, base: VersionTip, below: [PreparedCommit], generation: UInt64,
-         transaction: TransactionID, horizon: TransactionID, durable: TransactionID) {
+         transaction: TransactionID, pins: [TransactionID], durable: TransactionID) {
         precondition(transaction > base.meta.transaction)
         self.database = database
         self.base = base
@@ -44,7 +47,7 @@ package final class WriteTransaction: PageSource {
         pageLimit = base.meta.pageCount
         catalog = base.meta.catalog
         freeList = base.freeList
-        freeList.release(upTo: horizon, chainUpTo: durable)
+        freeList.release(pins: pins, durable: durable)
     }
 
     deinit {
@@ -94,7 +97,7 @@ package final class WriteTransaction: PageSource {
         let copy = newPage()
         copy.pointer.copyMemory(from: source, byteCount: PageLayout.pageSize)
         copy.pointer.setU64(PageLayout.transactionOffset, transaction)
-        freed.append(PageRun(start: number, count: 1))
+        freed.append(FreedRun(run: PageRun(start: number, count: 1), createdBy: source.pageTransaction, freedBy: transaction))
         return copy
     }
 
@@ -104,7 +107,8 @@ package final class WriteTransaction: PageSource {
             page.deallocate()  // never written: reusable at once
             freeList.giveBack(PageRun(start: number, count: count))
         } else {
-            freed.append(PageRun(start: number, count: count))
+            freed.append(FreedRun(run: PageRun(start: number, count: count), createdBy: page(number).pageTransaction,
+                                  freedBy: transaction))
         }
     }
 
@@ -221,17 +225,12 @@ package final class WriteTransaction: PageSource {
                 _ = try remove(from: &catalog, key: id)
             }
         }
-        // 2. The previous free-list chain is replaced by a new one, written below.
-        let chainRuns = base.chainPages.map { PageRun(start: $0, count: 1) }
-        let released = freed + chainRuns
-        freeList.record(freedBy: transaction, runs: freed)
-        freeList.recordChain(freedBy: transaction, runs: chainRuns)
+        // 2. The free list: this transaction's changes appended to the stored chain (or the whole
+        //    set written anew). The pages it frees are recorded first, so the chain holds them.
+        let released = freed.map(\.run)
+        freeList.record(freed)
         freed = []
-        var chain: [(number: PageNumber, pointer: UnsafeMutableRawPointer)] = []
-        while chain.count < freeList.chainPagesNeeded {
-            chain.append(newPage())  // allocating only ever shrinks the list
-        }
-        freeList.encode(into: chain, transaction: transaction)
+        let (chain, chainFreed) = storeFreeList()
         // 3. Seal every page.
         for page in dirty.values {
             PageChecksum.seal(page.pointer, length: page.pages * PageLayout.pageSize)
@@ -239,14 +238,78 @@ package final class WriteTransaction: PageSource {
         let meta = MetaPage(
             transaction: transaction, durableBase: base.meta.durableBase, pageCount: pageLimit,
             catalog: catalog,
-            freeList: chain.first.map { ChainHead(page: $0.number, transaction: transaction) } ?? .none
+            freeList: chain.head
         )
         let commit = PreparedCommit(
-            tip: VersionTip(meta: meta, freeList: freeList, chainPages: chain.map(\.number)), pages: dirty, freed: released)
+            tip: VersionTip(meta: meta, freeList: freeList, chain: chain), pages: dirty, freed: released + chainFreed)
         dirty = [:]
         isFinished = true
         try database.enqueue(commit, generation: generation)
         return transaction
+    }
+
+    /// Stores the free list of this version (see ``FreeListChain``): appends this transaction's
+    /// changes to the chain, or writes the whole set as a new base once the deltas have outgrown
+    /// it. Returns the chain and the chain pages it freed.
+    private func storeFreeList() -> (FreeListChain, [PageRun]) {
+        let old = base.chain
+        guard !freeList.changes.isEmpty else { return (old, []) }  // nothing freed or taken
+        let perPage = FreeListChain.entriesPerPage
+        // A base is written when the deltas (with this commit's, and the page or two it takes)
+        // would outgrow it.
+        if old.needsNewBase(adding: freeList.changes.count + 2) {
+            let oldPages = old.pages.map { PageRun(start: $0, count: 1) }
+            freeList.record(oldPages.map { FreedRun(run: $0, createdBy: transaction, freedBy: transaction) })
+            var pages: [WritablePage] = []
+            var runs = freeList.allRuns
+            while runs.count > pages.count * perPage {  // taking pages may split a free run
+                for _ in 0..<((runs.count + perPage - 1) / perPage - pages.count) { pages.append(newPage()) }
+                runs = freeList.allRuns
+            }
+            let entries = runs.map { FreeListChange(run: $0, isTaken: false) }
+            for index in pages.indices {
+                let slice = entries[min(index * perPage, entries.count)..<min((index + 1) * perPage, entries.count)]
+                let next = index + 1 < pages.count ? ChainHead(page: pages[index + 1].number, transaction: transaction) : .none
+                FreeListChain.encode(slice, isDelta: false, next: next, into: pages[index].pointer, transaction: transaction)
+            }
+            freeList.clearChanges()
+            let chain = FreeListChain(
+                pages: pages.map(\.number), head: pages.first.map { ChainHead(page: $0.number, transaction: transaction) } ?? .none,
+                headIsDelta: false, headCount: min(entries.count, perPage), baseEntries: entries.count, deltaEntries: 0)
+            return (chain, oldPages)
+        }
+        // A delta: the head delta page is copied if it has room (its old number is freed), and
+        // new pages hold the rest; the oldest entries go nearest the older chain.
+        var carried: [FreeListChange] = []
+        var next = old.head
+        var kept = old.pages[...]
+        var chainFreed: [PageRun] = []
+        if old.headIsDelta && old.headCount < perPage {
+            let head = page(old.head.page)
+            carried = (0..<head.pageCount16).map { FreeListChain.change(head, $0) }
+            next = ChainHead(page: head.u64(PageLayout.headerSize), transaction: head.u64(PageLayout.headerSize + 8))
+            kept = kept.dropFirst()
+            chainFreed = [PageRun(start: old.head.page, count: 1)]
+            freeList.record([FreedRun(run: chainFreed[0], createdBy: transaction, freedBy: transaction)])
+        }
+        var pages: [WritablePage] = []
+        repeat { pages.append(newPage()) } while carried.count + freeList.changes.count > pages.count * perPage
+        let entries = carried + freeList.changes
+        var remaining = entries[...]
+        var headCount = 0
+        for index in pages.indices.reversed() {
+            let slice = remaining.prefix(perPage)
+            remaining = remaining.dropFirst(slice.count)
+            let successor = index + 1 < pages.count ? ChainHead(page: pages[index + 1].number, transaction: transaction) : next
+            FreeListChain.encode(slice, isDelta: true, next: successor, into: pages[index].pointer, transaction: transaction)
+            headCount = slice.count
+        }
+        let chain = FreeListChain(
+            pages: pages.map(\.number) + kept, head: ChainHead(page: pages[0].number, transaction: transaction),
+            headIsDelta: true, headCount: headCount, baseEntries: old.baseEntries,
+            deltaEntries: old.deltaEntries + freeList.changes.count)
+        freeList.clearChanges()
+        return (chain, chainFreed)
     }
 
     /// Prepares and flushes: returns once the commit is durable (or visible, without sync).

@@ -104,9 +104,9 @@ import Testing
         Self.expectOpenFails(path, code: .invalidDatabase, message: "or is not a realm file")
     }
 
-    /// A newer format is refused with "upgrade"; the development format 1 is refused as such,
-    /// not misread (its index keys differ).
-    @Test(arguments: [MetaPage.formatVersion + 1, 1])
+    /// A newer format is refused with "upgrade"; the development formats 1 and 2 are refused as
+    /// such, not misread (their index keys, table leaves or free lists differ).
+    @Test(arguments: [MetaPage.formatVersion + 1, 1, 2])
     func aFileOfAnotherFormatIsRejected(version: UInt32) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
@@ -124,7 +124,7 @@ import Testing
             Self.expectOpenFails(path, code: .invalidDatabase, message: "format version \(version), newer than this library supports")
             Self.expectOpenFails(path, options: DatabaseOptions(readOnly: true), code: .invalidDatabase, message: "upgrade")
         } else {
-            Self.expectOpenFails(path, code: .invalidDatabase, message: "format version 1, written by a development build")
+            Self.expectOpenFails(path, code: .invalidDatabase, message: "format version \(version), written by a development build")
         }
     }
 
@@ -366,7 +366,7 @@ import Testing
         #expect(result.outcome.contains("verify=invalidDatabase"), "\(result.outcome)", sourceLocation: sourceLocation)
     }
 
-    /// A free-list entry whose start is near `UInt64.max`: `FreeList.decode` must bound the start
+    /// A free-list entry whose start is near `UInt64.max`: `FreeListChain.decode` must bound the start
     /// before computing `run.end` (`start + count` once trapped). After a clean close the chain
     /// is trusted, so this is `open()` itself.
     @Test
@@ -379,7 +379,8 @@ import Testing
         data.withUnsafeMutableBytes { buffer in
             let page = buffer.baseAddress! + chain
             precondition(UnsafeRawPointer(page).pageCount16 > 0, "the free list has entries")
-            page.setU64(FreeList.entriesOffset + 8, UInt64.max - 1)  // (freedBy, start, count)
+            page.setU64(FreeListChain.entriesOffset, UInt64.max - 1)  // (start | taken bit, count)
+            page.setU64(FreeListChain.entriesOffset + 8, UInt64.max - 1)
         }
         let result = try Self.check(data, in: directory)
         #expect(result.status == .exited(0), "\(result.status) at \(result.crash)")

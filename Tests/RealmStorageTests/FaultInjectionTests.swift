@@ -74,6 +74,44 @@ import Testing
         try Self.expectContent(reopened, committed, "after reopening")
     }
 
+    /// A crash can leave pages of a batch whose meta never reached the file, stamped with ids no
+    /// meta records, at page numbers the next process allocates again (allocation is
+    /// deterministic). Were that process to give the same ids again, a later torn batch could
+    /// pass the old pages off as its own, since recovery tells pages apart by id. Every open
+    /// therefore starts above any id the previous process can have stamped — also when that
+    /// process itself died before its first commit landed.
+    @Test func idsOfABatchACrashLostAreNeverGivenAgain() throws {
+        let directory = try TemporaryDirectory()
+        func crashDuringACommit(_ database: Database, _ key: UInt64) throws -> TransactionID {
+            let disk = try #require(database.options.faults as? ScriptedDisk)
+            let write = try database.beginWrite()
+            if try write.treeIDs().isEmpty { _ = try write.createTree() }
+            for index in 0..<200 as Range<UInt64> { try write.put(1, key: key + index, value: [UInt8](repeating: 7, count: 100)) }
+            disk.tearMeta(with: .fail(errno: EIO))  // the data pages reach the file; the meta, and nothing after, does not
+            #expect(throws: StorageError.self) { try write.commit() }
+            return write.transaction
+        }
+        var lost: [TransactionID] = []
+        do {
+            let first = try Database.open(path: directory.path(), options: DatabaseOptions(faults: ScriptedDisk()))
+            let setup = try first.beginWrite()
+            try setup.put(try setup.createTree(), key: 0, value: [0])
+            try setup.commit()
+            lost.append(try crashDuringACommit(first, 1_000))
+        }
+        do {  // dies before its first commit lands
+            let second = try Database.open(path: directory.path(), options: DatabaseOptions(faults: ScriptedDisk()))
+            #expect(second.openedVersion < lost[0], "the lost batch is not in the file")
+            lost.append(try crashDuringACommit(second, 2_000))
+        }
+        let third = try Database.open(path: directory.path())
+        let write = try third.beginWrite()
+        #expect(write.transaction > lost.max()!, "ids \(lost) were stamped on pages in the file; the next is \(write.transaction)")
+        #expect(try write.count(of: 1) == 1, "only the first commit is in the file")
+        write.abort()
+        _ = try third.verify()
+    }
+
     // MARK: (b) Torn writes, then a crash
 
     /// Tears one write of a commit's batch, then "crashes" (no later write or sync reaches the
@@ -110,7 +148,7 @@ import Testing
             let models = try Self.tornWriteScenario(path: directory.path(), disk: disk, tear: (write, .partial(bytes: bytes, errno: EIO)))
             #expect(disk.isDead, "\(context): the torn write was never reached")
             let reopened = try Database.open(path: directory.path())
-            let latest = reopened.latestTransaction
+            let latest = reopened.openedVersion
             #expect(latest == models.durable || latest == models.durable + 1)
             if write != meta || bytes <= 50 {
                 #expect(latest == models.durable, "\(context): opened at \(latest), the last durable commit is \(models.durable)")
@@ -291,7 +329,7 @@ import Testing
             #expect(faults.syncCount == syncs && faults.writeCount == writes, "nothing is written after the failure")
         }
         let reopened = try Database.open(path: path)
-        let latest = reopened.latestTransaction
+        let latest = reopened.openedVersion
         #expect(latest == durable || latest == durable + 1)
         try Self.expectContent(reopened, latest == durable ? before : after, "reopened at \(latest)")
         #expect(latest == durable + 1, "observed on Linux: the batch written before the failed sync is in the file")

@@ -1,0 +1,69 @@
+import Testing
+@testable import RealmStorage
+
+/// When a freed page may be reused (`FreeList.release(pins:durable:)`), and how the stored chain
+/// replays (`FreeListChain.decode`).
+@Suite struct FreeListTests {
+    static func run(_ start: PageNumber, _ count: UInt64 = 1) -> PageRun { PageRun(start: start, count: count) }
+
+    /// A page of versions C..<F is reused once F is durable and no pin lies in C..<F: pages a
+    /// long-held snapshot cannot see are not held back by it.
+    @Test func aFreedPageWaitsOnlyForPinsThatSeeIt() {
+        var list = FreeList()
+        list.record([
+            FreedRun(run: Self.run(10), createdBy: 3, freedBy: 8),   // seen by versions 3..<8
+            FreedRun(run: Self.run(20), createdBy: 6, freedBy: 8),   // seen by 6..<8
+            FreedRun(run: Self.run(30), createdBy: 8, freedBy: 9),   // seen by 8 only
+        ])
+        list.release(pins: [5], durable: 7)
+        #expect(list.reusable.isEmpty, "nothing is durably freed yet")
+        list.release(pins: [5], durable: 9)
+        #expect(list.reusable == [Self.run(20), Self.run(30)], "version 5 sees only page 10")
+        #expect(list.pageCount == 3)
+        list.release(pins: [5, 9], durable: 9)
+        #expect(list.reusable == [Self.run(20), Self.run(30)])
+        list.release(pins: [9], durable: 9)
+        #expect(list.reusable == [Self.run(10), Self.run(20), Self.run(30)], "released with its pin")
+    }
+
+    /// A run under a released pin is checked again against the others: it may still be seen.
+    @Test func aRunMovesToTheNextPinThatSeesIt() {
+        var list = FreeList()
+        list.record([FreedRun(run: Self.run(40, 3), createdBy: 2, freedBy: 10)])
+        list.release(pins: [4, 6], durable: 10)
+        #expect(list.reusable.isEmpty)
+        list.release(pins: [6], durable: 10)
+        #expect(list.reusable.isEmpty, "version 6 still sees it")
+        list.release(pins: [], durable: 10)
+        #expect(list.reusable == [Self.run(40, 3)])
+    }
+
+    /// The stored chain: a base then deltas replay to the same set; a delta that takes a page
+    /// that is not free, or frees one twice, is damage, never a trap.
+    @Test func aChainReplaysItsDeltasAndRejectsImpossibleChanges() throws {
+        let pageCount: UInt64 = 200
+        let pages = UnsafeMutableRawPointer.allocate(byteCount: 3 * PageLayout.pageSize, alignment: PageLayout.pageSize)
+        defer { pages.deallocate() }
+        func page(_ number: PageNumber) -> UnsafeRawPointer { UnsafeRawPointer(pages + Int(number - 100) * PageLayout.pageSize) }
+        func change(_ start: PageNumber, _ count: UInt64, taken: Bool) -> FreeListChange {
+            FreeListChange(run: Self.run(start, count), isTaken: taken)
+        }
+        func write(base: [FreeListChange], older: [FreeListChange], newer: [FreeListChange]) {
+            FreeListChain.encode(base[...], isDelta: false, next: .none, into: pages + 2 * PageLayout.pageSize, transaction: 5)
+            FreeListChain.encode(older[...], isDelta: true, next: ChainHead(page: 102, transaction: 5),
+                                 into: pages + PageLayout.pageSize, transaction: 6)
+            FreeListChain.encode(newer[...], isDelta: true, next: ChainHead(page: 101, transaction: 6), into: pages, transaction: 7)
+        }
+        write(base: [change(10, 5, taken: false), change(50, 2, taken: false)],
+              older: [change(10, 2, taken: true), change(60, 1, taken: false)],
+              newer: [change(10, 1, taken: false), change(50, 2, taken: true)])
+        let (list, chain) = try FreeListChain.decode(head: ChainHead(page: 100, transaction: 7), pageCount: pageCount, page: page)
+        #expect(list.reusable == [Self.run(10, 1), Self.run(12, 3), Self.run(60, 1)])
+        #expect(chain.pages == [100, 101, 102] && chain.headIsDelta && chain.baseEntries == 2 && chain.deltaEntries == 4)
+
+        write(base: [change(10, 5, taken: false)], older: [change(20, 1, taken: true)], newer: [])
+        #expect(throws: StorageError.self) { try FreeListChain.decode(head: ChainHead(page: 100, transaction: 7), pageCount: pageCount, page: page) }
+        write(base: [change(10, 5, taken: false)], older: [change(12, 1, taken: false)], newer: [])
+        #expect(throws: StorageError.self) { try FreeListChain.decode(head: ChainHead(page: 100, transaction: 7), pageCount: pageCount, page: page) }
+    }
+}
