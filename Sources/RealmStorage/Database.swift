@@ -43,8 +43,8 @@ package struct DatabaseOptions: Sendable {
 package final class Database: Sendable {
     package let path: String?
     package let options: DatabaseOptions
-    /// The version the file was opened at: the one recovery chose. (A writable open re-publishes
-    /// it at once under a new transaction id; see ``idReserve``.)
+    /// The version the file was opened at: the one recovery chose. (The first write transaction
+    /// re-publishes it under a new transaction id; see ``idReserve``.)
     package let openedVersion: TransactionID
     let map: PageMap
     let file: PageFile?
@@ -109,10 +109,10 @@ package final class Database: Sendable {
     /// id the previous process can have stamped. Without the jump, a process reopened after a
     /// torn batch would write the same ids at the same page numbers (allocation is
     /// deterministic), and a later crash could pass off the old batch's pages as the new one's.
-    /// The open then writes a meta under the new id (the opened version again: one page, one
-    /// sync), so the bound holds for this process too: should it die before its first commit
-    /// lands, the next open still starts above every id it used. 2^20 ids per open leaves room
-    /// for 2^43 opens.
+    /// The first write transaction after the open finds its id above that bound, so it first
+    /// writes a meta naming the opened version under the new id (one page, one sync): should
+    /// this process die before its first commit lands, the next open still starts above every id
+    /// it used. 2^20 ids per open leaves room for 2^43 opens.
     static let idReserve: TransactionID = 1 << 20
 
     deinit {
@@ -165,12 +165,8 @@ package final class Database: Sendable {
             let file = PageFile(path: path, descriptor: descriptor, faults: options.faults)
             let map = PageMap(descriptor: descriptor)
             let (meta, slot, tip, newestStamped) = try recover(file: file, map: map)
-            let database = Database(path: path, options: options, map: map, file: file, lockDescriptor: lock,
-                                    meta: meta, slot: slot, tip: tip, nextTransaction: newestStamped + idReserve + 1)
-            // Record this session's first id durably before any page is stamped with it (see
-            // `idReserve`): a meta naming the opened version under that id.
-            if !options.readOnly { try database.writeCheckpoint(force: true) }
-            return database
+            return Database(path: path, options: options, map: map, file: file, lockDescriptor: lock,
+                            meta: meta, slot: slot, tip: tip, nextTransaction: newestStamped + idReserve + 1)
         } catch {
             if lock >= 0 { closeDescriptor(lock) }
             throw error
@@ -390,9 +386,10 @@ package final class Database: Sendable {
             throw StorageError(.wrongTransactionState, "Cannot write to a realm opened read-only", path: path)
         }
         // Keep every id within `idReserve` of the durable version: make the pending commits
-        // durable first if the next id would pass it (or, after many failed flushes left nothing
-        // pending, record a newer durable id). Only this writer prepares, so the bound holds
-        // when the lock is taken below; concurrent flushes only raise the durable version.
+        // durable first if the next id would pass it, or, with nothing pending (the first write
+        // after an open, or many failed flushes), record a newer durable id. Only this writer
+        // prepares, so the bound holds when the lock is taken below; concurrent flushes only
+        // raise the durable version.
         while file != nil, state.withLock({ $0.nextID > $0.published.transaction + Self.idReserve && $0.failure == nil }) {
             if state.withLock({ $0.pending.isEmpty }) { try writeCheckpoint(force: true) } else { try flush() }
         }
