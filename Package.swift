@@ -42,6 +42,9 @@ let package = Package(
         // Writes transactions in a loop and reports each durable commit; the crash tests kill it.
         .executableTarget(name: "realm-crash-writer", dependencies: ["RealmStorage"], swiftSettings: strictSettings),
 
+        // Crash-safety torture: writes through the public API while a driver SIGKILLs it.
+        .executableTarget(name: "realm-torture", dependencies: ["RealmActors", "RealmStorage"], swiftSettings: strictSettings),
+
         .testTarget(name: "RealmStorageTests", dependencies: ["RealmStorage", "realm-crash-writer"], swiftSettings: strictSettings),
         .testTarget(name: "RealmObjectStoreTests", dependencies: ["RealmObjectStore"], swiftSettings: strictSettings),
         .testTarget(name: "RealmRuntimeTests", dependencies: ["RealmRuntime"], swiftSettings: strictSettings),

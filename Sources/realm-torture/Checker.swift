@@ -1,0 +1,34 @@
+import Foundation
+import RealmActors
+import RealmStorage
+
+/// The child that reads a file after a kill: opens it read-only (so the next writer meets the
+/// file exactly as the crash left it), reads every object through the public API, prints the
+/// ``ContentDigest``, and with `full` runs the storage layer's integrity check of every page.
+///
+/// Prints `digest <line>`, then `verified <transaction> <pages> <free pages>`; on an error,
+/// `error <message>` and exit status 1. A trap is a finding: the driver sees the signal.
+enum Checker {
+    static func check(path: String, full: Bool) -> Int32 {
+        do {
+            let digest = try readDigest(path: path)
+            print("digest \(digest.line)")
+            if full {
+                let database = try Database.open(path: path, options: DatabaseOptions(readOnly: true))
+                let report = try database.verify()
+                print("verified \(report.transaction) \(report.pageCount) \(report.freePages)")
+            }
+            return 0
+        } catch {
+            print("error \(error)")
+            return 1
+        }
+    }
+
+    /// In a function of its own so that the handle is gone (and the file closed) on return.
+    private static func readDigest(path: String) throws -> ContentDigest {
+        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), readOnly: true)
+        let realm = try Realm(configuration: configuration)
+        return ContentDigest(reading: realm)
+    }
+}

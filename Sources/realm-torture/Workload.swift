@@ -1,0 +1,84 @@
+/// The torture workloads. Each commit of each lane is a pure function of the run's seed, the lane
+/// and the commit number (see ``Operation``).
+enum Workload: String, CaseIterable, Sendable {
+    /// Synchronous `write {}` transactions: items and blobs of 0 B – 64 KB inserted, updated and
+    /// deleted at random keys, one commit in 32 a bulk load of hundreds of small items.
+    case churn
+    /// Eight actors committing with `asyncWrite` at once (group commit), each acknowledging a
+    /// commit only after its `await` returned; every commit also increments one shared counter.
+    case actors
+    /// Lists and links rewritten: nodes linking to each other, children lists replaced, nodes
+    /// deleted (links to them become nil, lists drop them).
+    case links
+    /// Sixteen actors opening the same file at once — a new file in one run of three — and then
+    /// committing small changes: kills land in schema creation, open and recovery.
+    case open
+
+    var lanes: Int {
+        switch self {
+        case .churn, .links: 1
+        case .actors: 8
+        case .open: 16
+        }
+    }
+
+    var usesAsyncWrite: Bool { self == .actors || self == .open }
+
+    /// Keys of lane `lane` start here, so lanes never touch each other's objects.
+    static let laneStride = 100_000_000
+
+    /// The operations of commit `commit` (from 1) of `lane` in the run seeded `seed`.
+    func operations(seed: UInt64, lane: Int, commit: Int, keys: Int, maximumValue: Int) -> [Operation] {
+        var random = SplitMix(mix(seed, UInt64(lane), UInt64(commit)))
+        var operations: [Operation] = []
+        switch self {
+        case .churn, .actors, .open:
+            let laneKeys = switch self {
+            case .churn: keys
+            case .actors: max(keys / 8, 16)
+            default: 500
+            }
+            let maximum = self == .open ? min(maximumValue, 4_000) : maximumValue
+            let base = lane * Self.laneStride
+            func key() -> Int { base + random.below(laneKeys) }
+            if self == .churn && random.chance(1, in: 32) {
+                for _ in 0..<(200 + random.below(400)) {
+                    operations.append(.putItem(id: key(), text: ValueSpec(key: random.next(), length: random.below(300)),
+                                               number: random.below(1_000_000)))
+                }
+            } else {
+                for _ in 0..<(1 + random.below(self == .open ? 8 : 40)) {
+                    let roll = random.below(100)
+                    switch roll {
+                    case ..<45:
+                        operations.append(.putItem(id: key(), text: ValueSpec.random(&random, maximum: maximum),
+                                                   number: random.below(1_000_000)))
+                    case ..<55: operations.append(.setNumber(id: key(), number: random.below(1_000_000)))
+                    case ..<70: operations.append(.deleteItem(id: key()))
+                    case ..<90:
+                        let data = random.chance(1, in: 10) ? nil : ValueSpec.random(&random, maximum: maximum)
+                        operations.append(.putBlob(id: key(), data: data))
+                    default: operations.append(.deleteBlob(id: key()))
+                    }
+                }
+            }
+            if self == .actors { operations.append(.increment) }
+        case .links:
+            let nodes = 3_000
+            for _ in 0..<(1 + random.below(20)) {
+                let roll = random.below(100)
+                switch roll {
+                case ..<30:
+                    operations.append(.putNode(id: random.below(nodes), label: ValueSpec(key: random.next(), length: random.below(2_000))))
+                case ..<55:
+                    operations.append(.link(from: random.below(nodes), to: random.chance(1, in: 10) ? nil : random.below(nodes)))
+                case ..<80:
+                    operations.append(.setChildren(id: random.below(nodes), children: (0..<random.below(30)).map { _ in random.below(nodes) }))
+                default:
+                    operations.append(.deleteNode(id: random.below(nodes)))
+                }
+            }
+        }
+        return operations
+    }
+}

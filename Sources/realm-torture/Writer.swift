@@ -1,0 +1,81 @@
+import Foundation
+import RealmActors
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The child that the driver kills: commits forever, appending `<lane> <commit>` to the
+/// acknowledgement file after each commit returned (so the line exists only for durable commits).
+struct Writer {
+    let workload: Workload
+    let configuration: Realm.Configuration
+    let run: Int
+    let seed: UInt64
+    let keys: Int
+    let maximumValue: Int
+    let acknowledgements: Int32
+
+    func acknowledge(lane: Int, commit: Int) {
+        var line = "\(lane) \(commit)\n"
+        line.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(acknowledgements, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 { if errno == EINTR { continue }; exit(3) }
+                offset += written
+            }
+        }
+    }
+
+    /// The operations of one commit, with the lane's progress.
+    func commit(_ number: Int, lane: Int, in realm: Realm) {
+        for operation in workload.operations(seed: seed, lane: lane, commit: number, keys: keys, maximumValue: maximumValue) {
+            operation.apply(in: realm)
+        }
+        realm.create(TortureProgress.self, value: ["id": lane, "run": run, "commit": number], update: .modified)
+    }
+
+    func run() async throws {
+        if workload.usesAsyncWrite {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for lane in 0..<workload.lanes {
+                    group.addTask { try await LaneWriter(writer: self, lane: lane).run() }
+                }
+                try await group.waitForAll()
+            }
+        } else {
+            let realm = try Realm(configuration: configuration)
+            var number = 0
+            while true {
+                number += 1
+                let current = number
+                try realm.write { commit(current, lane: 0, in: realm) }
+                acknowledge(lane: 0, commit: number)
+            }
+        }
+    }
+}
+
+/// One lane of an asynchronous workload: its own actor and realm handle.
+actor LaneWriter {
+    let writer: Writer
+    let lane: Int
+
+    init(writer: Writer, lane: Int) {
+        self.writer = writer
+        self.lane = lane
+    }
+
+    func run() async throws {
+        let realm = try await Realm(configuration: writer.configuration, actor: self)
+        var number = 0
+        while true {
+            number += 1
+            let current = number
+            try await realm.asyncWrite { writer.commit(current, lane: lane, in: realm) }
+            writer.acknowledge(lane: lane, commit: number)
+        }
+    }
+}

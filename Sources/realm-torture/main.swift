@@ -1,0 +1,83 @@
+// realm-torture: crash-safety torture through the public API.
+//
+//     realm-torture [options]                  run the driver (see --help)
+//     realm-torture writer <workload> <path> <acks> <run> <seed> <keys> <max-value>
+//                                              a writer child (the driver kills it)
+//     realm-torture check <path> [full]        a checker child
+//
+// Scripts/torture.sh runs the long mode a maintainer runs before a release; CI runs a short one.
+import Foundation
+import RealmActors
+
+let usage = """
+    usage: realm-torture [--kills N] [--minutes M] [--workloads churn,actors,links,open] [--keys N]
+                         [--max-value BYTES] [--verify-every N] [--seed S] [--dir PATH]
+                         [--min-delay S] [--max-delay S] [--quiet]
+
+      --kills N          stop after N kills (default 200)
+      --minutes M        stop after M minutes, whatever the kills (default: no limit)
+      --workloads LIST   which workloads to rotate through (default: all four)
+      --keys N           key space of churn (actors: N/8 per lane); the files grow with it (default 20000)
+      --max-value BYTES  largest string or data value (default 65536)
+      --verify-every N   full page-by-page integrity check every N kills (default 10), and at the end
+      --seed S           the run's seed, printed at the start: the same seed replays the same run
+      --dir PATH         where the files live (default: a temporary directory, removed on success)
+      --min-delay S, --max-delay S   the kill delay range in seconds (default 0.05 and 1.0)
+    """
+
+let arguments = CommandLine.arguments
+switch arguments.dropFirst().first {
+case "writer":
+    guard arguments.count == 9, let workload = Workload(rawValue: arguments[2]), let run = Int(arguments[5]),
+          let seed = UInt64(arguments[6]), let keys = Int(arguments[7]), let maximumValue = Int(arguments[8]) else {
+        FileHandle.standardError.write(Data("bad writer arguments\n".utf8)); exit(2)
+    }
+    let acknowledgements = open(arguments[4], O_WRONLY | O_APPEND | O_CREAT, 0o644)
+    let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: arguments[3]), objectTypes: tortureTypes)
+    let writer = Writer(workload: workload, configuration: configuration, run: run, seed: seed, keys: keys,
+                        maximumValue: maximumValue, acknowledgements: acknowledgements)
+    do {
+        try await writer.run()
+    } catch {
+        FileHandle.standardError.write(Data("writer: \(error)\n".utf8))
+        exit(1)
+    }
+case "check":
+    guard arguments.count >= 3 else { exit(2) }
+    exit(Checker.check(path: arguments[2], full: arguments.count > 3 && arguments[3] == "full"))
+default:
+    var options = DriverOptions()
+    var index = 1
+    func value() -> String {
+        index += 1
+        guard index < arguments.count else { print(usage); exit(2) }
+        return arguments[index]
+    }
+    while index < arguments.count {
+        switch arguments[index] {
+        case "--kills": options.kills = Int(value()) ?? options.kills
+        case "--minutes": options.minutes = Double(value()) ?? options.minutes
+        case "--workloads":
+            let names = value().split(separator: ",")
+            options.workloads = names.compactMap { Workload(rawValue: String($0)) }
+            guard options.workloads.count == names.count else { print(usage); exit(2) }
+        case "--keys": options.keys = Int(value()) ?? options.keys
+        case "--max-value": options.maximumValue = Int(value()) ?? options.maximumValue
+        case "--verify-every": options.verifyEvery = max(1, Int(value()) ?? options.verifyEvery)
+        case "--seed": options.seed = UInt64(value()) ?? options.seed
+        case "--dir": options.directory = URL(fileURLWithPath: value())
+        case "--min-delay": options.minimumDelay = Double(value()) ?? options.minimumDelay
+        case "--max-delay": options.maximumDelay = Double(value()) ?? options.maximumDelay
+        case "--quiet": options.quiet = true
+        case "--help", "-h": print(usage); exit(0)
+        default: print(usage); exit(2)
+        }
+        index += 1
+    }
+    do {
+        exit(try Driver(options: options).run())
+    } catch {
+        print("realm-torture: \(error)")
+        exit(1)
+    }
+}
