@@ -138,7 +138,8 @@ final class Driver {
     /// One kill: a writer run, its kill, the check.
     func killOnce(_ kill: Int, _ workload: Workload, fullCheck: Bool) throws {
         if workload == .open && random.chance(1, in: 3) { removeFile(workload) }
-        let seed = random.next() >> 1
+        // The low 20 bits carry the kill number, which `sliding` uses to grow its keys.
+        let seed = (random.next() >> 21) << 20 | UInt64(kill)
         let acknowledgements = directory.appendingPathComponent("acks").path
         let errors = directory.appendingPathComponent("writer-stderr").path
         unlink(acknowledgements)

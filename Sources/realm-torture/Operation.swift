@@ -18,6 +18,8 @@ enum Operation: Sendable {
     /// Deletes the node: links to it become nil, lists drop it (Realm's semantics).
     case deleteNode(id: Int)
     case increment
+    /// Deletes every blob whose id is below `id` (a query-driven delete, as an application does).
+    case deleteBlobs(below: Int)
 
     /// Applies the operation in `realm`'s open write transaction, the way an application would.
     func apply(in realm: Realm) {
@@ -50,6 +52,8 @@ enum Operation: Sendable {
         case .increment:
             let counter = realm.object(ofType: TortureCounter.self, forPrimaryKey: 0) ?? realm.create(TortureCounter.self, value: ["id": 0])
             counter.value += 1
+        case .deleteBlobs(let below):
+            realm.delete(realm.objects(TortureBlob.self).where { $0.id < below })
         }
     }
 }
@@ -96,6 +100,8 @@ struct Model: Sendable {
             }
         case .increment:
             counter += 1
+        case .deleteBlobs(let below):
+            for id in blobs.keys where id < below { blobs[id] = nil }
         }
     }
 

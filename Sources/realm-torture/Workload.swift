@@ -13,10 +13,15 @@ enum Workload: String, CaseIterable, Sendable {
     /// Sixteen actors opening the same file at once — a new file in one run of three — and then
     /// committing small changes: kills land in schema creation, open and recovery.
     case open
+    /// The workload that once corrupted a file after 35–60 kills (issue 14): each commit appends
+    /// 1–40 items with texts of 0–2,500 bytes at the right edge of the table, upserts 0–20 blobs
+    /// of 0–6,000 bytes near it, and deletes every blob more than 30 ids behind: pages churn at
+    /// both ends and large values are freed all the time.
+    case sliding
 
     var lanes: Int {
         switch self {
-        case .churn, .links: 1
+        case .churn, .links, .sliding: 1
         case .actors: 8
         case .open: 16
         }
@@ -29,6 +34,7 @@ enum Workload: String, CaseIterable, Sendable {
 
     /// The operations of commit `commit` (from 1) of `lane` in the run seeded `seed`.
     func operations(seed: UInt64, lane: Int, commit: Int, keys: Int, maximumValue: Int) -> [Operation] {
+        precondition(commit < 1 << 20, "commit numbers stay below 2^20")
         var random = SplitMix(mix(seed, UInt64(lane), UInt64(commit)))
         var operations: [Operation] = []
         switch self {
@@ -63,6 +69,20 @@ enum Workload: String, CaseIterable, Sendable {
                 }
             }
             if self == .actors { operations.append(.increment) }
+        case .sliding:
+            // Ids grow with the run and the commit (runs are numbered in order), so every commit
+            // appends; 64 ids per commit, 2^26 per run.
+            let base = seedRun(seed) << 26 + commit << 6
+            let count = 1 + random.below(40)
+            for index in 0..<count {
+                operations.append(.putItem(id: base + index, text: ValueSpec(key: random.next(), length: random.below(2_501)),
+                                           number: commit))
+            }
+            let newest = base + count - 1
+            for _ in 0..<random.below(21) {
+                operations.append(.putBlob(id: newest - random.below(30), data: ValueSpec(key: random.next(), length: random.below(6_001))))
+            }
+            operations.append(.deleteBlobs(below: newest - 30))
         case .links:
             let nodes = 3_000
             for _ in 0..<(1 + random.below(20)) {
@@ -82,3 +102,7 @@ enum Workload: String, CaseIterable, Sendable {
         return operations
     }
 }
+
+/// The run number carried in the low bits of a run's seed (see `Driver`), for workloads whose
+/// keys grow from run to run.
+func seedRun(_ seed: UInt64) -> Int { Int(seed & 0xFFFFF) }

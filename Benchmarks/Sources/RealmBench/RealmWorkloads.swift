@@ -23,6 +23,7 @@ struct RealmActorsSide: BenchmarkSide {
         case .w4: return .measured(try workload.indexedLookups())
         case .w6: return .measured(try workload.sortedPrefix())
         case .w7: return .measured(try await workload.sequentialDurableCommits())
+        case .w7s: return .measured(try await workload.commitsWhileASnapshotIsHeld())
         case .w8: return .measured(try await workload.concurrentDurableCommits())
         case .w9: return .measured(try await workload.observationLatency())
         }
@@ -240,6 +241,39 @@ private struct RealmWorkload {
                                  "rawSyncsPerSecond": .init(raw, .perSecond),
                                  "percentOfRawSyncRate": .init(100 * rate / raw, .percent)],
                         durability: Self.durability, checksum: count)
+    }
+
+    /// W7s: `operations` durable one-object `asyncWrite`s while a frozen `Results` of the first
+    /// version is held, then the same without it. The sample is the time with the snapshot;
+    /// extras give both runs' median commit and final file size.
+    func commitsWhileASnapshotIsHeld() async throws -> Measured {
+        func run(_ name: String, holding: Bool) async throws -> (seconds: Double, median: Double, bytes: Double) {
+            let config = RealmActorsSide.realmConfiguration(in: context, name)
+            let realm = try await Realm.open(configuration: config)
+            try await realm.asyncWrite { realm.add(PersonObject(Person.make(id: 1))) }
+            let snapshot = holding ? realm.objects(PersonObject.self).freeze() : nil
+            var latencies: [Double] = []
+            let people = (2...size.operations + 1).map { Person.make(id: $0) }
+            let seconds = try await Stopwatch.time {
+                for person in people {
+                    let start = ContinuousClock.now
+                    try await realm.asyncWrite { realm.add(PersonObject(person)) }
+                    latencies.append(Stopwatch.seconds(ContinuousClock.now - start))
+                }
+            }
+            guard snapshot.map({ $0.count == 1 }) ?? true, realm.objects(PersonObject.self).count == size.operations + 1 else {
+                throw WorkloadError("wrong counts after the commits")
+            }
+            let bytes = try FileManager.default.attributesOfItem(atPath: config.fileURL!.path)[.size] as? Int ?? 0
+            return (seconds, Statistics.median(latencies), Double(bytes))
+        }
+        let held = try await run("held", holding: true)
+        let free = try await run("free", holding: false)
+        return Measured(samples: [held.seconds],
+                        extras: ["medianCommitHeld": .init(held.median, .seconds), "medianCommitFree": .init(free.median, .seconds),
+                                 "fileBytesHeld": .init(held.bytes, .bytes), "fileBytesFree": .init(free.bytes, .bytes),
+                                 "secondsFree": .init(free.seconds, .seconds)],
+                        durability: Self.durability, checksum: size.operations)
     }
 
     /// W9: `realm.objects(Person.self).changes` (all rows, in key = id order) iterated with

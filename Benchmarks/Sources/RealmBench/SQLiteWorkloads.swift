@@ -20,6 +20,7 @@ struct SQLiteSide: BenchmarkSide {
         case .w5: try workload.fullIteration()
         case .w6: try workload.sortedPrefix()
         case .w7: try await workload.sequentialDurableCommits()
+        case .w7s: try await workload.commitsWhileASnapshotIsHeld()
         case .w8: try await workload.concurrentDurableCommits()
         case .w9: try await workload.observationLatency()
         case .w10: try workload.openAndReadFirst()
@@ -267,6 +268,45 @@ private struct SQLiteWorkload {
         let rate = Double(count) / Statistics.median(samples)
         return Measured(samples: samples, extras: ["commitsPerSecond": .init(rate, .perSecond)],
                         durability: try durability(of: pool), checksum: count)
+    }
+
+    /// W7s: W7's commits (synchronous=FULL) while a `DatabaseSnapshot` (an open read
+    /// transaction, which keeps checkpoints from passing it) of the first version is held, then
+    /// the same without it. Sizes include the WAL.
+    func commitsWhileASnapshotIsHeld() async throws -> Measured {
+        func run(_ name: String, holding: Bool) async throws -> (seconds: Double, median: Double, bytes: Double) {
+            let path = databasePath(name)
+            let pool = try openPool(at: path, durable: true)
+            try await pool.write { db in
+                try SQLiteSchema.create(in: db)
+                try SQLiteSchema.insert(Person.make(id: 1), with: db.cachedStatement(sql: SQLiteSchema.insert))
+            }
+            let snapshot = holding ? try pool.makeSnapshot() : nil
+            var latencies: [Double] = []
+            let people = (2...size.operations + 1).map { Person.make(id: $0) }
+            let seconds = try await Stopwatch.time {
+                for person in people {
+                    let start = ContinuousClock.now
+                    try await pool.write { db in
+                        try SQLiteSchema.insert(person, with: db.cachedStatement(sql: SQLiteSchema.insert))
+                    }
+                    latencies.append(Stopwatch.seconds(ContinuousClock.now - start))
+                }
+            }
+            if let snapshot {
+                let seen = try await snapshot.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM person") ?? 0 }
+                guard seen == 1 else { throw WorkloadError("the snapshot sees \(seen) rows") }
+            }
+            let bytes = try fileBytes(path) + (FileManager.default.fileExists(atPath: path + "-wal") ? fileBytes(path + "-wal") : 0)
+            return (seconds, Statistics.median(latencies), Double(bytes))
+        }
+        let held = try await run("held", holding: true)
+        let free = try await run("free", holding: false)
+        return Measured(samples: [held.seconds],
+                        extras: ["medianCommitHeld": .init(held.median, .seconds), "medianCommitFree": .init(free.median, .seconds),
+                                 "fileBytesHeld": .init(held.bytes, .bytes), "fileBytesFree": .init(free.bytes, .bytes),
+                                 "secondsFree": .init(free.seconds, .seconds)],
+                        durability: "journal_mode=wal, synchronous=FULL", checksum: size.operations)
     }
 
     /// W8: `tasks` concurrent tasks, each committing `operations` one-row transactions through
