@@ -48,6 +48,7 @@ let package = Package(
         .testTarget(name: "RealmStorageTests", dependencies: ["RealmStorage", "realm-crash-writer"], swiftSettings: strictSettings),
         .testTarget(name: "RealmObjectStoreTests", dependencies: ["RealmObjectStore"], swiftSettings: strictSettings),
         .testTarget(name: "RealmRuntimeTests", dependencies: ["RealmRuntime"], swiftSettings: strictSettings),
-        .testTarget(name: "RealmActorsTests", dependencies: ["RealmActors"], swiftSettings: strictSettings),
+        // RealmRuntime (which re-exports the lower layers) only for the I/O fault hook, SharedRealmFile.faultInjectors.
+        .testTarget(name: "RealmActorsTests", dependencies: ["RealmActors", "RealmRuntime"], swiftSettings: strictSettings),
     ]
 )

@@ -207,17 +207,23 @@ public final class Realm {
     /// this handle or the realm is read-only. In async code use ``asyncWrite(_:isolation:)``,
     /// which suspends instead of blocking.
     public func beginWrite() {
+        do {
+            try beginWriteOrThrow()
+        } catch {
+            fatalError("Could not begin a write transaction: \(error)")
+        }
+    }
+
+    /// ``beginWrite()``, throwing what the engine reports (a database that refuses writes after
+    /// a failed sync) instead of trapping: what ``write(_:)`` uses.
+    private func beginWriteOrThrow() throws {
         precondition(!isFrozen, "Can't perform transactions on a frozen Realm")
         precondition(writer == nil, "The Realm is already in a write transaction")
         precondition(!configuration.readOnly, "Can't perform transactions on read-only Realms.")
         precondition(asyncWritesWaiting == 0,
                      "Cannot begin a synchronous write while an asyncWrite of this Realm waits for the write lock: it would deadlock. Use asyncWrite.")
         file.writeLock.lockBlocking()
-        do {
-            try startWrite()
-        } catch {
-            fatalError("Could not begin a write transaction: \(error)")
-        }
+        try startWrite()
     }
 
     /// Begins the engine's write transaction; the caller holds the write lock (released here if
@@ -344,7 +350,7 @@ public final class Realm {
         guard writer == nil else {
             throw Realm.Error(.wrongTransactionState, "Cannot call write() when already in a write transaction")
         }
-        beginWrite()
+        try beginWriteOrThrow()
         let result: Result
         do {
             result = try block()

@@ -85,6 +85,16 @@ package final class SharedRealmFile: Sendable {
 
     private static let registry = Mutex<[Identity: WeakFile]>([:])
 
+    /// Test hook: I/O faults for the file at a (standardized) path, installed before the first
+    /// handle opens it; tests of the public API simulate a full disk, a failed sync or a torn
+    /// write through it. Production code installs none. Guarded by its own lock.
+    private static let faultInjectors = Mutex<[String: any IOFaultInjector]>([:])
+
+    /// Installs (or, with nil, removes) the test hook's faults for the file at `path`.
+    package static func injectFaults(_ faults: (any IOFaultInjector)?, forPath path: String) {
+        faultInjectors.withLock { $0[path] = faults }
+    }
+
     private struct WeakFile: @unchecked Sendable {
         // @unchecked: `file` is only read and written under `registry`'s lock.
         weak var file: SharedRealmFile?
@@ -97,7 +107,9 @@ package final class SharedRealmFile: Sendable {
             if let file = files[identity]?.file { return file }
             let database: Database
             switch identity {
-            case .file(let path): database = try Database.open(path: path, options: DatabaseOptions(readOnly: readOnly))
+            case .file(let path):
+                let faults = faultInjectors.withLock { $0[path] }
+                database = try Database.open(path: path, options: DatabaseOptions(readOnly: readOnly, faults: faults))
             case .inMemory: database = try Database.inMemory()
             }
             database.maximumActiveVersions = maximumActiveVersions

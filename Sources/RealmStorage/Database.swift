@@ -68,6 +68,8 @@ package final class Database: Sendable {
         /// The newest transaction a failed flush discarded (0 if none): a commit with an id up to
         /// this that is not durable never will be.
         var discardedThrough: TransactionID = 0
+        /// Why the last failed flush discarded its commits (reported to transactions built on them).
+        var discardReason: StorageError?
         /// The most versions that may be live at once (nil: no limit); see ``checkVersionLimit()``.
         var maximumActiveVersions: Int?
         var writerActive = false
@@ -419,7 +421,12 @@ package final class Database: Sendable {
             state.writerActive = false
             if let failure = state.failure { throw failure }
             guard generation == state.generation else {
-                throw StorageError(.fail, "The transaction was built on commits that failed to reach the disk")
+                // Reported with the failure's code (a full disk is `outOfDiskSpace` for every
+                // commit it cost), so callers can act on the cause.
+                let reason = state.discardReason
+                throw StorageError(reason?.code ?? .fail,
+                                   "The transaction was built on commits that failed to reach the disk"
+                                       + (reason.map { ": \($0.message)" } ?? ""), path: path)
             }
             state.pending.append(commit)
             state.tip = commit.tip
@@ -449,6 +456,7 @@ package final class Database: Sendable {
             } catch let error as StorageError {
                 state.withLock { state in
                     state.discardedThrough = max(state.discardedThrough, state.tip.meta.transaction)
+                    state.discardReason = error
                     state.pending = []
                     state.tip = state.publishedTip
                     state.generation += 1
