@@ -1,4 +1,5 @@
 public import Foundation
+internal import RealmRuntime
 
 extension Realm {
     /// Where a realm lives and how it is opened, as in Realm Swift's `Realm.Configuration`.
@@ -119,5 +120,18 @@ extension Realm {
             return documents.appendingPathComponent("default.realm")
             #endif
         }
+    }
+}
+
+extension Realm.Configuration {
+    /// Traps for damage that a read which cannot throw found (Realm Swift raises there too),
+    /// naming the file and what the storage layer found: the page and what was wrong with it.
+    /// Reads that can throw report the same as ``Realm/Error/Code/invalidDatabase``.
+    func fileIsDamaged(_ error: any Swift.Error) -> Never {
+        fileIsDamaged((error as? StorageError)?.message ?? "\(error)")
+    }
+
+    func fileIsDamaged(_ problem: String) -> Never {
+        fatalError("The realm file \(fileURL?.path ?? inMemoryIdentifier.map { "in memory '\($0)'" } ?? "") is damaged: \(problem)")
     }
 }

@@ -164,9 +164,13 @@ public struct FrozenResults<T: Object>: RandomAccessCollection, Sendable {
     public subscript(position: Int) -> Frozen<T> {
         guard let table, position >= 0, position < count else { fatalError("Index \(position) is out of bounds") }
         if let keys { return Frozen(snapshot: snapshot, table: table, key: keys[position]) }
-        guard let (leaf, row) = try? snapshot.reader.row(atPosition: UInt64(position), in: snapshot.reader.root(of: table.tree)) else {
-            fatalError("The realm file is damaged")
+        let found: (ClusterLeaf, Int)?
+        do {
+            found = try snapshot.reader.row(atPosition: UInt64(position), in: snapshot.reader.root(of: table.tree))
+        } catch {
+            snapshot.configuration.fileIsDamaged(error)
         }
+        guard let (leaf, row) = found else { snapshot.configuration.fileIsDamaged("row \(position) of '\(table.name)' is missing") }
         return Frozen(snapshot: snapshot, table: table, key: leaf.key(row))
     }
 }

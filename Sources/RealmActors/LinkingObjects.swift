@@ -128,7 +128,7 @@ extension Realm {
             }
             return try reader.linkingObjects(to: key, of: target, from: source, column: column, indexRoot: reader.root(of: index))
         } catch {
-            fatalError("The realm file is damaged: \(error)")
+            fileIsDamaged(error)
         }
     }
 }

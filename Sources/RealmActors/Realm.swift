@@ -362,6 +362,11 @@ public final class Realm {
         return result
     }
 
+    /// Traps for damage found by a read that cannot throw; see `Realm.Configuration.fileIsDamaged(_:)`.
+    func fileIsDamaged(_ error: any Swift.Error) -> Never { configuration.fileIsDamaged(error) }
+
+    func fileIsDamaged(_ problem: String) -> Never { configuration.fileIsDamaged(problem) }
+
     /// The write transaction, or a trap with Realm's message for writing outside one.
     func requireWrite() -> WriteTransaction {
         guard let writer else {
@@ -449,7 +454,7 @@ public final class Realm {
             if let writer { return try writer.root(of: tree) }
             return try reader.root(of: tree)
         } catch {
-            fatalError("The realm file is damaged: \(error)")
+            fileIsDamaged(error)
         }
     }
 
@@ -461,7 +466,7 @@ public final class Realm {
             if let writer { return try writer.row(in: writer.root(of: table.tree), key: key) }
             return try reader.row(in: reader.root(of: table.tree), key: key)
         } catch {
-            fatalError("The realm file is damaged: \(error)")
+            fileIsDamaged(error)
         }
     }
 
@@ -470,7 +475,7 @@ public final class Realm {
             if let writer { return body(try writer.bytes(of: stored)) }
             return body(try reader.bytes(of: stored))
         } catch {
-            fatalError("The realm file is damaged: \(error)")
+            fileIsDamaged(error)
         }
     }
 
@@ -481,7 +486,7 @@ public final class Realm {
             if let writer { return try writer.value(leaf, row: row, column: column, spec: state.table.layout[column]) }
             return try reader.value(leaf, row: row, column: column, spec: state.table.layout[column])
         } catch {
-            fatalError("The realm file is damaged: \(error)")
+            fileIsDamaged(error)
         }
     }
 
@@ -515,7 +520,7 @@ public final class Realm {
         } catch let error as StorageError where error.code == .invalidInput {
             recordDeferredError(error)
         } catch {
-            fatalError("The realm file is damaged: \(error)")
+            fileIsDamaged(error)
         }
         stamp &+= 1
     }

@@ -180,7 +180,7 @@ extension Realm {
         do {
             try write.deleteObject(state.key, from: state.table, catalog: catalog)
         } catch {
-            fatalError("The realm file is damaged: \(error)")
+            fileIsDamaged(error)
         }
         bumpStamp()
     }
@@ -208,7 +208,7 @@ extension Realm {
                 for key in keys { try write.deleteObject(key, from: table, catalog: catalog) }
             }
         } catch {
-            fatalError("The realm file is damaged: \(error)")
+            fileIsDamaged(error)
         }
         bumpStamp()
     }
@@ -252,7 +252,7 @@ extension Realm {
             let index = try table.indexes[column].map { try reader.root(of: $0) }
             return try reader.objectKey(forPrimaryKey: value, in: table, root: reader.root(of: table.tree), index: index)
         } catch {
-            fatalError("The realm file is damaged: \(error)")
+            fileIsDamaged(error)
         }
     }
 

@@ -55,7 +55,7 @@ extension Realm {
         do {
             return try queryEvaluator().count(plan, in: table)
         } catch {
-            fatalError("The realm file is damaged: \(error)")
+            fileIsDamaged(error)
         }
     }
 
@@ -78,7 +78,7 @@ extension Realm {
                 return matching
             }
         } catch {
-            fatalError("The realm file is damaged: \(error)")
+            fileIsDamaged(error)
         }
     }
 
@@ -191,7 +191,7 @@ extension Realm {
             } else {
                 for key in keys {
                     guard let (leaf, row) = try source.row(in: root, key: key) else {
-                        fatalError("The realm file is damaged: object \(key) of '\(table.name)' is missing")
+                        fileIsDamaged("object \(key) of '\(table.name)' is missing from its table")
                     }
                     try sortColumn.append(leaf, row, column: column, kind: kind, source: source)
                 }

@@ -400,7 +400,7 @@ extension Realm {
             else { found = try reader.row(atPosition: position, in: reader.root(of: table.tree)) }
             return found.map { $0.0.key($0.1) }
         } catch {
-            fatalError("The realm file is damaged: \(error)")
+            fileIsDamaged(error)
         }
     }
 
@@ -410,7 +410,7 @@ extension Realm {
         do {
             try reader.forEachCluster(in: reader.root(of: table.tree)) { leaves.append($0.base); return true }
         } catch {
-            fatalError("The realm file is damaged: \(error)")
+            fileIsDamaged(error)
         }
         return leaves
     }
@@ -428,7 +428,7 @@ extension Realm {
         do {
             if let writer { try writer.forEachCluster(in: root, collect) } else { try reader.forEachCluster(in: root, collect) }
         } catch {
-            fatalError("The realm file is damaged: \(error)")
+            fileIsDamaged(error)
         }
         return keys
     }
