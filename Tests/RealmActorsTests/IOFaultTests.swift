@@ -52,11 +52,11 @@ final class FailingDisk: IOFaultInjector, @unchecked Sendable {
 /// throws a clear `Realm.Error`, every acknowledged commit survives, the file opens afterwards,
 /// and nothing of a failed commit is ever visible.
 @Suite struct IOFaultTests {
-    static func open(_ directory: TemporaryDirectory, disk: FailingDisk) throws -> (Realm.Configuration, Realm) {
+    /// A configuration whose file, when first opened, gets `disk`'s faults.
+    static func configuration(_ directory: TemporaryDirectory, disk: FailingDisk) -> Realm.Configuration {
         let configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("faults.realm"), objectTypes: [Ledger.self])
-        let path = configuration.fileURL!.standardizedFileURL.path
-        SharedRealmFile.injectFaults(disk, forPath: path)
-        return (configuration, try Realm(configuration: configuration))
+        SharedRealmFile.injectFaults(disk, forPath: configuration.fileURL!.standardizedFileURL.path)
+        return configuration
     }
 
     static func forget(_ configuration: Realm.Configuration) {
@@ -73,10 +73,9 @@ final class FailingDisk: IOFaultInjector, @unchecked Sendable {
     @Test func aFullDiskFailsTheCommitCleanlyAndTheRealmCarriesOn() throws {
         let directory = try TemporaryDirectory()
         let disk = FailingDisk()
-        var configuration: Realm.Configuration!
+        let configuration = Self.configuration(directory, disk: disk)
         do {
-            let (config, realm) = try Self.open(directory, disk: disk)
-            configuration = config
+            let realm = try Realm(configuration: configuration)
             try realm.write { for id in 1...50 { realm.add(Ledger(value: ["id": id, "note": String(repeating: "a", count: 300)])) } }
             disk.failWrites(with: .fail(errno: ENOSPC))
             do {
@@ -100,7 +99,8 @@ final class FailingDisk: IOFaultInjector, @unchecked Sendable {
     @Test func aFullDiskDuringAGroupCommitFailsEveryCommitOfTheBatchAndNoOther() async throws {
         let directory = try TemporaryDirectory()
         let disk = FailingDisk()
-        let (configuration, realm) = try Self.open(directory, disk: disk)
+        let configuration = Self.configuration(directory, disk: disk)
+        let realm = try Realm(configuration: configuration)
         try realm.write { realm.add(Ledger(value: ["id": 0])) }
         let acknowledged = LockedIDs()
         let failed = LockedIDs()
@@ -138,10 +138,9 @@ final class FailingDisk: IOFaultInjector, @unchecked Sendable {
     @Test func aFailedSyncFailsTheCommitAndTheFileOpensWhole() throws {
         let directory = try TemporaryDirectory()
         let disk = FailingDisk()
-        var configuration: Realm.Configuration!
+        let configuration = Self.configuration(directory, disk: disk)
         do {
-            let (config, realm) = try Self.open(directory, disk: disk)
-            configuration = config
+            let realm = try Realm(configuration: configuration)
             try realm.write { for id in 1...20 { realm.add(Ledger(value: ["id": id])) } }
             disk.failSyncs(with: EIO)
             #expect(throws: Realm.Error.self) { try realm.write { for id in 21...40 { realm.add(Ledger(value: ["id": id])) } } }
@@ -161,10 +160,9 @@ final class FailingDisk: IOFaultInjector, @unchecked Sendable {
     @Test func aTornWriteFailsTheCommitAndLeavesNoTrace() throws {
         let directory = try TemporaryDirectory()
         let disk = FailingDisk()
-        var configuration: Realm.Configuration!
+        let configuration = Self.configuration(directory, disk: disk)
         do {
-            let (config, realm) = try Self.open(directory, disk: disk)
-            configuration = config
+            let realm = try Realm(configuration: configuration)
             try realm.write { for id in 1...20 { realm.add(Ledger(value: ["id": id, "note": "kept"])) } }
             disk.failWrites(with: .partial(bytes: 1_000, errno: EIO))
             do {
