@@ -3,8 +3,8 @@
 /// ``WriteTransaction/modify(_:key:edit:)`` copies the path from the root to the leaf that holds
 /// `key` (each copy at a new page number, recorded in its parent with the writing transaction and
 /// the new subtree count), lets a leaf-specific *edit* change the leaf, then repairs the path:
-/// a leaf split inserts an entry in the parent (splitting it in turn if full), an emptied child
-/// disappears, and a child under a quarter full merges into a neighbour when both fit one page.
+/// a leaf split inserts its new siblings in the parent (splitting it in turn if full), an emptied
+/// child disappears, and a child under a quarter full merges into a neighbour when both fit one page.
 /// Splits at the tree's right edge (keys appended in order: the whole path took the last entry)
 /// move only the new entry to the new page, so sequentially filled trees end up full rather than
 /// half full; anywhere else a split halves the page.
@@ -16,10 +16,32 @@ extension WriteTransaction {
         var count: UInt64
     }
 
-    /// What a leaf edit did: the change in entry count and, if the leaf overflowed, its new sibling.
+    /// What an edit of a page did: the change in entry count and, if the page overflowed, its new
+    /// right siblings in key order. A leaf adds at most two: a table leaf whose rows may each take
+    /// nearly a page (``ClusterBuilder/rowHeapBudget(_:)``) can need three pages for its rows plus
+    /// a new one — the rows before it, the new row, the rows after it. An inner page adds at most one.
     struct LeafOutcome {
         var delta: Int
-        var split: Split?
+        var splits: [Split]
+
+        init(delta: Int) {
+            self.delta = delta
+            splits = []
+        }
+
+        init(delta: Int, split: Split?) {
+            self.delta = delta
+            splits = split.map { [$0] } ?? []
+        }
+
+        init(delta: Int, splits: [Split]) {
+            precondition(splits.count <= 2, "a leaf edit adds at most two siblings")
+            self.delta = delta
+            self.splits = splits
+        }
+
+        /// Entries that moved to the new siblings.
+        var splitCount: UInt64 { splits.reduce(0) { $0 + $1.count } }
     }
 
     typealias WritablePage = (number: PageNumber, pointer: UnsafeMutableRawPointer)
@@ -35,13 +57,15 @@ extension WriteTransaction {
         root.page = top.number
         root.transaction = transaction
         root.count = UInt64(Int64(root.count) + Int64(outcome.delta))
-        if let split = outcome.split {
+        if !outcome.splits.isEmpty {
             let newRoot = newPage()
             newRoot.pointer.initializePageHeader(kind: .inner, transaction: transaction)
             let writer = InnerNodeWriter(newRoot.pointer)
-            writer.setCount(2)
-            writer.set(0, key: 0, child: top.number, transaction: transaction, count: root.count - split.count)
-            writer.set(1, key: split.key, child: split.page, transaction: transaction, count: split.count)
+            writer.setCount(1 + outcome.splits.count)
+            writer.set(0, key: 0, child: top.number, transaction: transaction, count: root.count - outcome.splitCount)
+            for (index, split) in outcome.splits.enumerated() {
+                writer.set(1 + index, key: split.key, child: split.page, transaction: transaction, count: split.count)
+            }
             root.page = newRoot.number
         }
         // Shrink: an empty tree has no pages; an inner root with one child is replaced by it.
@@ -73,11 +97,12 @@ extension WriteTransaction {
         let child = writable(writer.node.child(index))
         let childAtRightEdge = atRightEdge && index == writer.node.count - 1
         let outcome = try modify(child, key: key, depth: depth + 1, atRightEdge: childAtRightEdge, edit: edit)
-        let childCount = UInt64(Int64(writer.node.childCount(index)) + Int64(outcome.delta)) - (outcome.split?.count ?? 0)
+        let childCount = UInt64(Int64(writer.node.childCount(index)) + Int64(outcome.delta)) - outcome.splitCount
         writer.setChild(index, page: child.number, transaction: transaction, count: childCount)
 
-        if let childSplit = outcome.split {
-            return LeafOutcome(delta: outcome.delta, split: insert(childSplit, into: writer, at: index + 1, atRightEdge: childAtRightEdge))
+        if !outcome.splits.isEmpty {
+            return LeafOutcome(delta: outcome.delta,
+                               split: insert(outcome.splits, into: writer, at: index + 1, atRightEdge: childAtRightEdge))
         }
         if childCount == 0 {  // every leaf below is gone, so the child holds no entries
             release(child.number)
@@ -88,11 +113,11 @@ extension WriteTransaction {
         return outcome
     }
 
-    /// Links a new child into an inner node, splitting the node if it is full.
-    private func insert(_ childSplit: Split, into writer: InnerNodeWriter, at position: Int, atRightEdge: Bool) -> Split? {
-        guard writer.node.count == InnerNode.capacity else {
-            writer.insertGap(at: position)
-            writer.set(position, key: childSplit.key, child: childSplit.page, transaction: transaction, count: childSplit.count)
+    /// Links new children (consecutive, in key order, at most two) into an inner node, splitting
+    /// the node once if they do not fit: each half of a split node has room for both.
+    private func insert(_ splits: [Split], into writer: InnerNodeWriter, at position: Int, atRightEdge: Bool) -> Split? {
+        guard writer.node.count + splits.count > InnerNode.capacity else {
+            for (offset, split) in splits.enumerated() { link(split, into: writer, at: position + offset) }
             return nil
         }
         let right = newPage()
@@ -100,12 +125,18 @@ extension WriteTransaction {
         let rightWriter = InnerNodeWriter(right.pointer)
         let from = atRightEdge ? position : writer.node.count / 2
         if from < writer.node.count { writer.moveTail(from: from, to: rightWriter) }
-        let (target, at) = position >= from ? (rightWriter, position - from) : (writer, position)
-        target.insertGap(at: at)
-        target.set(at, key: childSplit.key, child: childSplit.page, transaction: transaction, count: childSplit.count)
+        for (offset, split) in splits.enumerated() {
+            let at = position + offset
+            if at >= from { link(split, into: rightWriter, at: at - from) } else { link(split, into: writer, at: at) }
+        }
         let rightNode = rightWriter.node
         return Split(key: rightNode.key(0), page: right.number,
                      count: (0..<rightNode.count).reduce(0) { $0 + rightNode.childCount($1) })
+    }
+
+    private func link(_ split: Split, into writer: InnerNodeWriter, at position: Int) {
+        writer.insertGap(at: position)
+        writer.set(position, key: split.key, child: split.page, transaction: transaction, count: split.count)
     }
 
     /// Merges child `index` with a neighbour when it is under a quarter full and both fit in one page.

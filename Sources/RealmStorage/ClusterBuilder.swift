@@ -143,27 +143,50 @@ struct ClusterBuilder {
         return geometry().fixedBytes(capacity: range.count) + heapBytes(range) <= PageLayout.pageSize
     }
 
-    /// The most heap bytes one row may keep inline so that any three rows fit a page; larger
-    /// rows push their biggest byte strings to overflow runs. This is what guarantees that a
-    /// full leaf can always be split into two leaves that fit.
+    /// The most heap bytes one row may keep inline: what is left of a page beside one row's fixed
+    /// areas at their widest, so that every row fits a leaf of its own; a row with more pushes its
+    /// biggest byte strings to overflow runs. A value of up to about 4,000 bytes thus shares a leaf
+    /// with its neighbours, as SQLite keeps rows in its pages, rather than taking a page of its own.
+    /// What this guarantees: rows that do not fit one leaf can always be cut into leaves that do
+    /// (``partition()``).
     static func rowHeapBudget(_ layout: [ColumnSpec]) -> Int {
         let geometry = ClusterGeometry(keyWidth: 8, columns: layout.map { spec in
             (spec.kind, spec.kind == .bool ? 0 : spec.kind == .fixed ? Int(spec.fixedWidth) : spec.kind == .float || spec.kind == .bytes ? 4 : 8,
              spec.nullable)
         })
-        return min(ClusterLeaf.maximumInlineLength, (PageLayout.pageSize - geometry.fixedBytes(capacity: 3)) / 3)
+        return PageLayout.pageSize - geometry.fixedBytes(capacity: 1)
     }
 
-    /// The split point that balances bytes between two leaves that both fit.
-    func splitPoint() -> Int {
+    /// Cuts rows that do not fit one leaf into two leaves that both fit, as near the middle as
+    /// possible, or — when no such cut exists — into three.
+    ///
+    /// Three always suffice when the rows are a leaf that fitted plus one inserted or grown row
+    /// at index *i*: `0..<i`, `i`, `i+1..<count` each fit (the first and last are parts of the
+    /// old leaf; the row fits alone by ``rowHeapBudget(_:)``). The greedy cut below finds three
+    /// whenever any exist, because a part of a range that fits also fits (narrower frames of
+    /// reference, fewer heap bytes): its first part is at least `0..<i`, so its second reaches
+    /// past `i` and its third lies within `i+1..<count`.
+    ///
+    /// - Complexity: O(*n*²) for *n* rows in the worst case (each `fits` is O(*n*)); three parts
+    ///   only arise for rows of about a third of a page or more, so *n* is then small.
+    func partition() -> [Range<Int>] {
         precondition(count >= 2)
         let middle = count / 2
         for distance in 0...count {
             for candidate in [middle - distance, middle + distance] where candidate >= 1 && candidate < count {
-                if fits(0..<candidate) && fits(candidate..<count) { return candidate }
+                if fits(0..<candidate) && fits(candidate..<count) { return [0..<candidate, candidate..<count] }
             }
         }
-        preconditionFailure("the row heap budget guarantees a split point")
+        var parts: [Range<Int>] = []
+        var start = 0
+        while start < count {
+            var end = start + 1
+            while end < count && fits(start..<(end + 1)) { end += 1 }
+            parts.append(start..<end)
+            start = end
+        }
+        precondition(parts.count == 3 && parts.allSatisfy { fits($0) }, "a leaf plus one row fits three leaves")
+        return parts
     }
 
     func slice(_ range: Range<Int>) -> ClusterBuilder {

@@ -33,8 +33,6 @@ public struct ClusterLeaf {
     @usableFromInline static let descriptorsOffset = 32
     @usableFromInline static let descriptorSize = 8
     @usableFromInline static let overflowMarker: UInt16 = 0xFFFF
-    /// Byte strings longer than this go to an overflow run.
-    static let maximumInlineLength = 1024
 
     public let base: UnsafeRawPointer
 

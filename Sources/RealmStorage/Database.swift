@@ -266,13 +266,18 @@ package final class Database: Sendable {
             if case .success(let meta) = result { return (slot, meta) }
             return nil
         }
+        // A newer library's meta in either slot refuses the file, even when the other slot holds
+        // a version this library reads: that one is older, and opening it would lose the newer
+        // commits and then overwrite their pages.
+        for (_, result) in candidates {
+            if case .failure(.futureFormat(let version)) = result {
+                throw StorageError(.invalidDatabase,
+                                   "The realm file has format version \(version), newer than this library supports (\(MetaPage.formatVersion)); upgrade RealmActors to open it",
+                                   path: path)
+            }
+        }
         if valid.isEmpty {
             for (_, result) in candidates {
-                if case .failure(.futureFormat(let version)) = result {
-                    throw StorageError(.invalidDatabase,
-                                       "The realm file has format version \(version), newer than this library supports (\(MetaPage.formatVersion)); upgrade RealmActors to open it",
-                                       path: path)
-                }
                 if case .failure(.obsoleteFormat(let version)) = result {
                     throw StorageError(.invalidDatabase,
                                        "The realm file has format version \(version), written by a development build of RealmActors; this library reads version \(MetaPage.formatVersion) only",

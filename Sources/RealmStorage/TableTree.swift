@@ -36,13 +36,17 @@ extension WriteTransaction {
         }
         guard column < layout.count else { throw StorageError(.invalidInput, "No column \(column) in the table") }
         try value.checkFits(layout[column], column: column)
-        // Keep the row within its inline heap budget: a string that would push it over goes to
-        // an overflow run.
-        var inlineOthers = 0
+        // Keep the row within its heap budget (inline strings and the references of overflowed
+        // ones): a string that would push it over goes to an overflow run.
+        var othersHeap = 0
         for other in 0..<min(leaf.columnCount, layout.count) where other != column && layout[other].kind == .bytes {
-            if case .inline(let bytes) = leaf.storedBytes(row, other), !leaf.isNull(row, other) { inlineOthers += bytes.count }
+            guard !leaf.isNull(row, other) else { continue }
+            switch leaf.storedBytes(row, other) {
+            case .inline(let bytes): othersHeap += bytes.count
+            case .overflow: othersHeap += OverflowReference.size
+            }
         }
-        let cell = try cell(for: value, inlineBudget: ClusterBuilder.rowHeapBudget(layout) - inlineOthers)
+        let cell = try cell(for: value, inlineBudget: ClusterBuilder.rowHeapBudget(layout) - othersHeap - OverflowReference.size)
         // The leaf is this transaction's own copy when its header carries this transaction (no
         // committed page can: they come from earlier transactions), and then so is every page
         // above it. A fixed-width value that fits is written in place, without a second
@@ -106,7 +110,7 @@ extension WriteTransaction {
         if appending {  // appending in key order: keep this leaf full, start a new one
             return LeafOutcome(delta: 1, split: newCluster(builder.slice(builder.count - 1..<builder.count)))
         }
-        return LeafOutcome(delta: 1, split: split(builder, into: node))
+        return LeafOutcome(delta: 1, splits: split(builder, into: node))
     }
 
     private func updateInCluster(_ node: WritablePage, key: UInt64, column: Int, cell: ClusterBuilder.Cell,
@@ -131,14 +135,14 @@ extension WriteTransaction {
             builder.encode(into: node.pointer, transaction: transaction)
             return LeafOutcome(delta: 0)
         }
-        return LeafOutcome(delta: 0, split: split(builder, into: node))
+        return LeafOutcome(delta: 0, splits: split(builder, into: node))
     }
 
-    /// Writes the first part of `builder` into `node` and the rest into a new leaf.
-    private func split(_ builder: ClusterBuilder, into node: WritablePage) -> Split {
-        let point = builder.splitPoint()
-        builder.slice(0..<point).encode(into: node.pointer, transaction: transaction)
-        return newCluster(builder.slice(point..<builder.count))
+    /// Writes the first part of `builder` into `node` and each other part into a new leaf.
+    private func split(_ builder: ClusterBuilder, into node: WritablePage) -> [Split] {
+        let parts = builder.partition()
+        builder.slice(parts[0]).encode(into: node.pointer, transaction: transaction)
+        return parts.dropFirst().map { newCluster(builder.slice($0)) }
     }
 
     private func newCluster(_ builder: ClusterBuilder) -> Split {
@@ -156,21 +160,17 @@ extension WriteTransaction {
             throw StorageError(.invalidInput, "Expected \(layout.count) values, got \(values.count)")
         }
         for (index, value) in values.enumerated() { try value.checkFits(layout[index], column: index) }
-        var inline = values.indices.filter {
-            if case .bytes(let bytes) = values[$0] { bytes.count <= ClusterLeaf.maximumInlineLength } else { false }
-        }
-        var inlineBytes = inline.reduce(0) { total, index in
-            if case .bytes(let bytes) = values[index] { total + bytes.count } else { total }
-        }
         let budget = ClusterBuilder.rowHeapBudget(layout)
+        var inline = values.indices.filter { values[$0].byteCount > OverflowReference.size }
+        var heapBytes = values.reduce(0) { $0 + $1.byteCount }
         inline.sort { values[$0].byteCount > values[$1].byteCount }
         var spilled = Set<Int>()
-        for index in inline where inlineBytes > budget {
+        for index in inline where heapBytes > budget {  // a spilled string still takes its reference
             spilled.insert(index)
-            inlineBytes -= values[index].byteCount
+            heapBytes -= values[index].byteCount - OverflowReference.size
         }
         return try values.indices.map { index in
-            try cell(for: values[index], inlineBudget: spilled.contains(index) ? -1 : ClusterLeaf.maximumInlineLength)
+            try cell(for: values[index], inlineBudget: spilled.contains(index) ? -1 : budget)
         }
     }
 
@@ -180,7 +180,7 @@ extension WriteTransaction {
         guard bytes.count <= StorageLimits.maximumValueLength else {
             throw StorageError(.invalidInput, "Value of \(bytes.count) bytes exceeds the maximum of \(StorageLimits.maximumValueLength) bytes")
         }
-        if bytes.count <= min(inlineBudget, ClusterLeaf.maximumInlineLength) { return .inline(bytes) }
+        if bytes.count <= inlineBudget { return .inline(bytes) }
         return .overflow(bytes.withUnsafeBytes { writeOverflow($0) })
     }
 }

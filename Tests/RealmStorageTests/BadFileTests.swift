@@ -104,9 +104,9 @@ import Testing
         Self.expectOpenFails(path, code: .invalidDatabase, message: "or is not a realm file")
     }
 
-    /// A newer format is refused with "upgrade"; the development formats 1 and 2 are refused as
-    /// such, not misread (their index keys, table leaves or free lists differ).
-    @Test(arguments: [MetaPage.formatVersion + 1, 1, 2])
+    /// A newer format is refused with "upgrade"; the development formats 1 to 3 are refused as
+    /// such, not misread (their index keys, table leaves, free lists or inline limits differ).
+    @Test(arguments: [MetaPage.formatVersion + 1, 1, 2, 3])
     func aFileOfAnotherFormatIsRejected(version: UInt32) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
@@ -126,6 +126,24 @@ import Testing
         } else {
             Self.expectOpenFails(path, code: .invalidDatabase, message: "format version \(version), written by a development build")
         }
+    }
+
+    /// A newer library's meta in the newest slot refuses the file even though the other slot
+    /// holds a version this library reads: falling back to that older version would lose the
+    /// newer commits and then overwrite their pages.
+    @Test func aNewerFormatInOneSlotRefusesTheFile() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        try Self.makeDatabase(at: path)
+        var data = try #require(Self.bytes(path))
+        data.withUnsafeMutableBytes { buffer in
+            func transaction(_ slot: Int) -> UInt64 { UnsafeRawPointer(buffer.baseAddress! + slot * PageLayout.pageSize).u64(40) }
+            let page = buffer.baseAddress! + (transaction(0) > transaction(1) ? 0 : 1) * PageLayout.pageSize
+            page.setU32(32, MetaPage.formatVersion + 1)
+            PageChecksum.seal(page, length: PageLayout.pageSize)
+        }
+        try data.write(to: URL(fileURLWithPath: path))
+        Self.expectOpenFails(path, code: .invalidDatabase, message: "newer than this library supports")
     }
 
     @Test func corruptMetaPages() throws {
