@@ -69,13 +69,34 @@ actor Notifier: ChangeProcessor {
         var deliveredInitial = false
         var finished = false
         var failure: Realm.Error?
+        /// The consumer parked in ``Notifier/next(_:)``, if any.
         var waiter: CheckedContinuation<Void, Never>?
+        /// A wake-up that found no consumer parked. `next(_:)` can be suspended between finding
+        /// no element and parking (`withTaskCancellationHandler` may hop executors; W9 measured
+        /// it: about one benchmark run in 30 lost a delivery there and hung), so a delivery in
+        /// that gap is kept here and the consumer, instead of parking, looks again.
+        var wakePending = false
 
         init(tracker: any ChangeTracker) { self.tracker = tracker }
 
         func wake() {
-            waiter?.resume()
-            waiter = nil
+            if let waiter {
+                waiter.resume()
+                self.waiter = nil
+            } else {
+                wakePending = true
+            }
+        }
+
+        /// Parks `continuation` until the next ``wake()``, or resumes it at once if one came
+        /// since the consumer last looked.
+        func park(_ continuation: CheckedContinuation<Void, Never>) {
+            if wakePending {
+                wakePending = false
+                continuation.resume()
+            } else {
+                waiter = continuation
+            }
         }
     }
 
@@ -160,6 +181,7 @@ actor Notifier: ChangeProcessor {
             if let initial = entry.tracker.initialElement() { return initial }
         }
         while true {
+            entry.wakePending = false  // what follows sees everything delivered so far
             if entry.finished {
                 unregister(id)
                 return nil
@@ -178,7 +200,7 @@ actor Notifier: ChangeProcessor {
                 return nil
             }
             await withTaskCancellationHandler {
-                await withCheckedContinuation { entry.waiter = $0 }
+                await withCheckedContinuation { entry.park($0) }
             } onCancel: {
                 Task { await self.wakeForCancellation(id) }
             }

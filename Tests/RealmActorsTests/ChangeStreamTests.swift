@@ -142,3 +142,33 @@ extension ChangeStreamTests {
         #expect(realm.numberOfChangeObservers == before - 3)
     }
 }
+
+extension ChangeStreamTests {
+    /// A consumer that asks for its next element just as the notifier delivers the commit it
+    /// waits for must still get it. Each writer here commits only after its consumer received the
+    /// previous commit, so one lost wake-up stalls its stream for good (the time limit fails the
+    /// test). The notifier once checked for an element and parked its consumer with a
+    /// suspension in between, and a delivery in that gap woke nobody: about one W9 benchmark run
+    /// in 30 hung this way, and this test, without the fix, about one run in ten.
+    @Test(.timeLimit(.minutes(1)), arguments: 0..<4)
+    func aDeliveryRacingTheConsumersWaitIsNeverLost(round: Int) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<8 {
+                group.addTask {
+                    let realm = try Self.realm()
+                    try realm.write { realm.create(CSDog.self, value: ["id": 1, "age": 0]) }
+                    var changes = realm.objects(CSDog.self).changes.makeAsyncIterator()
+                    guard case .initial = await changes.next() else { throw CancellationError() }
+                    for age in 1...500 {
+                        try realm.write { realm.object(ofType: CSDog.self, forPrimaryKey: 1)!.age = age }
+                        while true {
+                            guard let change = await changes.next() else { Issue.record("lane \(lane): the stream ended"); return }
+                            if case .update(let dogs, _, _, _) = change, dogs[0].age == age { break }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+}
