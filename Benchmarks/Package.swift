@@ -3,7 +3,7 @@
 // RealmActors benchmarks: a package of its own so that the library itself keeps depending on
 // nothing but the toolchain. Two ways in:
 //
-//   realm-bench  the side-by-side suite (W1–W12 of PERFORMANCE.md): RealmActors vs SQLite
+//   realm-bench  the side-by-side suite (W1–W13 of PERFORMANCE.md): RealmActors vs SQLite
 //                through GRDB, one child process per workload and side. See README.md.
 //   Micro        package-benchmark micro-benchmarks (malloc counts per operation):
 //                `swift package --package-path Benchmarks benchmark`.
@@ -42,8 +42,8 @@ let package = Package(
         ),
     ],
     targets: [
-        // The data model shared by every benchmark: Person, its deterministic generator and the
-        // SQLite schema. Both sides of every workload must see the same rows.
+        // The data model shared by every benchmark: Person (and W13's Note), their deterministic
+        // generators and the SQLite schema. Both sides of every workload must see the same rows.
         .target(
             name: "BenchModel",
             dependencies: [.product(name: "GRDB", package: "GRDB.swift")],

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 
-/// The SQLite side of the model: one `person` table with the same columns as ``Person``, and the
-/// statements every SQLite workload shares, so that no workload measures a different schema.
+/// The SQLite side of the model: one `person` table with the same columns as ``Person`` (and, for
+/// W13, a `note` table with those of ``Note``), and the statements every SQLite workload shares,
+/// so that no workload measures a different schema.
 package enum SQLiteSchema {
     /// `createdAt` is stored as seconds since 1970 (REAL), not GRDB's default text encoding of
     /// `Date`, so the row is the same width as ours (a 64-bit timestamp).
@@ -36,6 +37,22 @@ package enum SQLiteSchema {
             person.id, person.name, person.email, person.age, person.score,
             person.createdAt.timeIntervalSince1970,
         ])
+    }
+
+    /// W13's table, the same columns as ``Note``.
+    package static let createNoteTable = """
+        CREATE TABLE note(
+            id INTEGER PRIMARY KEY,
+            body TEXT NOT NULL,
+            tag INTEGER NOT NULL)
+        """
+
+    package static let insertNote = "INSERT INTO note (id, body, tag) VALUES (?, ?, ?)"
+
+    /// Inserts `note` with the cached ``insertNote`` statement of `db`.
+    @inline(__always)
+    package static func insert(_ note: Note, with statement: Statement) throws {
+        try statement.execute(arguments: [note.id, note.body, note.tag])
     }
 
     /// Inserts rows `ids` (generated with ``Person/make(id:seed:)``) in one transaction.

@@ -26,14 +26,17 @@ struct RealmActorsSide: BenchmarkSide {
         case .w7s: return .measured(try await workload.commitsWhileASnapshotIsHeld())
         case .w8: return .measured(try await workload.concurrentDurableCommits())
         case .w9: return .measured(try await workload.observationLatency())
+        case .w13: return .measured(try workload.mediumValues())
         }
     }
 
     /// The configuration of the realm file `name` of a run: always inside the run's own
-    /// directory, so the child's cleanup removes it.
-    static func realmConfiguration(in context: WorkloadContext, _ name: String = "bench") -> Realm.Configuration {
+    /// directory, so the child's cleanup removes it. `objectTypes` are the classes it stores:
+    /// Person for every workload but W13, which stores Note alone.
+    static func realmConfiguration(in context: WorkloadContext, _ name: String = "bench",
+                                   objectTypes: [ObjectBase.Type] = [PersonObject.self]) -> Realm.Configuration {
         Realm.Configuration(fileURL: context.directory.appendingPathComponent("\(name).realm"),
-                            objectTypes: [PersonObject.self])
+                            objectTypes: objectTypes)
     }
 }
 
@@ -55,6 +58,21 @@ final class PersonObject: Object {
         age = person.age
         score = person.score
         createdAt = person.createdAt
+    }
+}
+
+/// W13's model as a RealmActors class (stored under the name "Note").
+final class NoteObject: Object {
+    override class func className() -> String { "Note" }
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var body = ""
+    @Persisted var tag = 0
+
+    convenience init(_ note: Note) {
+        self.init()
+        id = note.id
+        body = note.body
+        tag = note.tag
     }
 }
 
@@ -432,6 +450,59 @@ private struct RealmWorkload {
         }
         guard updated == size.rows else { throw WorkloadError("updated \(updated) objects") }
         return Measured(samples: samples, durability: Self.durability, checksum: updated)
+    }
+
+    /// W13: medium values. Each repetition, on a new file: the pre-generated notes `1...rows`
+    /// inserted in one transaction (the sample); then the bytes on disk (``realmFileBytes(_:)``);
+    /// then every note iterated, summing the bodies' UTF-8 lengths (checked against the data
+    /// set's sum, which is the checksum). Extras: the medians of the file size and read time.
+    func mediumValues() throws -> Measured {
+        let notes = Note.dataSet(count: size.rows)
+        let expected = notes.reduce(0) { $0 + $1.body.utf8.count }
+        var samples: [Double] = []
+        var fileSizes: [Double] = []
+        var readTimes: [Double] = []
+        for repetition in 0..<context.repetitions {
+            let config = RealmActorsSide.realmConfiguration(in: context, "w13-\(repetition)", objectTypes: [NoteObject.self])
+            do {  // the handle closes at the end of this scope, before its files are deleted
+                let realm = try Realm(configuration: config)
+                samples.append(try Stopwatch.time {
+                    try realm.write {
+                        for note in notes { realm.add(NoteObject(note)) }
+                    }
+                })
+                fileSizes.append(Double(try realmFileBytes(config)))
+                var bodyBytes = 0
+                var count = 0
+                readTimes.append(Stopwatch.time {
+                    for note in realm.objects(NoteObject.self) {
+                        bodyBytes += note.body.utf8.count
+                        count += 1
+                    }
+                })
+                guard count == size.rows, bodyBytes == expected else {
+                    throw WorkloadError("read \(count) notes, \(bodyBytes) body bytes; expected \(size.rows), \(expected)")
+                }
+            }
+            try Realm.deleteFiles(for: config)
+        }
+        return Measured(samples: samples,
+                        extras: ["fileBytes": .init(Statistics.median(fileSizes), .bytes),
+                                 "readSeconds": .init(Statistics.median(readTimes), .seconds)],
+                        durability: Self.durability, checksum: expected)
+    }
+
+    /// The bytes on disk of the realm file of `config` and of every regular file beside it whose
+    /// name starts with the realm file's name: its lock file and any other auxiliary file.
+    func realmFileBytes(_ config: Realm.Configuration) throws -> Int {
+        let url = config.fileURL!
+        let keys: Set<URLResourceKey> = [.isRegularFileKey, .fileSizeKey]
+        let files = try FileManager.default.contentsOfDirectory(at: url.deletingLastPathComponent(),
+                                                                includingPropertiesForKeys: Array(keys))
+        return try files.filter { $0.lastPathComponent.hasPrefix(url.lastPathComponent) }.reduce(0) { total, file in
+            let values = try file.resourceValues(forKeys: keys)
+            return total + (values.isRegularFile == true ? values.fileSize ?? 0 : 0)
+        }
     }
 }
 

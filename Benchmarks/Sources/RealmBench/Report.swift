@@ -169,6 +169,19 @@ enum Reporter {
         return report.peakRSS?.formatted ?? "n/a"
     }
 
+    /// The table row under a workload's for one of its ``WorkloadSpec/comparedExtras``: each
+    /// side's value and the ratio SQLite / ours ("—" unless both sides measured it).
+    static func extraRow(_ name: String, of result: WorkloadResult) -> [String] {
+        func value(_ report: ChildReport?) -> Quantity? {
+            report?.status == .ok ? report?.extras[name] : nil
+        }
+        let ours = value(result.ours)
+        let sqlite = value(result.sqlite)
+        var ratio = "—"
+        if let ours, let sqlite, ours.value > 0 { ratio = Format.ratio(sqlite.value / ours.value) }
+        return ["", "↳ \(name)", ours?.formatted ?? "", sqlite?.formatted ?? "", ratio, "", ""]
+    }
+
     static func printTable(_ suite: SuiteReport) {
         let header = ["workload", "what", "ours (median)", "SQLite (median)", "ratio (target)",
                       "peak RSS ours", "peak RSS SQLite"]
@@ -183,6 +196,7 @@ enum Reporter {
                 "\(ratio) (\(result.target))",
                 rssCell(result.ours), rssCell(result.sqlite),
             ])
+            rows += spec.comparedExtras.map { extraRow($0, of: result) }
         }
         let widths = header.indices.map { column in
             ([header] + rows).map { $0[column].count }.max() ?? 0

@@ -26,6 +26,7 @@ struct SQLiteSide: BenchmarkSide {
         case .w10: try workload.openAndReadFirst()
         case .w11: try workload.fileSize()
         case .w12: try workload.updateAll()
+        case .w13: try workload.mediumValues()
         }
         return .measured(measured)
     }
@@ -447,6 +448,61 @@ private struct SQLiteWorkload {
         }
         guard updated == size.rows else { throw WorkloadError("updated \(updated) rows") }
         return Measured(samples: samples, durability: try durability(of: pool), checksum: updated)
+    }
+
+    /// W13: medium values. Each repetition, on a new file with the `note` table: the
+    /// pre-generated notes `1...rows` inserted in one transaction with the cached insert (the
+    /// sample); then the bytes on disk (database + WAL) after a `PRAGMA wal_checkpoint(TRUNCATE)`;
+    /// then a cursor over `SELECT body FROM note`, summing the UTF-8 lengths of the decoded
+    /// strings (checked against the data set's sum, which is the checksum). Extras: the medians
+    /// of the file size and read time.
+    func mediumValues() throws -> Measured {
+        let notes = Note.dataSet(count: size.rows)
+        let expected = notes.reduce(0) { $0 + $1.body.utf8.count }
+        var samples: [Double] = []
+        var fileSizes: [Double] = []
+        var readTimes: [Double] = []
+        var durability = ""
+        for repetition in 0..<context.repetitions {
+            let path = databasePath("w13-\(repetition)")
+            let pool = try openPool(at: path)
+            try pool.write { try $0.execute(sql: SQLiteSchema.createNoteTable) }
+            samples.append(try Stopwatch.time {
+                try pool.write { db in
+                    let statement = try db.cachedStatement(sql: SQLiteSchema.insertNote)
+                    for note in notes {
+                        try SQLiteSchema.insert(note, with: statement)
+                    }
+                }
+            })
+            try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+            let wal = (try? fileBytes(path + "-wal")) ?? 0
+            fileSizes.append(Double(try fileBytes(path) + wal))
+            var bodyBytes = 0
+            var count = 0
+            readTimes.append(try Stopwatch.time {
+                (bodyBytes, count) = try pool.read { db in
+                    let bodies = try String.fetchCursor(db.cachedStatement(sql: "SELECT body FROM note"))
+                    var bodyBytes = 0
+                    var count = 0
+                    while let body = try bodies.next() {
+                        bodyBytes += body.utf8.count
+                        count += 1
+                    }
+                    return (bodyBytes, count)
+                }
+            })
+            guard count == size.rows, bodyBytes == expected else {
+                throw WorkloadError("read \(count) notes, \(bodyBytes) body bytes; expected \(size.rows), \(expected)")
+            }
+            durability = try self.durability(of: pool)
+            try pool.close()
+            try removeDatabase(at: path)
+        }
+        return Measured(samples: samples,
+                        extras: ["fileBytes": .init(Statistics.median(fileSizes), .bytes),
+                                 "readSeconds": .init(Statistics.median(readTimes), .seconds)],
+                        durability: durability, checksum: expected)
     }
 
     // MARK: Files

@@ -1,3 +1,4 @@
+import BenchModel
 import Foundation
 
 /// One row of the suite: a workload of PERFORMANCE.md (W1 is split into W1a, 100k rows, and W1b,
@@ -5,6 +6,7 @@ import Foundation
 enum WorkloadID: String, CaseIterable, Codable, Sendable, Comparable {
     case w1a = "W1a", w1b = "W1b", w2 = "W2", w3 = "W3", w4 = "W4", w5 = "W5", w6 = "W6"
     case w7 = "W7", w7s = "W7s", w8 = "W8", w9 = "W9", w10 = "W10", w11 = "W11", w12 = "W12"
+    case w13 = "W13"
 
     /// Declaration order, which is the order of PERFORMANCE.md.
     static func < (lhs: WorkloadID, rhs: WorkloadID) -> Bool {
@@ -41,7 +43,7 @@ enum Mode: String, Codable, Sendable {
 
 /// The sizes of one workload in one mode.
 ///
-/// `rows` is the size of the data set the workload starts from (or inserts, for W1);
+/// `rows` is the size of the data set the workload starts from (or inserts, for W1 and W13);
 /// `operations` is how many lookups, transactions or updates it times; `tasks` is the number of
 /// concurrent writers (W8 only, 1 elsewhere). W8 times `tasks × operations` writes.
 struct WorkloadSize: Codable, Sendable, Equatable {
@@ -69,6 +71,11 @@ struct WorkloadSpec: Sendable {
     let fullRepetitions: Int
     /// The primary number: a duration (lower is better) or a size in bytes (lower is better).
     let unit: QuantityUnit
+    /// Extras (keys of ``Measured/extras``, each a duration or a size: lower is better) that
+    /// both sides report and that have a target of their own, so the table gives each a row
+    /// with both sides' medians and their ratio under the workload's row (W13: file size and
+    /// read time). Empty for most workloads.
+    var comparedExtras: [String] = []
 
     func size(_ mode: Mode) -> WorkloadSize { mode == .full ? full : quick }
     func repetitions(_ mode: Mode) -> Int { mode == .full ? fullRepetitions : 1 }
@@ -112,6 +119,9 @@ struct WorkloadSpec: Sendable {
               full: .init(rows: 1_000_000), quick: .init(rows: 50_000), fullRepetitions: 1, unit: .bytes),
         .init(id: .w12, what: "update score on every row, one txn", target: "≥ 2×",
               full: .init(rows: 100_000), quick: .init(rows: 10_000), fullRepetitions: 3, unit: .seconds),
+        .init(id: .w13, what: "medium values: insert, one txn; file; read all", target: "insert ≥ 2×, file ≥ 1×, read ≥ 2×",
+              full: .init(rows: 100_000), quick: .init(rows: 5_000), fullRepetitions: 3, unit: .seconds,
+              comparedExtras: ["fileBytes", "readSeconds"]),
     ]
 
     static func spec(_ id: WorkloadID) -> WorkloadSpec {
@@ -126,6 +136,7 @@ struct WorkloadSpec: Sendable {
         case .w8: return "\(size.tasks) × \(Format.count(size.operations)) txns"
         case .w2, .w4: return "\(Format.count(size.operations)) of \(Format.count(size.rows))"
         case .w9: return "\(Format.count(size.operations)) updates, \(Format.count(size.rows)) rows"
+        case .w13: return "\(Format.count(size.rows)) notes of 0–\(Format.grouped(Note.maxBodyLength)) B"
         default: return "\(Format.count(size.rows)) rows"
         }
     }
@@ -152,10 +163,12 @@ enum WorkloadOutcome: Sendable {
 ///
 /// Invariant: `samples` is not empty and is in the spec's unit; the headline number is their
 /// median. A sample is one repetition's timed part (setup excluded), except for W9, where it is
-/// one update's latency (so the median is p50), and W11, where it is the file size.
+/// one update's latency (so the median is p50), and W11, where it is the file size. W13's sample
+/// is the insert; its file size and read time are extras.
 struct Measured: Sendable {
     var samples: [Double]
-    /// Secondary numbers: commits/s (W7, W8), p50/p99 (W9), file parts (W11).
+    /// Secondary numbers: commits/s (W7, W8), p50/p99 (W9), file parts (W11), file size and read
+    /// time (W13).
     var extras: [String: Quantity] = [:]
     /// Durability / journal mode the measurement ran under, as read back from the database.
     var durability: String

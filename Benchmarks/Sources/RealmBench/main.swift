@@ -24,7 +24,7 @@ struct Options {
     static let usage = """
         USAGE: realm-bench [--quick] [--filter W3,W7] [--side sqlite|ours|both] [--output PATH]
 
-        Runs the workloads of PERFORMANCE.md (W1a, W1b, W2 … W12) for RealmActors ("ours") and
+        Runs the workloads of PERFORMANCE.md (W1a, W1b, W2 … W13) for RealmActors ("ours") and
         SQLite through GRDB, each workload and side in a child process of its own, then prints a
         side-by-side table (medians, ratio SQLite/ours, peak RSS) and writes every number as JSON.
 
