@@ -23,6 +23,10 @@ extension WriteTransaction {
     struct LeafOutcome {
         var delta: Int
         var splits: [Split]
+        /// The page that now holds the edited leaf's first part, when the edit moved it (a leaf
+        /// rebuilt wider than its page run: ``ClusterBuilder/preferredPages()``); the edited
+        /// page was released. Its parent links to it instead.
+        var replacement: PageNumber?
 
         init(delta: Int) {
             self.delta = delta
@@ -54,7 +58,8 @@ extension WriteTransaction {
         _ = try checkedPageOfTree(root.page)
         let top = writable(root.page)
         let outcome = try modify(top, key: key, depth: 0, atRightEdge: true, edit: edit)
-        root.page = top.number
+        let topNumber = outcome.replacement ?? top.number
+        root.page = topNumber
         root.transaction = transaction
         root.count = UInt64(Int64(root.count) + Int64(outcome.delta))
         if !outcome.splits.isEmpty {
@@ -62,7 +67,7 @@ extension WriteTransaction {
             newRoot.pointer.initializePageHeader(kind: .inner, transaction: transaction)
             let writer = InnerNodeWriter(newRoot.pointer)
             writer.setCount(1 + outcome.splits.count)
-            writer.set(0, key: 0, child: top.number, transaction: transaction, count: root.count - outcome.splitCount)
+            writer.set(0, key: 0, child: topNumber, transaction: transaction, count: root.count - outcome.splitCount)
             for (index, split) in outcome.splits.enumerated() {
                 writer.set(1 + index, key: split.key, child: split.page, transaction: transaction, count: split.count)
             }
@@ -97,20 +102,21 @@ extension WriteTransaction {
         let child = writable(writer.node.child(index))
         let childAtRightEdge = atRightEdge && index == writer.node.count - 1
         let outcome = try modify(child, key: key, depth: depth + 1, atRightEdge: childAtRightEdge, edit: edit)
+        let childNumber = outcome.replacement ?? child.number
         let childCount = UInt64(Int64(writer.node.childCount(index)) + Int64(outcome.delta)) - outcome.splitCount
-        writer.setChild(index, page: child.number, transaction: transaction, count: childCount)
+        writer.setChild(index, page: childNumber, transaction: transaction, count: childCount)
 
         if !outcome.splits.isEmpty {
             return LeafOutcome(delta: outcome.delta,
                                split: insert(outcome.splits, into: writer, at: index + 1, atRightEdge: childAtRightEdge))
         }
         if childCount == 0 {  // every leaf below is gone, so the child holds no entries
-            release(child.number)
+            release(childNumber)
             writer.remove(at: index)
         } else if outcome.delta < 0 {
             try mergeIfUnderfull(writer, index)
         }
-        return outcome
+        return LeafOutcome(delta: outcome.delta)  // this node stays where it is
     }
 
     /// Links new children (consecutive, in key order, at most two) into an inner node, splitting
@@ -139,9 +145,11 @@ extension WriteTransaction {
         writer.set(position, key: split.key, child: split.page, transaction: transaction, count: split.count)
     }
 
-    /// Merges child `index` with a neighbour when it is under a quarter full and both fit in one page.
+    /// Merges child `index` with a neighbour when it is under a quarter full and both fit in the
+    /// left one's pages.
     private func mergeIfUnderfull(_ parent: InnerNodeWriter, _ index: Int) throws {
-        guard parent.node.count > 1, Self.fill(page(parent.node.child(index))) < PageLayout.pageSize / 4 else { return }
+        guard parent.node.count > 1, case let child = page(parent.node.child(index)),
+              Self.fill(child) < Self.span(of: child) * PageLayout.pageSize / 4 else { return }
         let left = index > 0 ? index - 1 : index
         let right = left + 1
         _ = try checkedPageOfTree(parent.node.child(left))
@@ -153,13 +161,14 @@ extension WriteTransaction {
         // may need wider frames of reference than either had.
         let merged = leftPage.pageKind == .cluster
             ? ClusterBuilder(merging: ClusterLeaf(leftPage), ClusterLeaf(rightPage), source: self) : nil
-        guard merged?.fits() ?? Self.canMerge(leftPage, rightPage) else { return }
+        let leftPages = Self.span(of: leftPage)
+        guard merged?.fits(pages: leftPages) ?? Self.canMerge(leftPage, rightPage) else { return }
         let target = writable(parent.node.child(left))
         switch leftPage.pageKind {
         case .leaf:
             ValueLeafWriter(target.pointer).append(contentsOf: ValueLeaf(rightPage))
         case .cluster:
-            merged?.encode(into: target.pointer, transaction: transaction)
+            merged?.encode(into: target.pointer, pages: leftPages, transaction: transaction)
         default:
             let writer = InnerNodeWriter(target.pointer)
             let first = writer.node.count

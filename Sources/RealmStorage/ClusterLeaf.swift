@@ -1,7 +1,9 @@
-/// A table leaf: the objects of one key range, stored column by column (PAX).
+/// A table leaf: the objects of one key range, stored column by column (PAX), in one page or in
+/// a run of 2 or 4 contiguous pages (a *wide* leaf, for rows of medium values: see
+/// ``ClusterBuilder/preferredPages()``).
 ///
 /// ```
-/// 0    page header: kind .cluster, count = rows, aux = heap start
+/// 0    page header: kind .cluster, flags = log2(pages), count = rows, aux = heap start
 /// 24   capacity (u16): rows the fixed-width areas have room for
 /// 26   column count (u16)
 /// 28   key width (u8): bytes per key offset
@@ -10,7 +12,7 @@
 /// ...  one data area per column: capacity × width bytes (integers: a frame of reference; bools:
 ///      a bitmap), then its null bitmap
 /// ...  free space
-/// heap byte-string values, growing down from the end of the page
+/// heap byte-string values, growing down from the end of the leaf (``size``)
 /// ```
 ///
 /// Keys and integer columns are stored as a *frame of reference* (``FrameOfReference``): a 64-bit
@@ -37,6 +39,17 @@ public struct ClusterLeaf {
     public let base: UnsafeRawPointer
 
     @inlinable @inline(__always) public init(_ base: UnsafeRawPointer) { self.base = base }
+
+    /// The largest log2 of a leaf's pages: leaves span 1, 2 or 4 pages.
+    static let maximumSpanShift = 2
+
+    /// log2 of the pages the leaf spans (the header's flags byte; masked, so a damaged byte
+    /// cannot claim more than 8 pages before ``isWellFormed()`` refuses it).
+    @inlinable @inline(__always) var spanShift: Int { Int(base.u8(PageLayout.flagsOffset) & 3) }
+    /// The contiguous pages the leaf spans: 1, 2 or 4.
+    @inlinable @inline(__always) package var pages: Int { 1 << spanShift }
+    /// The leaf's bytes: its pages times the page size. Every offset in the leaf is below it.
+    @inlinable @inline(__always) public var size: Int { PageLayout.pageSize << spanShift }
 
     @inlinable @inline(__always) public var count: Int { base.pageCount16 }
     @inline(__always) package var capacity: Int { Int(base.u16(Self.capacityOffset)) }
@@ -159,8 +172,8 @@ public struct ClusterLeaf {
         guard column < columnCount else { return .inline(UnsafeRawBufferPointer(start: nil, count: 0)) }
         let (offset, length) = slot(row, column)
         let size = length == Self.overflowMarker ? OverflowReference.size : Int(length)
-        // A damaged slot must not send the read past the page.
-        guard offset + size <= PageLayout.pageSize else { return .inline(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        // A damaged slot must not send the read past the leaf.
+        guard offset + size <= self.size else { return .inline(UnsafeRawBufferPointer(start: nil, count: 0)) }
         if length == Self.overflowMarker { return .overflow(OverflowReference(base + offset)) }
         return .inline(UnsafeRawBufferPointer(start: base + offset, count: Int(length)))
     }
@@ -202,9 +215,9 @@ public struct ClusterLeaf {
     /// Also checks every byte-string slot and key order: O(rows), for integrity checks.
     package func isWellFormed(deep: Bool) -> Bool {
         let columns = columnCount
-        guard count <= capacity, FrameOfReference.isValid(width: keyWidth),
-              Self.keysOffset(columnCount: columns) + FrameOfReference.bytes(capacity: capacity, width: keyWidth) <= PageLayout.pageSize,
-              heapStart <= PageLayout.pageSize else { return false }
+        guard base.u8(PageLayout.flagsOffset) <= Self.maximumSpanShift, count <= capacity, FrameOfReference.isValid(width: keyWidth),
+              Self.keysOffset(columnCount: columns) + FrameOfReference.bytes(capacity: capacity, width: keyWidth) <= size,
+              heapStart <= size else { return false }
         var fixedEnd = keysOffset + FrameOfReference.bytes(capacity: capacity, width: keyWidth)
         for column in 0..<columns {
             guard let kind = kind(column) else { return false }
@@ -230,7 +243,7 @@ public struct ClusterLeaf {
                 for row in 0..<count where !isNull(row, column) {
                     let (offset, length) = slot(row, column)
                     let size = length == Self.overflowMarker ? OverflowReference.size : Int(length)
-                    guard offset >= heapStart || size == 0, offset + size <= PageLayout.pageSize else { return false }
+                    guard offset >= heapStart || size == 0, offset + size <= self.size else { return false }
                 }
             }
         }

@@ -66,7 +66,7 @@ struct ClusterLeafWriter {
     private func reserveHeap(_ bytes: Int) -> Bool {
         guard bytes > 0 else { return true }
         if freeHeapSpace >= bytes { return true }
-        let holes = PageLayout.pageSize - leaf.heapStart - leaf.liveHeapBytes
+        let holes = leaf.size - leaf.heapStart - leaf.liveHeapBytes
         guard freeHeapSpace + holes >= bytes else { return false }
         compactHeap()
         return freeHeapSpace >= bytes
@@ -74,11 +74,12 @@ struct ClusterLeafWriter {
 
     /// Rewrites the heap without holes.
     func compactHeap() {
-        let scratch = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
+        let size = leaf.size
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
         defer { scratch.deallocate() }
-        scratch.copyMemory(from: base, byteCount: PageLayout.pageSize)
+        scratch.copyMemory(from: base, byteCount: size)
         let old = ClusterLeaf(UnsafeRawPointer(scratch))
-        var heap = PageLayout.pageSize
+        var heap = size
         for column in 0..<old.columnCount where old.kind(column) == .bytes {
             for row in 0..<old.count where !old.isNull(row, column) {
                 let (offset, length) = old.slot(row, column)
@@ -156,7 +157,7 @@ struct ClusterLeafWriter {
             if leaf.nullOffset(column) != 0 { shiftBitsDown(leaf.nullOffset(column), from: index, count: count) }
         }
         base.setU16(PageLayout.countOffset, UInt16(count - 1))
-        if count == 1 { base.setU32(PageLayout.auxOffset, UInt32(PageLayout.pageSize)) }
+        if count == 1 { base.setU32(PageLayout.auxOffset, UInt32(leaf.size)) }
     }
 
     private func shiftBitsUp(_ offset: Int, from index: Int, count: Int) {

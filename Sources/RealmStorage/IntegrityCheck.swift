@@ -81,7 +81,8 @@ struct IntegrityCheck<Source: PageSource> {
         }
     }
 
-    /// Checks bounds, kind, transaction and checksum of a page or run; nil if it is bad.
+    /// Checks bounds, kind, transaction and checksum of a page or run; nil if it is bad. A table
+    /// leaf's run length comes from its header (`pages` is then ignored).
     private mutating func checked(_ page: PageNumber, _ transaction: TransactionID, _ kinds: Set<PageKind>,
                                   pages: UInt64 = 1) -> UnsafeRawPointer? {
         guard page >= PageLayout.firstDataPage, pages > 0, pages <= source.pageLimit,
@@ -93,6 +94,16 @@ struct IntegrityCheck<Source: PageSource> {
         guard let kind = base.pageKind, kinds.contains(kind) else {
             problems.append("page \(page) has kind \(base.u8(PageLayout.kindOffset)), expected \(kinds.map { "\($0)" }.sorted())")
             return nil
+        }
+        var pages = pages
+        if kind == .cluster {
+            guard base.u8(PageLayout.flagsOffset) <= ClusterLeaf.maximumSpanShift,
+                  case let span = UInt64(ClusterLeaf(base).pages), span <= source.pageLimit - page,
+                  PageMap.isContiguous(page: page, count: span) else {
+                problems.append("table leaf \(page) claims pages past the file or a map section")
+                return nil
+            }
+            pages = span
         }
         guard base.pageTransaction == transaction else {
             problems.append("page \(page) was written by transaction \(base.pageTransaction), expected \(transaction)")

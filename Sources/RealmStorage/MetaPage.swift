@@ -20,9 +20,9 @@
 package struct MetaPage: Equatable, Sendable {
     package static let magic: UInt64 = 0x0052_5443_414D_4C52  // "RLMACTR\0" little-endian
     /// The format this library reads and writes. Files of a higher version are refused as newer;
-    /// versions 1 to 3 (development builds: see FORMAT.md) are refused as unsupported rather
+    /// versions 1 to 4 (development builds: see FORMAT.md) are refused as unsupported rather
     /// than misread: no release wrote them.
-    package static let formatVersion: UInt32 = 4
+    package static let formatVersion: UInt32 = 5
 
     package var transaction: TransactionID
     package var durableBase: TransactionID

@@ -58,7 +58,7 @@ extension PageSource {
                 guard base.pageCount16 <= ValueLeaf.maximumCount else { break }
                 return base
             case .cluster:
-                guard ClusterLeaf(base).isWellFormed() else { break }
+                guard ClusterLeaf(base).isWellFormed(), spanFits(number, base) else { break }
                 return base
             case .inner:
                 let node = InnerNode(base)
@@ -180,6 +180,14 @@ extension PageSource {
     }
 
     /// A leaf or inner page with a sane entry count.
+    /// Whether the pages of the (well-formed) table leaf at `number` lie in this version's file
+    /// and in one map section, so its whole `size` may be read.
+    @inline(__always)
+    func spanFits(_ number: PageNumber, _ base: UnsafeRawPointer) -> Bool {
+        let pages = UInt64(ClusterLeaf(base).pages)
+        return pages == 1 || (pages <= pageLimit - number && PageMap.isContiguous(page: number, count: pages))
+    }
+
     func checkedPageOfTree(_ number: PageNumber) throws -> UnsafeRawPointer {
         guard number >= PageLayout.firstDataPage, number < pageLimit else {
             throw StorageError(.invalidDatabase, "Realm file is damaged: page \(number) is outside the file")
@@ -190,7 +198,7 @@ extension PageSource {
             return base
         case .inner where base.pageCount16 >= 1 && base.pageCount16 <= InnerNode.capacity:
             return base
-        case .cluster where ClusterLeaf(base).isWellFormed():
+        case .cluster where ClusterLeaf(base).isWellFormed() && spanFits(number, base):
             return base
         default:
             throw StorageError(.invalidDatabase, "Realm file is damaged: bad tree page \(number)")

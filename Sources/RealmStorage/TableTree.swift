@@ -15,9 +15,7 @@ extension WriteTransaction {
         if root.isEmpty {
             var builder = ClusterBuilder(layout: layout)
             builder.insert(at: 0, key: key, cells: cells)
-            let page = newPage()
-            builder.encode(into: page.pointer, transaction: transaction)
-            root = TreeRoot(page: page.number, transaction: transaction, count: 1)
+            root = TreeRoot(page: newCluster(builder, pages: builder.preferredPages()).page, transaction: transaction, count: 1)
         } else {
             try modify(&root, key: key) { node, atRightEdge in
                 try insertInCluster(node, key: key, cells: cells, layout: layout, atRightEdge: atRightEdge)
@@ -101,16 +99,18 @@ extension WriteTransaction {
             throw StorageError(.invalidInput, "The table layout has fewer columns than its stored data")
         }
         let appending = atRightEdge && index == writer.leaf.count
+        let pages = writer.leaf.pages
         var builder = ClusterBuilder(writer.leaf, layout: layout)
         builder.insert(at: index, key: key, cells: cells)
-        if builder.fits() {
-            builder.encode(into: node.pointer, transaction: transaction)
+        if builder.fits(pages: pages) {
+            builder.encode(into: node.pointer, pages: pages, transaction: transaction)
             return LeafOutcome(delta: 1)
         }
         if appending {  // appending in key order: keep this leaf full, start a new one
-            return LeafOutcome(delta: 1, split: newCluster(builder.slice(builder.count - 1..<builder.count)))
+            return LeafOutcome(delta: 1, split: newCluster(builder.slice(builder.count - 1..<builder.count),
+                                                           pages: max(pages, builder.preferredPages())))
         }
-        return LeafOutcome(delta: 1, splits: split(builder, into: node))
+        return split(builder, into: node, delta: 1)
     }
 
     private func updateInCluster(_ node: WritablePage, key: UInt64, column: Int, cell: ClusterBuilder.Cell,
@@ -129,25 +129,38 @@ extension WriteTransaction {
         if leaf.columnCount == layout.count && writer.update(row: row, column: column, cell: cell) {
             return LeafOutcome(delta: 0)
         }
+        let pages = leaf.pages
         var builder = ClusterBuilder(leaf, layout: layout)
         builder.rows[row][column] = cell
-        if builder.fits() {
-            builder.encode(into: node.pointer, transaction: transaction)
+        if builder.fits(pages: pages) {
+            builder.encode(into: node.pointer, pages: pages, transaction: transaction)
             return LeafOutcome(delta: 0)
         }
-        return LeafOutcome(delta: 0, splits: split(builder, into: node))
+        return split(builder, into: node, delta: 0)
     }
 
-    /// Writes the first part of `builder` into `node` and each other part into a new leaf.
-    private func split(_ builder: ClusterBuilder, into node: WritablePage) -> [Split] {
-        let parts = builder.partition()
-        builder.slice(parts[0]).encode(into: node.pointer, transaction: transaction)
-        return parts.dropFirst().map { newCluster(builder.slice($0)) }
+    /// Cuts rows that overflowed the leaf `node` into leaves of the pages they call for (never
+    /// fewer than `node` has, so the cut into at most three holds: see
+    /// ``ClusterBuilder/partition(pages:)``): the first part stays in `node` if it has those
+    /// pages, else moves to a new run that replaces it; each other part goes to a new leaf.
+    private func split(_ builder: ClusterBuilder, into node: WritablePage, delta: Int) -> LeafOutcome {
+        let nodePages = ClusterLeaf(node.pointer).pages
+        let pages = max(nodePages, builder.preferredPages())
+        let parts = builder.fits(pages: pages) ? [0..<builder.count] : builder.partition(pages: pages)
+        var outcome = LeafOutcome(delta: delta, splits: parts.dropFirst().map { newCluster(builder.slice($0), pages: pages) })
+        if pages == nodePages {
+            builder.slice(parts[0]).encode(into: node.pointer, pages: pages, transaction: transaction)
+        } else {
+            outcome.replacement = newCluster(builder.slice(parts[0]), pages: pages).page
+            release(node.number, pages: UInt64(nodePages))
+        }
+        return outcome
     }
 
-    private func newCluster(_ builder: ClusterBuilder) -> Split {
-        let page = newPage()
-        builder.encode(into: page.pointer, transaction: transaction)
+    /// Writes `builder`'s rows to a new leaf of `pages` pages.
+    private func newCluster(_ builder: ClusterBuilder, pages: Int) -> Split {
+        let page = newPage(pages: pages)
+        builder.encode(into: page.pointer, pages: pages, transaction: transaction)
         return Split(key: builder.keys[0], page: page.number, count: UInt64(builder.count))
     }
 

@@ -90,19 +90,31 @@ package final class WriteTransaction: PageSource {
     }
 
     /// The page made writable: itself if this transaction already owns it, else a copy at a new
-    /// number (the old number is freed).
+    /// number (the old number is freed). A wide table leaf is copied whole.
+    ///
+    /// Precondition: a table leaf was checked first (``PageSource/checkedPageOfTree(_:)``), so
+    /// its span lies within the file.
     func writable(_ number: PageNumber) -> (number: PageNumber, pointer: UnsafeMutableRawPointer) {
         if let page = dirty[number] { return (number, page.pointer) }
         let source = page(number)
-        let copy = newPage()
-        copy.pointer.copyMemory(from: source, byteCount: PageLayout.pageSize)
+        let pages = Self.span(of: source)
+        let copy = newPage(pages: pages)
+        copy.pointer.copyMemory(from: source, byteCount: pages * PageLayout.pageSize)
         copy.pointer.setU64(PageLayout.transactionOffset, transaction)
-        freed.append(FreedRun(run: PageRun(start: number, count: 1), createdBy: source.pageTransaction, freedBy: transaction))
+        freed.append(FreedRun(run: PageRun(start: number, count: UInt64(pages)), createdBy: source.pageTransaction,
+                              freedBy: transaction))
         return copy
     }
 
-    /// Gives up pages this version no longer references.
-    func release(_ number: PageNumber, pages count: UInt64 = 1) {
+    /// The pages a tree page spans: a table leaf's 1, 2 or 4; 1 for any other.
+    static func span(of base: UnsafeRawPointer) -> Int {
+        base.pageKind == .cluster ? ClusterLeaf(base).pages : 1
+    }
+
+    /// Gives up pages this version no longer references: `count` pages from `number`, or, by
+    /// default, the pages of the tree page there (``span(of:)``).
+    func release(_ number: PageNumber, pages count: UInt64? = nil) {
+        let count = count ?? UInt64(Self.span(of: page(number)))
         if let page = dirty.removeValue(forKey: number) {
             page.deallocate()  // never written: reusable at once
             freeList.giveBack(PageRun(start: number, count: count))

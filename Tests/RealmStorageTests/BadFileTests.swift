@@ -104,9 +104,9 @@ import Testing
         Self.expectOpenFails(path, code: .invalidDatabase, message: "or is not a realm file")
     }
 
-    /// A newer format is refused with "upgrade"; the development formats 1 to 3 are refused as
+    /// A newer format is refused with "upgrade"; the development formats 1 to 4 are refused as
     /// such, not misread (their index keys, table leaves, free lists or inline limits differ).
-    @Test(arguments: [MetaPage.formatVersion + 1, 1, 2, 3])
+    @Test(arguments: [MetaPage.formatVersion + 1, 1, 2, 3, 4])
     func aFileOfAnotherFormatIsRejected(version: UInt32) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()

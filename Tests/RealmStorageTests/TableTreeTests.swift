@@ -141,8 +141,8 @@ import Testing
     }
 
     /// Byte strings of up to about a page stay in the leaves, packed with their neighbours:
-    /// 2,000 appended rows of 1,100 bytes take about 2,000 × 1,100 / 4,096 ≈ 540 leaves, not a
-    /// 4 KiB overflow page each (format 3 used 2,000 overflow pages and ~10 leaves).
+    /// 2,000 appended rows of 1,100 bytes take about 2,000 × 1,100 / 4,096 ≈ 540 pages of
+    /// leaves, not a 4 KiB overflow page each (format 3 used 2,000 overflow pages and ~10 leaves).
     @Test func mediumValuesShareLeaves() throws {
         let database = try Database.inMemory()
         let write = try database.beginWrite()
@@ -159,35 +159,70 @@ import Testing
         #expect(report.entries == 2_000)
     }
 
-    /// A row inserted between two rows that each take half a page, or grown to most of a page
-    /// between them, needs three leaves: the rows before, the row, the rows after.
+    /// A row of most of a page inserted, or grown, in the middle of a one-page leaf of small
+    /// rows needs three leaves: the rows before, the row, the rows after (no cut in two leaves
+    /// both parts within a page). Rows this small keep one-page leaves, so the cut stays at one page.
     @Test(arguments: [false, true])
-    func aRowBetweenTwoLargeOnesSplitsItsLeafInThree(grow: Bool) throws {
+    func aLargeRowInTheMiddleOfALeafSplitsItInThree(grow: Bool) throws {
         let database = try Database.inMemory()
         let write = try database.beginWrite()
         let table = try write.createTree()
         let layout = [ColumnSpec(.bytes)]
-        func value(_ byte: UInt8, _ count: Int) -> ColumnValue { .bytes(Array(repeating: byte, count: count)) }
-        try write.insertRow(table, key: 10, values: [value(1, 2_000)], layout: layout)
-        try write.insertRow(table, key: 30, values: [value(3, 2_000)], layout: layout)
+        func value(_ key: UInt64, _ count: Int) -> ColumnValue { .bytes(Array(repeating: UInt8(key % 251), count: count)) }
+        var expected: [UInt64: Int] = [:]
+        for key in stride(from: UInt64(0), to: 160, by: 2) {  // 80 rows of 40 bytes: about 3.5 KB
+            try write.insertRow(table, key: key, values: [value(key, 40)], layout: layout)
+            expected[key] = 40
+        }
         #expect(try Self.leafCount(write, table) == 1)
         if grow {
-            try write.insertRow(table, key: 20, values: [value(2, 10)], layout: layout)
-            #expect(try Self.leafCount(write, table) == 1)
-            try write.updateValue(table, key: 20, column: 0, value: value(2, 3_900), layout: layout)
+            try write.updateValue(table, key: 80, column: 0, value: value(80, 3_900), layout: layout)
+            expected[80] = 3_900
         } else {
-            try write.insertRow(table, key: 20, values: [value(2, 2_100)], layout: layout)
+            try write.insertRow(table, key: 81, values: [value(81, 3_900)], layout: layout)
+            expected[81] = 3_900
         }
         #expect(try Self.leafCount(write, table) == 3)
         try write.commit()
         let read = try database.beginRead()
         let root = try read.root(of: table)
-        for (key, byte, count) in [(UInt64(10), UInt8(1), 2_000), (20, 2, grow ? 3_900 : 2_100), (30, 3, 2_000)] {
+        for (key, count) in expected {
             let (leaf, row) = try #require(try read.row(in: root, key: key))
+            #expect(leaf.pages == 1)
             guard case .inline = leaf.storedBytes(row, 0) else { Issue.record("key \(key) is not inline"); continue }
-            #expect(try read.value(leaf, row: row, column: 0, spec: layout[0]) == value(byte, count))
+            #expect(try read.value(leaf, row: row, column: 0, spec: layout[0]) == value(key, count))
         }
-        #expect(try database.verify().entries == 3)
+        #expect(try database.verify().entries == UInt64(expected.count))
+    }
+
+    /// Rows of medium values (W13's: 0–4,000 bytes) go to four-page leaves, which lose less at
+    /// their ends than one-page leaves (a row never straddles two leaves): 3,000 rows take about
+    /// a fifth fewer pages than 3,000 × 2,000 / 4,096 / 0.75, what one-page leaves needed.
+    @Test func mediumRowsGoToWideLeaves() throws {
+        let database = try Database.inMemory()
+        let write = try database.beginWrite()
+        let table = try write.createTree()
+        let layout = [ColumnSpec(.int), ColumnSpec(.bytes), ColumnSpec(.int)]
+        var generator = SeededGenerator(seed: 13)
+        var payload = 0
+        for key in 1...UInt64(3_000) {
+            let length = Int(generator.next() % 4_001)
+            payload += length
+            try write.insertRow(table, key: key, values: [.int(Int64(key)), .bytes(Array(repeating: 0x61, count: length)), .int(7)],
+                                layout: layout)
+        }
+        try write.commit()
+        let report = try database.verify()
+        let read = try database.beginRead()
+        var wide = 0, narrow = 0
+        try read.forEachCluster(in: read.root(of: table)) { leaf in
+            if leaf.pages == 4 { wide += 1 } else { narrow += 1 }
+            return true
+        }
+        #expect(narrow <= 1 && wide > 300, "\(wide) wide, \(narrow) narrow leaves")
+        // Payload over pages: about 0.92 with four-page leaves, 0.75 with one-page ones.
+        let fill = Double(payload) / Double(report.pagesByKind[.cluster, default: 0] * UInt64(PageLayout.pageSize))
+        #expect(fill > 0.85, "leaves hold \(fill) payload")
     }
 
     /// The number of leaves of a table as a write transaction sees it.

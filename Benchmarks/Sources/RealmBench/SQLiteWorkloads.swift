@@ -465,7 +465,8 @@ private struct SQLiteWorkload {
         var durability = ""
         for repetition in 0..<context.repetitions {
             let path = databasePath("w13-\(repetition)")
-            let pool = try openPool(at: path)
+            // synchronous=FULL: the commit syncs, as ours does (equal durability, PERFORMANCE.md).
+            let pool = try openPool(at: path, durable: true)
             try pool.write { try $0.execute(sql: SQLiteSchema.createNoteTable) }
             samples.append(try Stopwatch.time {
                 try pool.write { db in
