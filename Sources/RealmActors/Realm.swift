@@ -270,8 +270,8 @@ public final class Realm {
         do {
             if catalogChanged { try write.writeSchema(catalog.stored) }
             // The log goes first: whichever version the notifier reads, its commits' logs are there.
-            file.changeFeed.record(CommitChanges(rows: write.changeLog, schemaChanged: catalogChanged,
-                                                 silencedObservers: silencedObservers), for: write.transaction)
+            file.changeFeed.record(CommitChanges(rows: write.changeLog, silencedObservers: silencedObservers),
+                                   for: write.transaction)
             transaction = try write.prepare()
         } catch {
             file.changeFeed.discard(write.transaction)

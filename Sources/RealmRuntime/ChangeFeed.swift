@@ -2,17 +2,16 @@ import Synchronization
 
 /// What one commit changed, as the notifier needs it.
 package struct CommitChanges: Sendable {
-    /// The rows the commit inserted, removed and updated, as it edited them.
+    /// The rows the commit inserted, removed and updated, as it edited them. A commit that
+    /// changed the schema needs nothing more: tables keep their trees and rows their keys, and
+    /// the notifier resolves the log with the version's own schema.
     package var rows: RowChangeLog
-    /// Whether the commit changed the schema (then every observer re-evaluates).
-    package var schemaChanged: Bool
     /// Observers (by registration id) that must not be notified of this commit
     /// (`write(withoutNotifying:)`).
     package var silencedObservers: Set<UInt64>
 
-    package init(rows: RowChangeLog, schemaChanged: Bool, silencedObservers: Set<UInt64>) {
+    package init(rows: RowChangeLog, silencedObservers: Set<UInt64>) {
         self.rows = rows
-        self.schemaChanged = schemaChanged
         self.silencedObservers = silencedObservers
     }
 }
