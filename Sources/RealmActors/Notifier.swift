@@ -71,9 +71,9 @@ actor Notifier: ChangeProcessor {
         var failure: Realm.Error?
         /// The consumer parked in ``Notifier/next(_:)``, if any.
         var waiter: CheckedContinuation<Void, Never>?
-        /// A wake-up that found no consumer parked. `next(_:)` can be suspended between finding
-        /// no element and parking (`withTaskCancellationHandler` may hop executors; W9 measured
-        /// it: about one benchmark run in 30 lost a delivery there and hung), so a delivery in
+        /// A wake-up that found no consumer parked. `next(_:)` was seen suspended between finding
+        /// no element and parking (logged in a hung W9 run; about one run in 30 lost a delivery
+        /// there; which suspension lets the notifier in is not pinned down), so a delivery in
         /// that gap is kept here and the consumer, instead of parking, looks again.
         var wakePending = false
 

@@ -97,13 +97,11 @@ struct IntegrityCheck<Source: PageSource> {
         }
         var pages = pages
         if kind == .cluster {
-            guard base.u8(PageLayout.flagsOffset) <= ClusterLeaf.maximumSpanShift,
-                  case let span = UInt64(ClusterLeaf(base).pages), span <= source.pageLimit - page,
-                  PageMap.isContiguous(page: page, count: span) else {
+            guard base.u8(PageLayout.flagsOffset) <= ClusterLeaf.maximumSpanShift, source.spanFits(page, base) else {
                 problems.append("table leaf \(page) claims pages past the file or a map section")
                 return nil
             }
-            pages = span
+            pages = UInt64(ClusterLeaf(base).pages)
         }
         guard base.pageTransaction == transaction else {
             problems.append("page \(page) was written by transaction \(base.pageTransaction), expected \(transaction)")

@@ -179,7 +179,6 @@ extension PageSource {
         throw StorageError(.invalidDatabase, "Realm file is damaged: tree too deep")
     }
 
-    /// A leaf or inner page with a sane entry count.
     /// Whether the pages of the (well-formed) table leaf at `number` lie in this version's file
     /// and in one map section, so its whole `size` may be read.
     @inline(__always)
@@ -188,6 +187,7 @@ extension PageSource {
         return pages == 1 || (pages <= pageLimit - number && PageMap.isContiguous(page: number, count: pages))
     }
 
+    /// A leaf or inner page with a sane entry count.
     func checkedPageOfTree(_ number: PageNumber) throws -> UnsafeRawPointer {
         guard number >= PageLayout.firstDataPage, number < pageLimit else {
             throw StorageError(.invalidDatabase, "Realm file is damaged: page \(number) is outside the file")
