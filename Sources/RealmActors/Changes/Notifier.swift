@@ -1,55 +1,6 @@
 internal import RealmRuntime
 import Synchronization
 
-/// Computes one change stream's elements. Lives on the ``Notifier`` actor and is only touched
-/// there: it is created, advanced and asked for elements by the notifier alone.
-protocol ChangeTracker: AnyObject {
-    /// The first element, if the stream has one (`.initial` for collections), at the version
-    /// the tracker was created at.
-    func initialElement() -> (any Sendable)?
-    /// Takes in a newer version (see ``VersionContext``); `silent` when every commit since the
-    /// last version asked not to notify this observer — the tracker then moves its baseline
-    /// without reporting. Returns whether an element may now be pending (false lets the
-    /// notifier leave a waiting consumer asleep).
-    @discardableResult
-    func advance(_ version: VersionContext, silent: Bool) -> Bool
-    /// What to deliver since the last element, coalescing every version taken in since, or nil
-    /// if nothing observable changed. `isLast` ends the stream after it (an object deleted).
-    func takeElement() -> (element: any Sendable, isLast: Bool)?
-    /// The element reporting `error`, after which the stream ends (nil: it just ends).
-    func errorElement(_ error: Realm.Error) -> (any Sendable)?
-}
-
-/// One version as the notifier processes it, shared by every tracker it advances: the pinned
-/// snapshot, the log of the commits since the previous version (nil when not kept: then
-/// trackers compare values, or count everything as changed), a frozen handle for evaluating
-/// queries, and the objects modified under the default filter, worked out once per table.
-final class VersionContext {
-    let snapshot: FrozenSnapshot
-    let changes: RowChanges?
-    /// A frozen handle at the version (made on first use).
-    private(set) lazy var handle: Realm = snapshot.handle()
-    private var modifiedByDefault: [TreeID: Set<UInt64>] = [:]
-
-    init(snapshot: FrozenSnapshot, changes: RowChanges?) {
-        self.snapshot = snapshot
-        self.changes = changes
-    }
-
-    /// The objects of `table` the commits modified under `filter` (none without a log).
-    func modifiedKeys(in table: Table, filter: ChangeFilter) -> Set<UInt64> {
-        guard let changes else { return [] }
-        let modified = ModifiedObjects(changes: changes, snapshot: snapshot)
-        guard case .everything(let depth) = filter, depth == ChangeFilter.defaultLinkDepth else {
-            return modified.keys(in: table, filter: filter)
-        }
-        if let cached = modifiedByDefault[table.tree] { return cached }
-        let keys = modified.keys(in: table, filter: filter)
-        modifiedByDefault[table.tree] = keys
-        return keys
-    }
-}
-
 /// The notifier of one file: an actor that, after each durable commit, brings every registered
 /// observer to the new version — off the executors of the actors that write and observe.
 ///

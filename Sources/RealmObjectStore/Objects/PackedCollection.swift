@@ -186,10 +186,3 @@ package enum MixedValue: Equatable, Sendable {
         return IndexKey.int(Int64(bitPattern: table)) + IndexKey.int(Int64(bitPattern: key))
     }
 }
-
-extension IndexKey {
-    /// A key that orders values of one kind as their index encoding does (for sets).
-    package static func sortKey(_ value: ColumnValue) -> [UInt8] {
-        (try? encode(value, ColumnSpec(.bytes, nullable: true), kind: nil)) ?? null()
-    }
-}

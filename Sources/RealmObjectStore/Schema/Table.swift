@@ -1,32 +1,6 @@
 import Foundation
 package import RealmStorage
 
-/// A table as recorded in the file: the class's live properties, every physical column (removed
-/// properties keep their column so later columns never move), and the trees that hold it.
-package struct StoredTable: Codable, Sendable, Equatable {
-    package var schema: ObjectSchemaInfo
-    /// All physical columns in order; `nil` marks a column whose property was removed.
-    package var columns: [PropertyInfo?]
-    package var tree: TreeID
-    /// Index trees by property name (see ``PropertyInfo/hasIndexTree``).
-    package var indexes: [String: TreeID]
-}
-
-/// Everything the object store keeps about the schema, stored as JSON under key 0 of the
-/// metadata tree (tree id 1, created with the file's first schema).
-package struct StoredSchema: Codable, Sendable, Equatable {
-    package var version: UInt64
-    package var tables: [StoredTable]
-
-    package init(version: UInt64, tables: [StoredTable]) {
-        self.version = version
-        self.tables = tables
-    }
-
-    package static let metadataTree: TreeID = 1
-    static let schemaKey: UInt64 = 0
-}
-
 /// The object store's view of one table at one schema: where every property lives.
 ///
 /// Immutable and `Sendable`; rebuilt whenever the schema changes.
@@ -133,94 +107,5 @@ package final class Table: Sendable {
         default: elements = []
         }
         return elements.compactMap { if case .int(let key) = $0 { UInt64(bitPattern: key) } else { nil } }
-    }
-}
-
-/// The tables of one schema version, by class name.
-package final class SchemaCatalog: Sendable {
-    package let stored: StoredSchema
-    package let tables: [String: Table]
-
-    /// Per class name, the link columns that may point at its objects: `(table, column)` of every
-    /// `.object` property targeting it and of every `AnyRealmValue` property.
-    package let inboundLinks: [String: [(table: Table, column: Int)]]
-    /// Per class name, whether its objects are embedded (owned by the object linking to them).
-    package let embeddedClasses: Set<String>
-
-    package init(_ stored: StoredSchema) {
-        self.stored = stored
-        let tables = Dictionary(uniqueKeysWithValues: stored.tables.map { ($0.schema.className, Table($0)) })
-        self.tables = tables
-        var inbound: [String: [(table: Table, column: Int)]] = [:]
-        let mixed = tables.values.flatMap { table in
-            table.columns.values.filter { table.property($0)?.kind == .mixed }.map { (table: table, column: $0) }
-        }
-        for table in tables.values {
-            for column in table.columns.values.sorted() {
-                guard let property = table.property(column), property.kind == .object, let target = property.objectClassName else { continue }
-                inbound[target, default: []].append((table, column))
-            }
-        }
-        for name in tables.keys { inbound[name, default: []] += mixed }
-        inboundLinks = inbound
-        embeddedClasses = Set(stored.tables.filter(\.schema.isEmbedded).map(\.schema.className))
-    }
-
-    package static let empty = SchemaCatalog(StoredSchema(version: 0, tables: []))
-    package var version: UInt64 { stored.version }
-}
-
-extension PageSource {
-    /// The schema recorded in this version, or nil for a file that has none yet.
-    package func storedSchema() throws -> StoredSchema? {
-        let catalog: TreeRoot
-        if let read = self as? ReadTransaction {
-            guard try read.treeIDs().contains(StoredSchema.metadataTree) else { return nil }
-            catalog = try read.root(of: StoredSchema.metadataTree)
-        } else if let write = self as? WriteTransaction {
-            guard try write.treeIDs().contains(StoredSchema.metadataTree) else { return nil }
-            catalog = try write.root(of: StoredSchema.metadataTree)
-        } else {
-            return nil
-        }
-        return try withValue(in: catalog, forKey: StoredSchema.schemaKey) { bytes in
-            do {
-                return try JSONDecoder().decode(StoredSchema.self, from: Data(bytes))
-            } catch {
-                throw StorageError(.invalidDatabase, "The realm file's schema record is unreadable: \(error)")
-            }
-        }
-    }
-}
-
-extension WriteTransaction {
-    /// Creates the metadata tree if the file has none yet. It must be the file's first tree, so
-    /// every table creation calls this before creating its own trees.
-    private func ensureMetadataTree() throws {
-        guard try !treeIDs().contains(StoredSchema.metadataTree) else { return }
-        let id = try createTree()
-        guard id == StoredSchema.metadataTree else {
-            throw StorageError(.invalidDatabase, "The realm file has trees but no schema record")
-        }
-    }
-
-    /// Records the schema.
-    package func writeSchema(_ schema: StoredSchema) throws {
-        try ensureMetadataTree()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        try put(StoredSchema.metadataTree, key: StoredSchema.schemaKey, value: Array(try encoder.encode(schema)))
-    }
-
-    /// Creates the trees of a new table.
-    package func createTable(_ schema: ObjectSchemaInfo) throws -> StoredTable {
-        try schema.validate()
-        try ensureMetadataTree()
-        let tree = try createTree()
-        var indexes: [String: TreeID] = [:]
-        for property in schema.properties where property.hasIndexTree {
-            indexes[property.name] = try createTree()
-        }
-        return StoredTable(schema: schema, columns: schema.properties, tree: tree, indexes: indexes)
     }
 }

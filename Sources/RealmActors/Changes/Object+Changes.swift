@@ -1,0 +1,42 @@
+internal import RealmRuntime
+
+extension FreezableObject {
+    /// The changes of this object from its handle's current version on: `.change` with the
+    /// changed properties (old and new values) after each commit that changed it or an object
+    /// it links to (four links deep), `.deleted` (then the stream ends). No initial element.
+    ///
+    /// ```swift
+    /// for await change in dog.changes {
+    ///     if case .change(let dog, let properties) = change { print(dog.name, properties.map(\.name)) }
+    /// }
+    /// ```
+    public var changes: RealmChanges<ObjectChange<Self>> { changes(keyPaths: nil) }
+
+    /// ``changes`` where only the named properties count (`"owner.name"` follows a link).
+    public func changes(keyPaths: [String]?) -> RealmChanges<ObjectChange<Self>> {
+        guard let state = realmState else { fatalError("Only managed objects can be observed") }
+        keyPaths?.forEach { state.realm.checkObservedKeyPath($0, in: state.table) }
+        let filter = ChangeFilter(keyPaths: keyPaths) ?? .everything(depth: ChangeFilter.defaultLinkDepth)
+        let className = state.table.name, key = state.key
+        return state.realm.changes(startingFrom: { snapshot in
+            ObjectChangeTracker<Self>(className: className, key: key, filter: filter, snapshot: snapshot)
+        })
+    }
+
+    /// ``changes(keyPaths:)-([String]?)`` with key paths of the object's own properties (`\Dog.name`).
+    public func changes(keyPaths: [PartialKeyPath<Self>]) -> RealmChanges<ObjectChange<Self>> {
+        changes(keyPaths: keyPaths.map(QueryKeyPaths.name(ofProperty:)))
+    }
+}
+
+extension FreezableObject {
+    /// Calls `block` on `actor` with each change of this object from now on, as
+    /// ``changes(keyPaths:)-([String]?)`` delivers them, until the token is invalidated.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken {
+        guard let token = await changes(keyPaths: keyPaths).observe(on: actor, firstElement: false, block) else {
+            fatalError("The realm file can no longer be read")
+        }
+        return token
+    }
+}

@@ -1,0 +1,100 @@
+internal import RealmRuntime
+
+extension Realm {
+    /// The notifier of this handle's file.
+    func notifier() -> Notifier? {
+        try? Notifier.shared(for: file, configuration: configuration)
+    }
+
+    /// A collection stream of `results` from the notifier's newest version.
+    func collectionChanges<T: Object>(_ results: Results<T>, keyPaths: [String]?) -> RealmChanges<RealmCollectionChange<FrozenResults<T>>> {
+        precondition(!isFrozen, "Frozen results do not change; observe the live results instead")
+        let query = ObservedQuery(results)
+        let filter = ChangeFilter(keyPaths: keyPaths) ?? .everything(depth: ChangeFilter.defaultLinkDepth)
+        let file = self.file, configuration = self.configuration
+        return RealmChanges {
+            guard let notifier = try? Notifier.shared(for: file, configuration: configuration) else { return nil }
+            let id = await notifier.register { snapshot in CollectionChangeTracker<T>(query: query, filter: filter, snapshot: snapshot) }
+            return Registration(notifier: notifier, id: id)
+        }
+    }
+
+    /// Registers `tracker` (made at this handle's current version) when iteration starts. The
+    /// notifier is made now, so it keeps the change logs of the commits in between.
+    func changes<Element: Sendable>(startingFrom makeTracker: @escaping @Sendable (FrozenSnapshot) -> any ChangeTracker) -> RealmChanges<Element> {
+        precondition(!isFrozen, "A frozen realm does not change; observe a live one")
+        let snapshot = currentSnapshot()
+        let notifier = try? Notifier.shared(for: file, configuration: configuration)
+        return RealmChanges {
+            guard let notifier else { return nil }
+            let id = await notifier.register(baseline: snapshot) { makeTracker(snapshot) }
+            return Registration(notifier: notifier, id: id)
+        }
+    }
+
+    /// One frozen realm per new version, from the version this handle reads now. Consecutive
+    /// versions may arrive as one (the newest). The stream ends if the file can no longer be read.
+    ///
+    /// ```swift
+    /// for await version in realm.changes {
+    ///     print("now \(version.objects(Dog.self).count) dogs")
+    /// }
+    /// ```
+    public var changes: RealmChanges<FrozenRealm> {
+        changes(startingFrom: { RealmChangeTracker(snapshot: $0) })
+    }
+
+    /// The number of change observers (streams being iterated and notification blocks) of this
+    /// realm's file in this process: a diagnostic, for example to check that observers are
+    /// released.
+    public var numberOfChangeObservers: Int { file.changeFeed.numberOfObservers }
+}
+
+extension Realm {
+    /// Traps with a precise message if `keyPath` does not name properties of `table`
+    /// (observing a missing property is a programmer error in Realm).
+    func checkObservedKeyPath(_ keyPath: String, in table: Table) {
+        var current = table
+        let components = keyPath.split(separator: ".").map(String.init)
+        for (index, name) in components.enumerated() {
+            guard let column = current.columns[name], let property = current.property(column) else {
+                fatalError("Property '\(name)' of key path '\(keyPath)' not found in object of type '\(current.name)'")
+            }
+            guard index < components.count - 1 else { return }
+            guard property.kind == .object, let target = property.objectClassName.flatMap({ catalog.tables[$0] }) else {
+                fatalError("Key path '\(keyPath)' continues past '\(name)', which is not a link")
+            }
+            current = target
+        }
+    }
+}
+
+extension Realm {
+    /// Calls `block` on `actor` with a frozen realm for each new version from now on, until the
+    /// token is invalidated.
+    public func observe<A: Actor>(on actor: A, _ block: @escaping @Sendable (isolated A, FrozenRealm) -> Void) async -> NotificationToken {
+        guard let token = await changes.observe(on: actor, firstElement: false, block) else {
+            fatalError("The realm file can no longer be read")
+        }
+        return token
+    }
+
+    /// Performs a write transaction whose changes the observers of `tokens` are not notified of
+    /// (their next notification starts from the state after it). A token sees every commit it
+    /// was not excluded from; when several commits reach the notifier together, it is skipped
+    /// only if it was excluded from all of them.
+    @discardableResult
+    public func write<Result>(withoutNotifying tokens: [NotificationToken], _ block: () throws -> Result) throws -> Result {
+        try write {
+            silencedObservers = Set(tokens.map(\.registrationID))
+            return try block()
+        }
+    }
+
+    /// Commits the write transaction without notifying the observers of `tokens`; see
+    /// ``write(withoutNotifying:_:)``.
+    public func commitWrite(withoutNotifying tokens: [NotificationToken]) throws {
+        if isInWriteTransaction { silencedObservers = Set(tokens.map(\.registrationID)) }
+        try commitWrite()
+    }
+}

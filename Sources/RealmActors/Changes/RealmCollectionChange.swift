@@ -1,0 +1,19 @@
+internal import RealmRuntime
+
+/// A change to a collection (`Results`, `List`, `LinkingObjects`), delivered by its
+/// ``Results/changes`` stream.
+///
+/// The first element is `.initial` with the collection as it is when observation starts; every
+/// later one is an `.update` from the previously delivered state to a newer one: `deletions`
+/// are indices in the previous state, `insertions` and `modifications` indices in the new one
+/// (unlike Realm Swift, whose `modifications` are old indices). Applying the deletions to the
+/// previous collection, then the insertions, gives the new one's objects. An object that moved
+/// (its position in a sorted collection changed) is deleted and inserted.
+public enum RealmCollectionChange<Collection: Sendable>: Sendable {
+    /// The collection when observation started.
+    case initial(Collection)
+    /// The collection after one or more commits, and how it changed since the previous element.
+    case update(Collection, deletions: [Int], insertions: [Int], modifications: [Int])
+    /// The realm could no longer be read; the stream ends after this.
+    case error(Realm.Error)
+}

@@ -1,0 +1,95 @@
+internal import RealmRuntime
+
+/// Objects of one class at one version: `Sendable`, immutable, a `RandomAccessCollection` of
+/// ``Frozen`` objects. From ``FrozenRealm/objects(_:)``, ``Results/freeze()`` and freezing a
+/// `List` of objects. `count` and positional access are O(log n) or better; filter and sort
+/// with the standard collection methods.
+public struct FrozenResults<T: Object>: RandomAccessCollection, Sendable {
+    let snapshot: FrozenSnapshot
+    let table: Table?
+    /// The objects, in order, for a frozen list; nil: every object of the table, in key order.
+    let keys: [UInt64]?
+
+    /// The number of objects.
+    public var count: Int {
+        if let keys { return keys.count }
+        guard let table else { return 0 }
+        return Int((try? snapshot.reader.root(of: table.tree).count) ?? 0)
+    }
+    /// Always 0.
+    public var startIndex: Int { 0 }
+    /// ``count``.
+    public var endIndex: Int { count }
+
+    /// The frozen object at `position`.
+    public subscript(position: Int) -> Frozen<T> {
+        guard let table, position >= 0, position < count else { fatalError("Index \(position) is out of bounds") }
+        if let keys { return Frozen(snapshot: snapshot, table: table, key: keys[position]) }
+        let found: (ClusterLeaf, Int)?
+        do {
+            found = try snapshot.reader.row(atPosition: UInt64(position), in: snapshot.reader.root(of: table.tree))
+        } catch {
+            snapshot.configuration.fileIsDamaged(error)
+        }
+        guard let (leaf, row) = found else { snapshot.configuration.fileIsDamaged("row \(position) of '\(table.name)' is missing") }
+        return Frozen(snapshot: snapshot, table: table, key: leaf.key(row))
+    }
+}
+
+extension Results {
+    /// A `Sendable` snapshot of the objects at the realm's current version. Traps inside a write
+    /// transaction.
+    public func freeze() -> FrozenResults<Element> {
+        guard let realm else { fatalError("Cannot freeze unmanaged results") }
+        let snapshot = realm.currentSnapshot()
+        return FrozenResults(snapshot: snapshot, table: snapshot.catalog.tables[Element.className()], keys: nil)
+    }
+}
+
+extension List where Element: Object {
+    /// A `Sendable` snapshot of the list's objects at the realm's current version.
+    public func freeze() -> FrozenResults<Element> {
+        guard let realm else { fatalError("Cannot freeze an unmanaged List") }
+        let snapshot = realm.currentSnapshot()
+        let keys = map { $0.realmState!.key }
+        return FrozenResults(snapshot: snapshot, table: snapshot.catalog.tables[Element.className()], keys: keys)
+    }
+}
+
+extension List where Element: Sendable {
+    /// The list's values at the realm's current version (a copy: values need no pinned version).
+    public func freeze() -> [Element] { Array(self) }
+}
+
+extension FrozenResults {
+    /// The frozen objects matching a type-safe query, still at the snapshot's version.
+    public func `where`(_ isIncluded: (Query<T>) -> Query<Bool>) -> FrozenResults<T> {
+        refined { $0.where(isIncluded) }
+    }
+
+    /// The frozen objects matching a Realm Query Language predicate, at the snapshot's version.
+    ///
+    /// - Throws: ``Realm/Error/Code/invalidInput`` as ``Results/filter(_:_:)``.
+    public func filter(_ predicateFormat: String, _ arguments: Any...) throws -> FrozenResults<T> {
+        try refined { try $0.filter(predicateFormat, argumentArray: arguments) }
+    }
+
+    /// The frozen objects sorted by a property, at the snapshot's version.
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> FrozenResults<T> {
+        refined { $0.sorted(byKeyPath: keyPath, ascending: ascending) }
+    }
+
+    /// The frozen objects sorted by several properties, at the snapshot's version.
+    public func sorted<S: Sequence>(by descriptors: S) -> FrozenResults<T> where S.Element == SortDescriptor {
+        refined { $0.sorted(by: descriptors) }
+    }
+
+    /// Applies a live-results operation on a frozen handle of the snapshot and freezes the outcome.
+    private func refined(_ operation: (Results<T>) throws -> Results<T>) rethrows -> FrozenResults<T> {
+        let realm = snapshot.handle()
+        let keys = self.keys
+        let base: Results<T> = keys.map { keys in Results(realm: realm, base: .keys(keys)) } ?? realm.objects(T.self)
+        let refined = try operation(base)
+        return FrozenResults(snapshot: snapshot, table: table, keys: refined.keys())
+    }
+}
