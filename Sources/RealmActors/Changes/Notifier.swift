@@ -14,7 +14,7 @@ import Synchronization
 ///
 /// One notifier per file while anyone observes it: observers hold it, and the file's feed holds
 /// it weakly.
-actor Notifier: ChangeProcessor {
+actor Notifier: VersionObserver {
     private final class Entry {
         let tracker: any ChangeTracker
         var deliveredInitial = false
@@ -70,22 +70,13 @@ actor Notifier: ChangeProcessor {
         self.latest = latest
     }
 
-    private struct WeakNotifier: Sendable {
-        weak var notifier: Notifier?
-    }
-
-    private static let registry = Mutex<[ObjectIdentifier: WeakNotifier]>([:])
-
     /// The notifier of `file`, created (and made the file's change processor) if it has none.
+    /// The file's ``ChangeFeed`` holds it weakly; observers hold it.
     static func shared(for file: SharedRealmFile, configuration: Realm.Configuration) throws -> Notifier {
-        try registry.withLock { notifiers in
-            if let notifier = notifiers[ObjectIdentifier(file)]?.notifier { return notifier }
+        try file.changeFeed.processor {
             let (reader, catalog) = try file.beginRead()
             let snapshot = FrozenSnapshot(configuration: configuration, file: file, reader: reader, catalog: catalog)
-            let notifier = Notifier(file: file, configuration: configuration, latest: snapshot)
-            notifiers[ObjectIdentifier(file)] = WeakNotifier(notifier: notifier)
-            file.changeFeed.processor = notifier
-            return notifier
+            return Notifier(file: file, configuration: configuration, latest: snapshot)
         }
     }
 

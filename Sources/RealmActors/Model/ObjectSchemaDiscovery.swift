@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 internal import RealmRuntime
 
@@ -5,10 +6,10 @@ internal import RealmRuntime
 /// enumeration and no Objective-C runtime): the `@Persisted` wrappers, superclass properties
 /// first, in declaration order. Cached per class for the life of the process.
 enum ObjectSchemaDiscovery {
-    private static let cache = LockedValue<[ObjectIdentifier: ObjectSchemaInfo]>([:])
+    private static let cache = Mutex<[ObjectIdentifier: ObjectSchemaInfo]>([:])
     /// Every class whose schema was discovered, by class name, so that links (which record only
     /// the class name) can make accessors of the right Swift class.
-    private static let registry = LockedValue<[String: ObjectBase.Type]>([:])
+    private static let registry = Mutex<[String: ObjectBase.Type]>([:])
 
     static func schema(for type: ObjectBase.Type) -> ObjectSchemaInfo {
         let id = ObjectIdentifier(type)
@@ -50,7 +51,7 @@ enum ObjectSchemaDiscovery {
         return result
     }
 
-    private static let linkedTypesCache = LockedValue<[ObjectIdentifier: [ObjectBase.Type]]>([:])
+    private static let linkedTypesCache = Mutex<[ObjectIdentifier: [ObjectBase.Type]]>([:])
 
     /// The classes `type`'s properties link to (including through `LinkingObjects`).
     static func linkedTypes(of type: ObjectBase.Type) -> [ObjectBase.Type] {
@@ -62,7 +63,7 @@ enum ObjectSchemaDiscovery {
     }
 
     /// Where each class's `LinkingObjects` properties point, by class and property name.
-    private static let linkingDeclarations = LockedValue<[String: [String: LinkingDeclaration]]>([:])
+    private static let linkingDeclarations = Mutex<[String: [String: LinkingDeclaration]]>([:])
 
     struct LinkingDeclaration: Sendable {
         let origin: String
@@ -128,7 +129,7 @@ enum ObjectSchemaDiscovery {
         var values: [(String, _RealmValue?)]
     }
 
-    private static let defaultsCache = LockedValue<[ObjectIdentifier: StableDefaults]>([:])
+    private static let defaultsCache = Mutex<[ObjectIdentifier: StableDefaults]>([:])
 
     private static func stableDefaults(for type: ObjectBase.Type) -> StableDefaults {
         let id = ObjectIdentifier(type)

@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 internal import RealmRuntime
 
@@ -307,27 +308,37 @@ enum PropertyLabels {
 ///
 /// Each entry retains its key path, so an identity is never reused for another key path while it
 /// is cached, and a hit is confirmed with `===`; a key path that is equal but not identical falls
-/// back to the component-wise table.
-///
-/// `@unchecked Sendable`: every access to the tables happens under `lock`; key paths are immutable.
-final class KeyPathTable: @unchecked Sendable {
-    private let lock = NSLock()
-    private var byIdentity: [ObjectIdentifier: (keyPath: AnyKeyPath, name: String)] = [:]
-    private var byValue: [AnyKeyPath: String] = [:]
+/// back to the component-wise table. Both tables are guarded by `tables`' lock.
+final class KeyPathTable: Sendable {
+    /// A key path held inside the lock. `@unchecked Sendable`: a key path object is immutable
+    /// once made (its components, and so its hash and equality, never change), so any thread
+    /// may compare or hash it.
+    private struct SharedKeyPath: Hashable, @unchecked Sendable {
+        let keyPath: AnyKeyPath
+    }
+
+    private struct Tables {
+        var byIdentity: [ObjectIdentifier: (keyPath: SharedKeyPath, name: String)] = [:]
+        var byValue: [SharedKeyPath: String] = [:]
+    }
+
+    private let tables = Mutex(Tables())
 
     func name(for keyPath: AnyKeyPath) -> String? {
-        lock.withLock {
-            if let entry = byIdentity[ObjectIdentifier(keyPath)], entry.keyPath === keyPath { return entry.name }
-            guard let name = byValue[keyPath] else { return nil }
-            byIdentity[ObjectIdentifier(keyPath)] = (keyPath, name)
+        let shared = SharedKeyPath(keyPath: keyPath)
+        return tables.withLock { tables in
+            if let entry = tables.byIdentity[ObjectIdentifier(shared.keyPath)], entry.keyPath.keyPath === shared.keyPath { return entry.name }
+            guard let name = tables.byValue[shared] else { return nil }
+            tables.byIdentity[ObjectIdentifier(shared.keyPath)] = (shared, name)
             return name
         }
     }
 
     func record(_ keyPath: AnyKeyPath, name: String) {
-        lock.withLock {
-            byValue[keyPath] = name
-            byIdentity[ObjectIdentifier(keyPath)] = (keyPath, name)
+        let shared = SharedKeyPath(keyPath: keyPath)
+        tables.withLock { tables in
+            tables.byValue[shared] = name
+            tables.byIdentity[ObjectIdentifier(shared.keyPath)] = (shared, name)
         }
     }
 }

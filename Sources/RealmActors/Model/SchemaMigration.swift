@@ -45,7 +45,7 @@ enum SchemaMigration {
         // this handle reads: it opens once that commit is durable (when the commit failed, nothing
         // of it is visible, and this handle checks again from the durable version).
         do {
-            try realm.file.pipeline.waitUntilDurableBlocking(madeByOther)
+            try realm.file.writes.waitUntilDurableBlocking(madeByOther)
         } catch {
             realm.advance()
             return try prepare(realm)

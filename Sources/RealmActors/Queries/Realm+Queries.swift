@@ -172,7 +172,7 @@ extension Realm {
                         }
                     }
                 }
-                return SortKeyColumn(ascending: descriptor.ascending, count: keys.count) { SortOrder.compare(values[$0], values[$1]) }
+                return SortKeyColumn(ascending: descriptor.ascending, values: values)
             }
             let evaluator = queryEvaluator()
             let source = evaluator.source

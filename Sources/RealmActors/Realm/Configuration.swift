@@ -1,3 +1,4 @@
+import Synchronization
 public import Foundation
 internal import RealmRuntime
 
@@ -95,7 +96,7 @@ extension Realm {
             set { defaultConfigurationBox.withLock { $0 = newValue } }
         }
 
-        private static let defaultConfigurationBox = LockedValue(Configuration())
+        private static let defaultConfigurationBox = Mutex(Configuration())
 
         /// The default realm file: `$XDG_DATA_HOME/<executable>/default.realm` on Linux
         /// (falling back to `~/.local/share`), `Documents/default.realm` on Apple platforms.

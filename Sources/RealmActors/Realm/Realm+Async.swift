@@ -77,18 +77,15 @@ extension Realm {
         }
         precondition(!configuration.readOnly, "Can't perform transactions on read-only Realms.")
         asyncWritesWaiting += 1
+        let write: WritePipeline.OpenWrite
         do {
-            try await file.writeLock.lock()
+            write = try await file.writes.begin()
         } catch {
             asyncWritesWaiting -= 1
-            throw error
+            throw Realm.Error.from(error, configuration: configuration)
         }
         asyncWritesWaiting -= 1
-        if Task.isCancelled {  // cancelled as the lock was granted: still before the block
-            file.writeLock.unlock()
-            throw CancellationError()
-        }
-        try startWrite()
+        try didBeginWrite(write)
         let result: T
         do {
             result = try block()
@@ -98,9 +95,9 @@ extension Realm {
         }
         guard isInWriteTransaction else { return result }  // the block committed or cancelled
         let transaction = try prepareCommit()
-        let pipeline = file.pipeline
+        let writes = file.writes
         do {
-            try await pipeline.waitUntilDurable(transaction)
+            try await writes.waitUntilDurable(transaction)
         } catch {
             try finishCommit(transaction) { throw error }
         }
@@ -115,7 +112,7 @@ extension Realm {
     public func asyncRefresh(isolation: isolated (any Actor)? = #isolation) async -> Bool {
         guard !Task.isCancelled else { return false }
         let newest = file.database.preparedTransaction
-        try? await file.pipeline.waitUntilDurable(newest)
+        try? await file.writes.waitUntilDurable(newest)
         guard !Task.isCancelled else { return false }
         return refresh()
     }

@@ -30,8 +30,11 @@ public final class Realm {
 
     /// The version this handle reads (also during a write, for what the write has not touched).
     @exclusivity(unchecked) private(set) var reader: ReadTransaction
-    /// The open write transaction, if any.
+    /// The open write transaction, if any (`openWrite`'s, kept apart for the reads on every
+    /// property access).
     @exclusivity(unchecked) private(set) var writer: WriteTransaction?
+    /// The open write transaction as the file's ``WritePipeline`` began it, if any.
+    private var openWrite: WritePipeline.OpenWrite?
     /// The schema recorded in `reader`'s version. Taken with it from `SharedRealmFile.beginRead()`,
     /// never from a newer commit, so every table it names has its trees in that version.
     private var readerCatalog: SchemaCatalog
@@ -222,24 +225,28 @@ public final class Realm {
         precondition(!configuration.readOnly, "Can't perform transactions on read-only Realms.")
         precondition(asyncWritesWaiting == 0,
                      "Cannot begin a synchronous write while an asyncWrite of this Realm waits for the write lock: it would deadlock. Use asyncWrite.")
-        file.writeLock.lockBlocking()
-        try startWrite()
-    }
-
-    /// Begins the engine's write transaction; the caller holds the write lock (released here if
-    /// this throws).
-    func startWrite() throws {
+        let write: WritePipeline.OpenWrite
         do {
-            let write = try file.database.beginWrite()
-            writer = write
-            read(try file.beginRead())
-            catalog = file.schemaForWrite()
+            write = try file.writes.beginBlocking()
         } catch {
-            writer?.abort()
-            writer = nil
-            file.writeLock.unlock()
             throw Realm.Error.from(error, configuration: configuration)
         }
+        try didBeginWrite(write)
+    }
+
+    /// Makes `write`, just begun by the file's ``WritePipeline``, this handle's transaction and
+    /// advances the handle to the newest version beside it. Aborts it if that version cannot be
+    /// read.
+    func didBeginWrite(_ write: WritePipeline.OpenWrite) throws {
+        do {
+            read(try file.beginRead())
+        } catch {
+            file.writes.abort(write)
+            throw Realm.Error.from(error, configuration: configuration)
+        }
+        openWrite = write
+        writer = write.transaction
+        catalog = write.schema
         catalogChanged = false
         deferredError = nil
         stamp &+= 1
@@ -253,48 +260,40 @@ public final class Realm {
     ///   (`outOfDiskSpace`, `fileAccess`). Either way nothing of the transaction is written.
     public func commitWrite() throws {
         let transaction = try prepareCommit()
-        try finishCommit(transaction) { try file.pipeline.waitUntilDurableBlocking(transaction) }
+        try finishCommit(transaction) { try file.writes.waitUntilDurableBlocking(transaction) }
     }
 
-    /// Seals the open transaction into a prepared commit and ends it, releasing the write lock
-    /// so the next writer can build on it while this one's sync is pending.
+    /// Hands the open transaction to the file's ``WritePipeline`` to be recorded, prepared and
+    /// released (so the next writer can build on it while this one's sync is pending), and ends
+    /// it on this handle. Returns the commit's transaction, to wait for with ``finishCommit(_:_:)``.
     func prepareCommit() throws -> TransactionID {
-        guard let write = writer else {
+        guard let write = openWrite else {
             throw Realm.Error(.wrongTransactionState, "Can't commit a non-existing write transaction")
         }
         if let error = deferredError {
             cancelWrite()
             throw error
         }
+        let changes = CommitChanges(rows: write.transaction.changeLog, silencedObservers: silencedObservers)
         let transaction: TransactionID
         do {
-            if catalogChanged { try write.writeSchema(catalog.stored) }
-            // The log goes first: whichever version the notifier reads, its commits' logs are there.
-            file.changeFeed.record(CommitChanges(rows: write.changeLog, silencedObservers: silencedObservers),
-                                   for: write.transaction)
-            transaction = try write.prepare()
+            transaction = try file.writes.commit(write, schema: catalogChanged ? catalog : nil, changes: changes)
         } catch {
-            file.changeFeed.discard(write.transaction)
             endWrite()
             advance()
             throw Realm.Error.from(error, configuration: configuration)
         }
-        // Still under the write lock: the next writer builds on this schema; readers get it only
-        // at versions that include this commit (see `SharedRealmFile.beginRead()`).
-        if catalogChanged { file.didPrepare(catalog, at: transaction) }
         endWrite()
         return transaction
     }
 
-    /// Waits (with `wait`) for prepared commit `transaction` to be durable, then advances the
-    /// handle to it.
+    /// Waits (with `wait`, one of the pipeline's waits, which drop a failed commit's change log)
+    /// for prepared commit `transaction` to be durable, then advances the handle to the newest
+    /// version.
     func finishCommit(_ transaction: TransactionID, _ wait: () throws -> Void) throws {
         do {
             try wait()
         } catch {
-            // It did not happen: observers must not hear of it (and its schema, if it changed the
-            // schema, is never read: no version includes it).
-            file.changeFeed.discard(transaction)
             advance()
             throw Realm.Error.from(error, configuration: configuration)
         }
@@ -303,17 +302,18 @@ public final class Realm {
 
     /// Discards every change of the write transaction. Objects it added become invalid.
     public func cancelWrite() {
-        guard let write = writer else { return }
-        write.abort()
+        guard let write = openWrite else { return }
+        file.writes.abort(write)
         endWrite()
         advance()
     }
 
-    /// Ends the write transaction (committed or not) and releases the write lock. The handle
-    /// still reads the version the transaction began at until ``advance()``.
+    /// Forgets the write transaction, which the pipeline has ended (committed or not; the
+    /// write lock is released). The handle still reads the version the transaction began at
+    /// until ``advance()``.
     private func endWrite() {
+        openWrite = nil
         writer = nil
-        file.writeLock.unlock()
         deferredError = nil
         silencedObservers = []
         catalogChanged = false

@@ -43,6 +43,34 @@ package struct SortKeyColumn {
         ties = .compare(compare)
     }
 
+    /// A column of decoded values (mixed values, values reached through links), compared with
+    /// ``compare(_:_:)``.
+    package init(ascending: Bool, values: [ColumnValue]) {
+        self.init(ascending: ascending, count: values.count) { Self.compare(values[$0], values[$1]) }
+    }
+
+    /// Negative, zero or positive as `a` sorts before, with or after `b`, ascending: the order
+    /// stated at the top of this type, for values that have no key (decoded values of mixed
+    /// properties and of paths through links). Values of different kinds compare as numbers
+    /// where they can (an int with a double), else as equal.
+    package static func compare(_ a: ColumnValue, _ b: ColumnValue) -> Int {
+        switch (a, b) {
+        case (.null, .null): return 0
+        case (.null, _): return -1
+        case (_, .null): return 1
+        case (.int(let x), .int(let y)): return x < y ? -1 : (x == y ? 0 : 1)
+        case (.double(let x), .double(let y)): return x < y ? -1 : (x == y ? 0 : 1)
+        case (.float(let x), .float(let y)): return x < y ? -1 : (x == y ? 0 : 1)
+        case (.bool(let x), .bool(let y)): return x == y ? 0 : (x ? 1 : -1)
+        case (.bytes(let x), .bytes(let y)), (.fixed(let x), .fixed(let y)):
+            return x.withUnsafeBytes { x in y.withUnsafeBytes { y in compareBytes(x, y, from: 0) } }
+        default:
+            if QueryComparisons.compare(a, .less, b, kind: .double, options: .plain) { return -1 }
+            if QueryComparisons.compare(b, .less, a, kind: .double, options: .plain) { return 1 }
+            return 0
+        }
+    }
+
     package mutating func reserveCapacity(_ count: Int) {
         keys.reserveCapacity(count)
         if case .bytes(var buffers) = ties {
@@ -144,11 +172,12 @@ package struct SortKeyColumn {
         }
     }
 
-    /// Byte-wise order, shorter first on a common prefix. The first 8 bytes are known equal.
-    private static func compareBytes(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Int {
+    /// Byte-wise order (for UTF-8, Unicode scalar order), shorter first on a common prefix; the
+    /// bytes before `from` are known to be equal.
+    private static func compareBytes(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer, from start: Int = 8) -> Int {
         let common = min(x.count, y.count)
-        if common > 8, let a = x.baseAddress, let b = y.baseAddress {
-            let result = memcmp(a + 8, b + 8, common - 8)
+        if common > start, let a = x.baseAddress, let b = y.baseAddress {
+            let result = memcmp(a + start, b + start, common - start)
             if result != 0 { return result < 0 ? -1 : 1 }
         }
         return x.count < y.count ? -1 : (x.count == y.count ? 0 : 1)

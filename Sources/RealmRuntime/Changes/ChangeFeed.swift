@@ -16,14 +16,6 @@ package struct CommitChanges: Sendable {
     }
 }
 
-/// Something that computes notifications when a new version is durable: the file's notifier.
-package protocol ChangeProcessor: AnyObject, Sendable {
-    /// A new version is durable. Called on the commit queue or a committing thread: it must only
-    /// schedule work, which takes the changes with ``ChangeFeed/takeChanges(through:)`` and ends
-    /// by calling ``ChangeFeed/didProcess(_:)``.
-    func versionDidBecomeDurable(_ version: TransactionID)
-}
-
 /// The path from commits to observers for one file: each commit's change log waits here, by
 /// transaction, until its version is durable; then the processor (the notifier) takes the logs
 /// of every version up to what it reads, computes notifications, and lets the version observers
@@ -34,7 +26,8 @@ package protocol ChangeProcessor: AnyObject, Sendable {
 package final class ChangeFeed: Sendable {
     private struct State {
         var pending: [(transaction: TransactionID, changes: CommitChanges)] = []
-        weak var processor: (any ChangeProcessor)?
+        /// The file's notifier, held weakly: it lives while someone observes.
+        weak var processor: (any VersionObserver)?
     }
 
     private let database: Database
@@ -58,10 +51,18 @@ package final class ChangeFeed: Sendable {
         state.withLock { $0.pending.removeAll { $0.transaction == transaction } }
     }
 
-    /// The processor, held weakly: it lives while someone observes.
-    package var processor: (any ChangeProcessor)? {
-        get { state.withLock { $0.processor } }
-        set { state.withLock { $0.processor = newValue } }
+    /// The file's processor (its notifier): the one that lives, or a new one from `make`, made
+    /// under the feed's lock so that a file never has two. The feed holds it weakly — the
+    /// observers hold it — so this is the one registry of notifiers. When told a version is
+    /// durable, the processor takes the changes with ``takeChanges(through:)`` and ends by
+    /// calling ``didProcess(_:)``.
+    package func processor<Processor: VersionObserver>(orMake make: () throws -> Processor) throws -> Processor {
+        try state.withLock { state in
+            if let processor = state.processor as? Processor { return processor }
+            let processor = try make()
+            state.processor = processor
+            return processor
+        }
     }
 
     /// Removes and returns the logs of the durable commits up to `version`, oldest first
@@ -76,7 +77,7 @@ package final class ChangeFeed: Sendable {
     }
 
     func versionDidBecomeDurable(_ version: TransactionID) {
-        if let processor { return processor.versionDidBecomeDurable(version) }
+        if let processor = state.withLock({ $0.processor }) { return processor.versionDidBecomeDurable(version) }
         // Nobody observes: the logs up to here are not needed.
         state.withLock { state in state.pending.removeAll { $0.transaction <= version } }
         versionObservers.notify(version)

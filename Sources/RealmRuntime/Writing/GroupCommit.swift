@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// Each waiter resumes when its commit is durable, or throws if the flush covering it failed
 /// (every commit of a failed batch fails; after a failed sync, every later one too).
-package final class CommitPipeline: Sendable {
+package final class GroupCommit: Sendable {
     private struct State {
         /// Writers waiting for their commit, oldest first.
         var waiters: [(transaction: TransactionID, continuation: CheckedContinuation<Void, any Error>)] = []

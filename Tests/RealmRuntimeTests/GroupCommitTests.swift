@@ -35,7 +35,7 @@ final class SyncGate: IOFaultInjector, @unchecked Sendable {
     func failSyncs() { failing.store(true, ordering: .relaxed) }
 }
 
-@Suite struct CommitPipelineTests {
+@Suite struct GroupCommitTests {
     static func database(_ gate: SyncGate) throws -> (Database, URL) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("RealmRuntimeTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -59,7 +59,7 @@ final class SyncGate: IOFaultInjector, @unchecked Sendable {
         let tree = try setup.createTree()
         try setup.commit()
         let durableVersions = Recorder<TransactionID>()
-        let pipeline = CommitPipeline(database: database, label: "test") { version in durableVersions.append(version) }
+        let pipeline = GroupCommit(database: database, label: "test") { version in durableVersions.append(version) }
         let before = gate.syncs.load(ordering: .relaxed)
 
         gate.holdNextSync()
@@ -92,7 +92,7 @@ final class SyncGate: IOFaultInjector, @unchecked Sendable {
         let tree = try setup.createTree()
         try setup.commit()
         let durable = database.latestTransaction
-        let pipeline = CommitPipeline(database: database, label: "test") { _ in }
+        let pipeline = GroupCommit(database: database, label: "test") { _ in }
         gate.failSyncs()
         let transactions = try (1...3 as ClosedRange<UInt64>).map { try Self.prepare(database, tree: tree, key: $0) }
         for transaction in transactions {

@@ -1,0 +1,92 @@
+import Synchronization
+
+/// The schema of each version of one file that a handle may still begin at, so that a handle
+/// always pairs a version with that version's own schema.
+///
+/// A handle must never pair a version with a schema whose tables are not in it (reading a table
+/// tree the version lacks traps as a damaged file), and a commit's schema is known here from when
+/// it is prepared, before it is durable; so handles take their version and their schema together,
+/// from ``beginRead()``, never "the newest schema". See ``SchemaHistory`` for why this holds.
+package final class SchemaVersions: Sendable {
+    private let database: Database
+    private let history: Mutex<SchemaHistory>
+
+    /// The history of a file just opened, whose newest version `transaction` has `schema`.
+    init(database: Database, schema: SchemaCatalog, at transaction: TransactionID) {
+        self.database = database
+        history = Mutex(SchemaHistory(entries: [(transaction, schema)]))
+    }
+
+    /// Begins a read of the newest durable version, with the schema recorded in that version.
+    package func beginRead() throws -> (reader: ReadTransaction, schema: SchemaCatalog) {
+        try history.withLock { history in
+            // Under the history's lock, so the entry of this version cannot be pruned first.
+            let reader = try database.beginRead()
+            history.dropDiscarded(database)
+            return (reader, history.schema(at: reader.transaction, pruningOlder: true))
+        }
+    }
+
+    /// The schema a write transaction builds on: that of the newest prepared commit (durable or
+    /// not) that a failed flush did not discard.
+    ///
+    /// - Precondition: the caller holds the file's write lock and began its transaction after
+    ///   acquiring it (``WritePipeline`` does both).
+    func schemaForWrite() -> SchemaCatalog {
+        history.withLock { history in
+            history.dropDiscarded(database)
+            return history.entries[history.entries.count - 1].catalog
+        }
+    }
+
+    /// Records the schema of commit `transaction`, which changed it.
+    ///
+    /// - Precondition: the caller holds the file's write lock and has just prepared the commit
+    ///   (so it is the newest).
+    func didPrepare(_ schema: SchemaCatalog, at transaction: TransactionID) {
+        history.withLock { history in
+            history.dropDiscarded(database)
+            precondition(transaction > history.entries[history.entries.count - 1].since, "Schemas are recorded in commit order")
+            history.entries.append((transaction, schema))
+        }
+    }
+}
+
+/// The schema of a file's versions, by the transaction of each commit that changed it.
+///
+/// Invariant: a version's schema is that of the newest entry at or below its transaction, and it
+/// names exactly the tables in that version. It holds because
+/// - an entry is added (``SchemaVersions/didPrepare(_:at:)``) only by the holder of the write
+///   lock, after its commit is prepared and before it releases the lock, so entries are in commit
+///   order and each next writer sees the schema of the version it builds on;
+/// - readers begin at the newest *durable* version (``SchemaVersions/beginRead()``), so an entry
+///   of a commit still waiting for its sync is above every version they can read: its tables are
+///   never paired with a version that lacks them;
+/// - an entry whose commit a failed flush discarded is dropped by the next writer, which must
+///   begin (and look here) before any later version can exist; transaction ids are not reused,
+///   so until then no version is above it.
+/// Entries older than the one the newest reader uses are pruned: a new read is never older.
+/// Guarded by the mutex of ``SchemaVersions``, which a reader's `beginRead` runs under.
+private struct SchemaHistory {
+    /// Oldest first; never empty (the first entry is at or below the newest durable version).
+    var entries: [(since: TransactionID, catalog: SchemaCatalog)]
+
+    /// Drops entries of commits that will never be durable. A failed flush discards every
+    /// commit not yet durable, so these are always the newest entries.
+    mutating func dropDiscarded(_ database: Database) {
+        while entries.count > 1, database.durability(of: entries[entries.count - 1].since) == false {
+            entries.removeLast()
+        }
+    }
+
+    /// The schema of version `transaction`; with `pruningOlder`, forgets the entries no later
+    /// read can need (every later read is at this version or newer).
+    mutating func schema(at transaction: TransactionID, pruningOlder: Bool) -> SchemaCatalog {
+        guard let index = entries.lastIndex(where: { $0.since <= transaction }) else {
+            preconditionFailure("No schema recorded for version \(transaction)")
+        }
+        let catalog = entries[index].catalog
+        if pruningOlder && index > 0 { entries.removeFirst(index) }
+        return catalog
+    }
+}
