@@ -15,7 +15,7 @@ final class CollectionChangeTracker<T: Object>: ChangeTracker {
         self.query = query
         self.filter = filter
         self.snapshot = snapshot
-        current = query.keys(in: snapshot.handle(), as: T.self)
+        current = query.keys(at: snapshot)
         delivered = current
     }
 
@@ -26,7 +26,7 @@ final class CollectionChangeTracker<T: Object>: ChangeTracker {
         let catalog = version.snapshot.catalog
         if let boundPlan, boundPlan.catalog === catalog { return boundPlan.plan }
         let plan = query.predicate.flatMap { predicate in
-            catalog.tables[query.className].map { version.handle.plan(predicate, in: $0) }
+            catalog.tables[query.className].map { version.snapshot.queries().plan(predicate, in: $0) }
         }
         boundPlan = (catalog, plan)
         return plan
@@ -48,7 +48,7 @@ final class CollectionChangeTracker<T: Object>: ChangeTracker {
         if let changes, !query.isAffected(by: changes, at: snapshot, filter: filter) { return false }
         let previous = current
         current = changes.flatMap { query.keys(updating: current, with: $0, in: version, plan: plan(in: version)) }
-            ?? query.keys(in: version.handle, as: T.self)
+            ?? query.keys(at: version.snapshot)
         if silent {
             delivered = current
             modified = []
@@ -58,7 +58,7 @@ final class CollectionChangeTracker<T: Object>: ChangeTracker {
         if changes != nil, let table = snapshot.catalog.tables[query.className] {
             // Only objects these results hold: a change elsewhere in the table is not theirs.
             let keys = version.modifiedKeys(in: table, filter: filter)
-            let ascending = query.sortDescriptors.isEmpty && query.distinctKeyPaths.isEmpty && query.base.isTable
+            let ascending = query.query.isInKeyOrder
             modified.formUnion(keys.filter { ascending ? current.ascendingIndex(of: $0) != nil : current.contains($0) })
         } else {
             modified.formUnion(current)  // no log for these versions: everything may have changed

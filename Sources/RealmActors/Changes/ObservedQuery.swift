@@ -1,29 +1,21 @@
 import Foundation
 internal import RealmRuntime
 
-/// What a collection stream observes: a query (a class, where its objects come from, a
-/// predicate, sorting, distinct), described without a handle so the notifier can evaluate it
-/// at every version.
+/// What a collection stream observes: a query (see ``ObjectQuery``), evaluated by the notifier at
+/// every version, with the work it saves by looking only at what a version's changes touched.
 struct ObservedQuery: Sendable {
-    let className: String
-    let base: ResultsBase
-    let predicate: QueryExpression?
-    let sortDescriptors: [SortDescriptor]
-    let distinctKeyPaths: [String]
+    let query: ObjectQuery
 
-    init<T: Object>(_ results: Results<T>) {
-        className = results.className
-        base = results.base
-        predicate = results.predicate
-        sortDescriptors = results.sortDescriptors
-        distinctKeyPaths = results.distinctKeyPaths
-    }
+    var className: String { query.className }
+    var base: QueryBase { query.base }
+    var predicate: QueryExpression? { query.predicate }
 
-    /// The objects' keys, in order, at the version `handle` (frozen) reads.
-    func keys<T: Object>(in handle: Realm, as type: T.Type) -> [UInt64] {
-        guard handle.catalog.tables[className] != nil else { return [] }
-        return Results<T>(realm: handle, className: className, base: base, predicate: predicate,
-                          sortDescriptors: sortDescriptors, distinctKeyPaths: distinctKeyPaths).keys()
+    /// The objects' keys, in order, at `snapshot`'s version.
+    func keys(at snapshot: FrozenSnapshot) -> [UInt64] {
+        guard let table = snapshot.catalog.tables[className] else { return [] }
+        return snapshot.query { queries in
+            try queries.keys(of: query, plan: predicate.map { queries.plan($0, in: table) }, in: table)
+        }
     }
 
     /// The keys after `changes`, from the keys before them (`previous`), re-checking only the
@@ -36,24 +28,23 @@ struct ObservedQuery: Sendable {
     func keys(updating previous: [UInt64], with changes: RowChanges, in version: VersionContext,
               plan: QueryPlan?) -> [UInt64]? {
         let snapshot = version.snapshot
-        guard case .table = base, distinctKeyPaths.isEmpty, changes.droppedTrees.isEmpty,
+        guard case .table = base, query.distinct.isEmpty, changes.droppedTrees.isEmpty,
               let table = snapshot.catalog.tables[className] else { return nil }
         guard changes.trees.keys.allSatisfy({ $0 == table.tree || !changes.touches($0) }),
               let tree = changes.trees[table.tree], !tree.isEmpty else { return nil }
         if let plan, !plan.dependsOnlyOnOutgoingLinks { return nil }
-        let handle = version.handle
+        let queries = snapshot.queries()
         let edited = tree.inserted.union(tree.updated.keys)
-        let evaluator = handle.queryEvaluator()
         func matches(_ key: UInt64) -> Bool {
             guard let plan else { return true }
-            return (try? evaluator.matches(plan, key: key, in: table)) ?? false
+            return (try? queries.evaluator.matches(plan, key: key, in: table)) ?? false
         }
-        guard sortDescriptors.isEmpty else {
+        guard query.sort.isEmpty else {
             // Sorted, and only a few objects edited: take them out and put the matching ones back
             // where the order puts them (binary search), instead of sorting everything again.
             var sortColumns: ColumnMask = []
-            for descriptor in sortDescriptors {
-                guard let column = table.columns[descriptor.keyPath] else { return nil }  // a path through links
+            for sortKey in query.sort {
+                guard let column = table.columns[sortKey.keyPath] else { return nil }  // a path through links
                 sortColumns.insert(column)
             }
             guard edited.count + tree.removed.count <= 16 else { return nil }
@@ -72,7 +63,7 @@ struct ObservedQuery: Sendable {
             // Whether `a` comes before `b`: by the sort properties, ties in key order (as a full
             // evaluation orders them, sorting the table's keys stably).
             func precedes(_ a: UInt64, _ b: UInt64) -> Bool {
-                handle.sorted([min(a, b), max(a, b)], by: sortDescriptors, in: table)[0] == a
+                snapshot.query { try $0.sorted([min(a, b), max(a, b)], by: query.sort, in: table) }[0] == a
             }
             for key in matching.sorted() {
                 var (low, high) = (0, result.count)

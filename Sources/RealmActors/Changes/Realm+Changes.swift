@@ -9,7 +9,7 @@ extension Realm {
     /// A collection stream of `results` from the notifier's newest version.
     func collectionChanges<T: Object>(_ results: Results<T>, keyPaths: [String]?) -> RealmChanges<RealmCollectionChange<FrozenResults<T>>> {
         precondition(!isFrozen, "Frozen results do not change; observe the live results instead")
-        let query = ObservedQuery(results)
+        let query = ObservedQuery(query: results.query)
         let filter = ChangeFilter(keyPaths: keyPaths) ?? .everything(depth: ChangeFilter.defaultLinkDepth)
         let file = self.file, configuration = self.configuration
         return RealmChanges {

@@ -76,7 +76,7 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, 
     var objectKeys: [UInt64] { keys() }
 
     /// These linking objects as the base of a `Results` (nil when unmanaged).
-    var resultsBase: ResultsBase? {
+    var resultsBase: QueryBase? {
         target.map { .linkingObjects(targetClass: $0.table.name, targetKey: $0.key, originClass: Element.className(), property: propertyName) }
     }
 
@@ -84,7 +84,7 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, 
         guard let target, let base = resultsBase else { return [] }
         let realm = target.realm
         if let cached, cached.stamp == realm.stamp { return cached.keys }
-        let keys = realm.objectKeys(of: base)
+        let keys = realm.query { try $0.objectKeys(of: base) }
         cached = (realm.stamp, keys)
         return keys
     }
@@ -115,20 +115,5 @@ protocol LinkingObjectsBuilding {
 extension LinkingObjects: LinkingObjectsBuilding {
     static func linkingObjects(to object: ObjectBase, property: String) -> LinkingObjects<Element> {
         LinkingObjects(target: object.realmState, propertyName: property)
-    }
-}
-
-extension Realm {
-    /// The keys of the objects of `source` whose `column` links to object `key` of `target`.
-    func linkingObjectKeys(to key: UInt64, of target: Table, from source: Table, column: Int) -> [UInt64] {
-        guard let index = source.indexes[column] else { return [] }
-        do {
-            if let writer {
-                return try writer.linkingObjects(to: key, of: target, from: source, column: column, indexRoot: writer.root(of: index))
-            }
-            return try reader.linkingObjects(to: key, of: target, from: source, column: column, indexRoot: reader.root(of: index))
-        } catch {
-            fileIsDamaged(error)
-        }
     }
 }

@@ -14,43 +14,38 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// The realm the objects live in.
     public let realm: Realm?
     let handle: Realm
-    /// The stored class: `Element`'s, or the one named in `dynamicObjects(_:)`.
-    let className: String
-    /// Where the candidate objects come from.
-    let base: ResultsBase
-    /// The conjunction of every `filter`/`where` applied, or nil.
-    let predicate: QueryExpression?
-    let sortDescriptors: [SortDescriptor]
-    let distinctKeyPaths: [String]
+    /// What the results hold, evaluated by the object store at the handle's version: the stored
+    /// class (`Element`'s, or the one named in `dynamicObjects(_:)`), where the candidate objects
+    /// come from, the conjunction of every `filter`/`where` applied, distinct and sort.
+    let query: ObjectQuery
     let cache = ResultsCache()
 
-    init(realm: Realm, className: String = Element.className(), base: ResultsBase = .table,
-         predicate: QueryExpression? = nil, sortDescriptors: [SortDescriptor] = [], distinctKeyPaths: [String] = []) {
+    init(realm: Realm, className: String = Element.className(), base: QueryBase = .table) {
+        self.init(realm: realm, query: ObjectQuery(className: className, base: base))
+    }
+
+    init(realm: Realm, query: ObjectQuery) {
         self.realm = realm
         handle = realm
-        self.className = className
-        self.base = base
-        self.predicate = predicate
-        self.sortDescriptors = sortDescriptors
-        self.distinctKeyPaths = distinctKeyPaths
+        self.query = query
     }
 
-    var table: Table? { handle.catalog.tables[className] }
+    /// The stored class.
+    var className: String { query.className }
+
+    var table: Table? { handle.catalog.tables[query.className] }
 
     /// Every object of the table in key order: the fast paths apply.
-    private var isWholeTable: Bool {
-        if case .table = base { return predicate == nil && sortDescriptors.isEmpty && distinctKeyPaths.isEmpty }
-        return false
-    }
+    private var isWholeTable: Bool { query.isInKeyOrder && query.predicate == nil }
 
     /// The number of objects. O(1) for a whole table.
     public var count: Int {
         guard let table else { return 0 }
         if let keys = cache.keys(at: handle) { return keys.count }
-        if case .table = base, distinctKeyPaths.isEmpty {
+        if query.base.isTable, query.distinct.isEmpty {
             // Sorting does not change how many: count without sorting or collecting keys.
             guard let plan = plan(in: table) else { return Int(handle.root(of: table.tree).count) }
-            return handle.count(matching: plan, in: table)
+            return handle.query { try $0.count(matching: plan, in: table) }
         }
         return keys().count
     }
@@ -64,12 +59,12 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public subscript(position: Int) -> Element {
         guard let table, position >= 0 else { fatalError("Index \(position) is out of bounds") }
         if isWholeTable {
-            guard let key = handle.key(atPosition: UInt64(position), in: table) else {
+            guard let key = handle.query({ try $0.key(atPosition: UInt64(position), in: table) }) else {
                 fatalError("Index \(position) is out of bounds (must be less than \(count))")
             }
             return handle.managedObject(Element.self, table: table, key: key)
         }
-        let keys = sortDescriptors.isEmpty || !distinctKeyPaths.isEmpty ? keys() : sortedKeys(through: position)
+        let keys = query.sort.isEmpty || !query.distinct.isEmpty ? keys() : sortedKeys(through: position)
         guard position < keys.count else { fatalError("Index \(position) is out of bounds (must be less than \(keys.count))") }
         return handle.managedObject(Element.self, table: table, key: keys[position])
     }
@@ -77,7 +72,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// The first object, without computing the rest for an unsorted query.
     public var first: Element? {
         guard let table else { return nil }
-        if isWholeTable || !sortDescriptors.isEmpty || !distinctKeyPaths.isEmpty || predicate == nil { return isEmpty ? nil : self[0] }
+        if isWholeTable || !query.sort.isEmpty || !query.distinct.isEmpty || query.predicate == nil { return isEmpty ? nil : self[0] }
         if let key = keys(limit: 1).first { return handle.managedObject(Element.self, table: table, key: key) }
         return nil
     }
@@ -122,10 +117,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             if !results.isWholeTable {
                 keys = results.keys()
             } else if handle.isInWriteTransaction {
-                keys = handle.keys(of: table)
+                keys = handle.query { try $0.keys(of: table) }
             } else {
                 snapshot = handle.reader
-                leaves = handle.leaves(of: table)
+                leaves = handle.query { try $0.leaves(of: table) }
             }
         }
 
@@ -166,10 +161,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     func keys(limit: Int? = nil) -> [UInt64] {
         if let cached = cache.keys(at: handle) { return cached }
         guard let table else { return [] }
-        var keys = handle.baseKeys(base, plan: plan(in: table), in: table, limit: sortDescriptors.isEmpty && distinctKeyPaths.isEmpty ? limit : nil)
-        if !distinctKeyPaths.isEmpty { keys = handle.distinct(keys, by: distinctKeyPaths, in: table) }
-        if !sortDescriptors.isEmpty { keys = handle.sorted(keys, by: sortDescriptors, in: table) }
-        if limit == nil || limit! >= keys.count || !sortDescriptors.isEmpty { cache.store(keys, at: handle) }
+        let plan = plan(in: table)
+        let keys = handle.query { try $0.keys(of: query, plan: plan, in: table, limit: limit) }
+        if limit == nil || limit! >= keys.count || !query.sort.isEmpty { cache.store(keys, at: handle) }
         return keys
     }
 
@@ -180,9 +174,11 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         if let cached = cache.keys(at: handle, allowingPrefix: true), position < cached.count { return cached }
         if let cached = cache.keys(at: handle) { return cached }
         guard let table else { return [] }
-        let base = handle.baseKeys(base, plan: plan(in: table), in: table, limit: nil)
-        let limit = Swift.max(128, (position + 1) * 8)
-        let keys = handle.sorted(base, by: sortDescriptors, in: table, limit: limit)
+        let plan = plan(in: table), limit = Swift.max(128, (position + 1) * 8)
+        let (base, keys) = handle.query { queries in
+            let base = try queries.baseKeys(query.base, plan: plan, in: table, limit: nil)
+            return (base, try queries.sorted(base, by: query.sort, in: table, limit: limit))
+        }
         cache.store(keys, at: handle, isPrefix: keys.count < base.count)
         return keys
     }
@@ -190,9 +186,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// The predicate's plan under the handle's current schema (bound once per schema), or nil
     /// without a predicate.
     private func plan(in table: Table) -> QueryPlan? {
-        guard let predicate else { return nil }
+        guard let predicate = query.predicate else { return nil }
         if let plan = cache.plan(for: handle.catalog) { return plan }
-        let plan = handle.plan(predicate, in: table)
+        let plan = handle.queries().plan(predicate, in: table)
         cache.store(plan, for: handle.catalog)
         return plan
     }
@@ -215,6 +211,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// ``filter(_:_:)`` with the arguments in an array.
     public func filter(_ predicateFormat: String, argumentArray arguments: [Any]) throws -> Results<Element> {
         let (expression, plan) = try handle.parseQuery(predicateFormat, arguments: arguments, className: className)
+        let predicate = query.predicate
         return refined(predicate: predicate.map { .and([$0, expression]) } ?? expression, plan: predicate == nil ? plan : nil)
     }
 
@@ -225,7 +222,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// ```
     public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
         let expression = isIncluded(Query<Element>.root()).predicate
-        let combined = predicate.map { .and([$0, expression]) } ?? expression
+        let combined = query.predicate.map { .and([$0, expression]) } ?? expression
         return refined(predicate: combined, plan: table.map { handle.checkQuery(combined, in: $0) })
     }
 
@@ -239,16 +236,18 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
         let descriptors = Array(descriptors)
         if let table { for descriptor in descriptors { handle.checkKeyPath(descriptor.keyPath, in: table) } }
-        return Results(realm: handle, className: className, base: base, predicate: predicate,
-                       sortDescriptors: descriptors, distinctKeyPaths: distinctKeyPaths)
+        var sorted = query
+        sorted.sort = descriptors.map { SortKey(keyPath: $0.keyPath, ascending: $0.ascending) }
+        return Results(realm: handle, query: sorted)
     }
 
     /// One object per distinct combination of the values at `keyPaths` (the first in order).
     public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
         let paths = Array(keyPaths)
         if let table { for path in paths { handle.checkKeyPath(path, in: table) } }
-        return Results(realm: handle, className: className, base: base, predicate: predicate,
-                       sortDescriptors: sortDescriptors, distinctKeyPaths: distinctKeyPaths + paths)
+        var distinct = query
+        distinct.distinct += paths
+        return Results(realm: handle, query: distinct)
     }
 
     /// The position of the first object matching a predicate, or nil.
@@ -266,8 +265,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// These results further filtered; `plan`, when known, is the predicate's plan under the
     /// handle's current schema, so it is not bound again.
     private func refined(predicate: QueryExpression, plan: QueryPlan?) -> Results<Element> {
-        let results = Results(realm: handle, className: className, base: base, predicate: predicate,
-                              sortDescriptors: sortDescriptors, distinctKeyPaths: distinctKeyPaths)
+        var refined = query
+        refined.predicate = predicate
+        let results = Results(realm: handle, query: refined)
         if let plan { results.cache.store(plan, for: handle.catalog) }
         return results
     }
@@ -316,7 +316,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     private func aggregate<T: _Persistable>(_ kind: QueryAggregate, _ property: String) -> T? {
         guard let table else { return nil }
-        let value = handle.aggregate(kind, of: property, keys: isWholeTable ? nil : keys(), in: table)
+        let keys = isWholeTable ? nil : keys()
+        let value = handle.query { try $0.aggregate(kind, of: property, keys: keys, in: table) }
         if kind == .average, case .double = value { return T._rlmFromValue(_RealmValue(value)) }
         guard value != .null else { return nil }
         if let converted = T._rlmFromValue(_RealmValue(value)) { return converted }

@@ -17,18 +17,17 @@ enum ObjectSchemaDiscovery {
         // Reflect outside the lock: `init()` is user code and may touch other classes.
         let children = persistedChildren(of: type.init())
         let properties = children.compactMap { $0.property.propertyInfo(name: $0.name) }
+        let linkingObjects = children.compactMap { child in
+            child.property.originPropertyName.flatMap { origin in
+                child.property.linkedType.map { LinkingObjectsInfo(name: child.name, originClass: $0.className(), originProperty: origin) }
+            }
+        }
         let info = ObjectSchemaInfo(className: className(of: type), properties: properties,
-                                    isEmbedded: type is EmbeddedObject.Type)
+                                    isEmbedded: type is EmbeddedObject.Type, linkingObjects: linkingObjects)
         cache.withLock { $0[id] = info }
         // The classes it links to are registered by name too, so that nested values
         // (`Person(value: ["dog": ["name": "Rex"]])`) can make their objects.
         let linked = children.compactMap(\.property.linkedType)
-        let backlinks = children.compactMap { child in
-            child.property.originPropertyName.flatMap { origin in
-                child.property.linkedType.map { (child.name, LinkingDeclaration(origin: $0.className(), property: origin)) }
-            }
-        }
-        linkingDeclarations.withLock { $0[info.className] = Dictionary(backlinks) { $1 } }
         registry.withLock { registry in
             registry[info.className] = type
             for linkedType in linked where registry[linkedType.className()] == nil { registry[linkedType.className()] = linkedType }
@@ -60,20 +59,6 @@ enum ObjectSchemaDiscovery {
         let types = persistedChildren(of: type.init()).compactMap(\.property.linkedType)
         linkedTypesCache.withLock { $0[id] = types }
         return types
-    }
-
-    /// Where each class's `LinkingObjects` properties point, by class and property name.
-    private static let linkingDeclarations = Mutex<[String: [String: LinkingDeclaration]]>([:])
-
-    struct LinkingDeclaration: Sendable {
-        let origin: String
-        let property: String
-    }
-
-    /// The origin of the `LinkingObjects` property `property` of class `className`, for queries
-    /// through linking objects (they are not stored, so only the classes know them).
-    static let linkingObjects: LinkingObjectsDeclarations = { className, property in
-        linkingDeclarations.withLock { $0[className]?[property] }.map { ($0.origin, $0.property) }
     }
 
     /// The class registered under a class name, if its schema was discovered in this process.

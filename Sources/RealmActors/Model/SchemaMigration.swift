@@ -97,7 +97,13 @@ enum SchemaMigration {
         let indexChanges = desired.contains { schema in
             catalog.tables[schema.className].map { indexDifferences($0.schema, schema) } ?? false
         }
-        return newTables || !automatic.isEmpty || indexChanges || (bump && fileHasSchema) || (!fileHasSchema && !desired.isEmpty)
+        // Linking-objects declarations need no migration; they are recorded when the handle can
+        // write (a read-only handle of an older file binds only the declarations it finds).
+        let linkingChanges = !configuration.readOnly && desired.contains { schema in
+            catalog.tables[schema.className].map { $0.schema.linkingObjects != schema.linkingObjects } ?? false
+        }
+        return newTables || !automatic.isEmpty || indexChanges || linkingChanges || (bump && fileHasSchema)
+            || (!fileHasSchema && !desired.isEmpty)
     }
 
     /// At first use of a class (no `objectTypes`): the class must match its stored table.

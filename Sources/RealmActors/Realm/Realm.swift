@@ -399,6 +399,14 @@ public final class Realm {
             let schema = ObjectSchemaDiscovery.schema(for: linked)
             if let table = catalog.tables[schema.className] {
                 try SchemaMigration.checkMatches(table, schema, configuration: configuration)
+                if table.schema.linkingObjects != schema.linkingObjects, writer != nil {
+                    // A file written before linking objects were recorded: record them now.
+                    var next = catalog.stored
+                    if let index = next.tables.firstIndex(where: { $0.schema.className == schema.className }) {
+                        next.tables[index].schema.linkingObjects = schema.linkingObjects
+                    }
+                    replaceCatalog(next)
+                }
                 continue
             }
             let stored = try requireWrite().createTable(schema)

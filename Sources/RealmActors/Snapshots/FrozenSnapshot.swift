@@ -19,4 +19,16 @@ final class FrozenSnapshot: Sendable {
     /// A frozen handle on this version, for one read: handles are cheap and not `Sendable`, so
     /// each read from any thread makes its own.
     func handle() -> Realm { Realm(frozen: self) }
+
+    /// Queries at this version.
+    func queries() -> QueryContext { QueryContext(reader: reader, catalog: catalog) }
+
+    /// `body` run on ``queries()``; damage it finds traps, naming the file.
+    func query<T>(_ body: (QueryContext) throws -> T) -> T {
+        do {
+            return try body(queries())
+        } catch {
+            configuration.fileIsDamaged(error)
+        }
+    }
 }

@@ -160,41 +160,18 @@ public struct Decimal128: Sendable, CustomStringConvertible {
 
     // MARK: Encoding
 
-    /// What a value is, decoded from its bits.
-    private enum Unpacked {
-        case nan
-        case infinity(negative: Bool)
-        /// `coefficient` is at most ``maxCoefficient``; non-canonical encodings read as zero.
-        case finite(negative: Bool, coefficient: UInt128, exponent: Int)
-    }
+    /// What a value is, decoded from its bits (``DecimalEncoding`` of the object store owns the
+    /// encoding and the order).
+    private typealias Unpacked = DecimalEncoding.Value
 
-    private static let exponentBias = 6176
-    private static let minExponent = -6176
-    private static let maxExponent = 6111
-    private static let maxDigits = 34
-    /// 10^34 - 1.
-    private static let maxCoefficient = powersOfTen[34] - 1
-    /// 10^0 through 10^38 (the largest power of ten a `UInt128` holds).
-    private static let powersOfTen: [UInt128] = {
-        var powers: [UInt128] = [1]
-        for _ in 1...38 { powers.append(powers.last! * 10) }
-        return powers
-    }()
+    private static let exponentBias = DecimalEncoding.exponentBias
+    private static let minExponent = DecimalEncoding.minExponent
+    private static let maxExponent = DecimalEncoding.maxExponent
+    private static let maxDigits = DecimalEncoding.maxDigits
+    private static let maxCoefficient = DecimalEncoding.maxCoefficient
+    private static let powersOfTen = DecimalEncoding.powersOfTen
 
-    private var unpacked: Unpacked {
-        let negative = bits >> 127 == 1
-        if bits >> 122 & 0x1F == 0x1F { return .nan }
-        if bits >> 122 & 0x1F == 0x1E { return .infinity(negative: negative) }
-        if bits >> 125 & 0x3 == 0x3 {
-            // The coefficient would be at least 2^113 > 10^34 - 1: non-canonical, hence zero.
-            let exponent = Int(truncatingIfNeeded: bits >> 111 & 0x3FFF) - Decimal128.exponentBias
-            return .finite(negative: negative, coefficient: 0, exponent: exponent)
-        }
-        let exponent = Int(truncatingIfNeeded: bits >> 113 & 0x3FFF) - Decimal128.exponentBias
-        var coefficient = bits & (UInt128(1) << 113 - 1)
-        if coefficient > Decimal128.maxCoefficient { coefficient = 0 }
-        return .finite(negative: negative, coefficient: coefficient, exponent: exponent)
-    }
+    private var unpacked: Unpacked { DecimalEncoding.decode(bits) }
 
     private static func encode(negative: Bool, coefficient: UInt128, exponent: Int) -> UInt128 {
         precondition(coefficient <= maxCoefficient && (minExponent...maxExponent).contains(exponent))
@@ -208,8 +185,7 @@ public struct Decimal128: Sendable, CustomStringConvertible {
 
     /// The value stored as the given 16 little-endian bytes.
     init<Bytes: Collection<UInt8>>(storedBytes bytes: Bytes) {
-        precondition(bytes.count == 16, "A Decimal128 has 16 bytes, not \(bytes.count)")
-        bits = bytes.reversed().reduce(0) { $0 << 8 | UInt128($1) }
+        bits = DecimalEncoding.bits(storedBytes: bytes)
     }
 
     // MARK: Rounding
@@ -265,11 +241,7 @@ public struct Decimal128: Sendable, CustomStringConvertible {
         return Decimal128(negative: negative, coefficient: value, exponent: exponent)
     }
 
-    private static func decimalDigits(_ value: UInt128) -> Int {
-        var count = 0
-        while count < powersOfTen.count && value >= powersOfTen[count] { count += 1 }
-        return count
-    }
+    private static func decimalDigits(_ value: UInt128) -> Int { DecimalEncoding.decimalDigits(value) }
 
     // MARK: Parsing
 
@@ -340,45 +312,10 @@ public struct Decimal128: Sendable, CustomStringConvertible {
 
 extension Decimal128: Comparable, Hashable {
     /// -1, 0 or 1 as `lhs` is less than, equal to or greater than `rhs`: numerically, with NaN
-    /// first and NaNs ordered by their bits (Realm's order for sorting and queries).
+    /// first and NaNs ordered by their bits (Realm's order for sorting and queries, stated once,
+    /// in ``DecimalEncoding/compare(_:_:)``).
     private static func compare(_ lhs: Decimal128, _ rhs: Decimal128) -> Int {
-        let lhsNaN = lhs.isNaN, rhsNaN = rhs.isNaN
-        if lhsNaN || rhsNaN {
-            if lhsNaN && rhsNaN { return lhs.bits < rhs.bits ? -1 : lhs.bits == rhs.bits ? 0 : 1 }
-            return lhsNaN ? -1 : 1
-        }
-        let lhsSign = lhs.sign, rhsSign = rhs.sign
-        if lhsSign != rhsSign { return lhsSign < rhsSign ? -1 : 1 }
-        if lhsSign == 0 { return 0 }
-        let magnitudes = compareMagnitudes(lhs.unpacked, rhs.unpacked)
-        return lhsSign > 0 ? magnitudes : -magnitudes
-    }
-
-    /// -1, 0 or 1 for a negative value, a zero or a positive value (NaN gives 0).
-    private var sign: Int {
-        switch unpacked {
-        case .nan: 0
-        case .infinity(let negative): negative ? -1 : 1
-        case .finite(let negative, let coefficient, _): coefficient == 0 ? 0 : negative ? -1 : 1
-        }
-    }
-
-    /// Compares the absolute values of two non-NaN values, the finite ones nonzero.
-    private static func compareMagnitudes(_ lhs: Unpacked, _ rhs: Unpacked) -> Int {
-        switch (lhs, rhs) {
-        case (.infinity, .infinity): return 0
-        case (.infinity, _): return 1
-        case (_, .infinity): return -1
-        case (.finite(_, let lc, let le), .finite(_, let rc, let re)):
-            let lDigits = decimalDigits(lc), rDigits = decimalDigits(rc)
-            // The position of the leading digit decides, unless it is the same.
-            if lDigits + le != rDigits + re { return lDigits + le < rDigits + re ? -1 : 1 }
-            // Same leading position: at most 33 digits apart, so scaling stays within 34 digits.
-            let (l, r) = le >= re ? (lc * powersOfTen[le - re], rc) : (lc, rc * powersOfTen[re - le])
-            return l < r ? -1 : l == r ? 0 : 1
-        default:
-            return 0  // NaN is handled by the caller
-        }
+        DecimalEncoding.compare(lhs.bits, rhs.bits)
     }
 
     /// Whether the two values are numerically equal (`1.0 == 1.00`, `-0 == 0`); a NaN equals only

@@ -27,10 +27,6 @@ package struct PathStep: Sendable {
     package var backlinkFrom: Table? = nil
 }
 
-/// Where the `LinkingObjects` properties of classes point: class name → property name →
-/// (origin class, origin property). They are not stored, so the API layer supplies them.
-package typealias LinkingObjectsDeclarations = @Sendable (_ className: String, _ property: String) -> (origin: String, property: String)?
-
 /// A key path from the queried object: link hops, then the final property.
 package struct BoundPath: Sendable {
     /// Link properties followed before the last step (to-one links or collections of links).
@@ -78,18 +74,16 @@ extension QueryPlan {
     /// Resolves `expression` against `table`. Throws ``QueryError`` naming the position and the
     /// problem: an unknown property, a link followed through a non-link, a value of the wrong
     /// type, an operator the property's type does not support.
-    package static func bind(_ expression: QueryExpression, to table: Table, catalog: SchemaCatalog,
-                             linkingObjects: LinkingObjectsDeclarations? = nil) throws -> QueryPlan {
-        var binder = QueryBinder(catalog: catalog, variables: [:], linkingObjects: linkingObjects)
+    package static func bind(_ expression: QueryExpression, to table: Table, catalog: SchemaCatalog) throws -> QueryPlan {
+        var binder = QueryBinder(catalog: catalog, variables: [:])
         return try binder.bind(expression, table)
     }
 }
 
 extension BoundPath {
     /// Resolves a key path (`age`, `owner.name`) of `table`, for sorting and aggregates.
-    package static func resolve(_ keyPath: String, in table: Table, catalog: SchemaCatalog,
-                                linkingObjects: LinkingObjectsDeclarations? = nil) throws -> BoundPath {
-        try QueryBinder(catalog: catalog, variables: [:], linkingObjects: linkingObjects)
+    package static func resolve(_ keyPath: String, in table: Table, catalog: SchemaCatalog) throws -> BoundPath {
+        try QueryBinder(catalog: catalog, variables: [:])
             .resolve(keyPath.split(separator: ".").map(String.init), aggregate: nil, from: table, at: 0)
     }
 }
@@ -98,7 +92,6 @@ extension BoundPath {
 private struct QueryBinder {
     let catalog: SchemaCatalog
     var variables: [String: Table]
-    let linkingObjects: LinkingObjectsDeclarations?
 
     mutating func bind(_ expression: QueryExpression, _ table: Table) throws -> QueryPlan {
         switch expression {
@@ -122,7 +115,7 @@ private struct QueryBinder {
             guard case .value(let value) = comparison.right, let count = value.numeric else {
                 throw QueryError("SUBQUERY(...).@count must be compared with a number", at: position)
             }
-            var inner = QueryBinder(catalog: catalog, variables: variables, linkingObjects: linkingObjects)
+            var inner = QueryBinder(catalog: catalog, variables: variables)
             inner.variables[variable] = target
             let plan = try inner.bind(predicate, target)
             return .subquery(path: path, target: target, predicate: plan, op: comparison.op, count: count)
@@ -229,9 +222,10 @@ private struct QueryBinder {
     }
 
     /// The step back along the link a `LinkingObjects` property of `table` stands for, if `name`
-    /// is one.
+    /// is one (as the stored schema records it).
     func backlinkStep(_ name: String, of table: Table, at position: Int) throws -> PathStep? {
-        guard let (originName, originProperty) = linkingObjects?(table.name, name) else { return nil }
+        guard let declared = table.schema.linkingObjectsProperty(named: name) else { return nil }
+        let (originName, originProperty) = (declared.originClass, declared.originProperty)
         guard let origin = catalog.tables[originName], let column = origin.columns[originProperty],
               let property = origin.property(column), property.kind == .object else {
             throw QueryError("Linking objects '\(table.name).\(name)' refer to '\(originName).\(originProperty)', which is not a link", at: position)

@@ -103,16 +103,54 @@ package struct PropertyInfo: Codable, Hashable, Sendable, CustomStringConvertibl
     }
 }
 
-/// One class's persisted properties, in column order.
+/// A `LinkingObjects` property of a class: computed, not stored in a column — the objects of
+/// `originClass` whose `originProperty` links to the object. Recorded with its class so that a
+/// query through it binds from the stored schema alone, whichever program opened the file.
+package struct LinkingObjectsInfo: Codable, Hashable, Sendable {
+    package var name: String
+    package var originClass: String
+    package var originProperty: String
+
+    package init(name: String, originClass: String, originProperty: String) {
+        self.name = name
+        self.originClass = originClass
+        self.originProperty = originProperty
+    }
+}
+
+/// One class's persisted properties, in column order, and its linking-objects properties.
 package struct ObjectSchemaInfo: Codable, Hashable, Sendable {
     package var className: String
     package var properties: [PropertyInfo]
     package var isEmbedded: Bool
+    /// The class's `LinkingObjects` properties, in declaration order. Not columns: adding or
+    /// removing one needs no migration (as in Realm), and files written before they were
+    /// recorded have none.
+    package var linkingObjects: [LinkingObjectsInfo]
 
-    package init(className: String, properties: [PropertyInfo], isEmbedded: Bool = false) {
+    package init(className: String, properties: [PropertyInfo], isEmbedded: Bool = false,
+                 linkingObjects: [LinkingObjectsInfo] = []) {
         self.className = className
         self.properties = properties
         self.isEmbedded = isEmbedded
+        self.linkingObjects = linkingObjects
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case className, properties, isEmbedded, linkingObjects
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        className = try container.decode(String.self, forKey: .className)
+        properties = try container.decode([PropertyInfo].self, forKey: .properties)
+        isEmbedded = try container.decode(Bool.self, forKey: .isEmbedded)
+        linkingObjects = try container.decodeIfPresent([LinkingObjectsInfo].self, forKey: .linkingObjects) ?? []
+    }
+
+    /// The linking-objects property `name`, if the class declares one.
+    package func linkingObjectsProperty(named name: String) -> LinkingObjectsInfo? {
+        linkingObjects.first { $0.name == name }
     }
 
     package var primaryKey: PropertyInfo? { properties.first { $0.isPrimaryKey } }
