@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RealmActors
+import RealmRuntime
 
 final class CSOwner: Object {
     @Persisted(primaryKey: true) var id = 0
@@ -129,8 +130,7 @@ extension ChangeStreamTests {
         _ = await versions.register()
         let before = realm.numberOfChangeObservers
 
-        let failure = Realm.Error(.fail, "injected")
-        await realm.notifier()?.fail(failure)
+        await (try? Notifier.shared(for: realm.file))?.fail(RuntimeError(.fail, "injected"))
         guard case .error(let error) = await results.next() else { Issue.record("no error element"); return }
         #expect(error.message == "injected")
         guard case .error = await object.next() else { Issue.record("no error element"); return }

@@ -19,8 +19,8 @@ extension FreezableObject {
         let filter = ChangeFilter(keyPaths: keyPaths) ?? .everything(depth: ChangeFilter.defaultLinkDepth)
         let className = state.table.name, key = state.key
         return state.realm.changes(startingFrom: { snapshot in
-            ObjectChangeTracker<Self>(className: className, key: key, filter: filter, snapshot: snapshot)
-        })
+            ObjectChangeTracker(className: className, key: key, filter: filter, snapshot: snapshot)
+        }, element: ObjectChange.init)
     }
 
     /// ``changes(keyPaths:)-([String]?)`` with key paths of the object's own properties (`\Dog.name`).

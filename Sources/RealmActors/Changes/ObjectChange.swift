@@ -1,3 +1,4 @@
+import Foundation
 internal import RealmRuntime
 
 /// One changed property of an observed object.
@@ -19,4 +20,45 @@ public enum ObjectChange<T: Object>: Sendable {
     case deleted
     /// The realm could no longer be read; the stream ends after this.
     case error(Realm.Error)
+}
+
+extension ObjectChange {
+    /// The public form of an object element of the notifier: the frozen object at the element's
+    /// version and its changed properties with their Swift values. Nil for any other element
+    /// (the stream then ends).
+    init?(_ element: ChangeElement, configuration: Realm.Configuration) {
+        switch element {
+        case .object(let version, let table, let key, let changes):
+            let properties = changes.compactMap { change -> PropertyChange? in
+                guard let property = table.property(change.column) else { return nil }
+                return PropertyChange(name: property.name, oldValue: Self.sendableValue(change.old, property),
+                                      newValue: Self.sendableValue(change.new, property))
+            }
+            self = .change(Frozen(snapshot: FrozenSnapshot(configuration: configuration, version: version), table: table, key: key), properties)
+        case .objectDeleted:
+            self = .deleted
+        case .failure(let error):
+            self = .error(Realm.Error(error, configuration: configuration))
+        case .collection, .realm:
+            return nil
+        }
+    }
+
+    /// A scalar's Swift value; nil for links and collections (which have no `Sendable` value).
+    private static func sendableValue(_ value: ColumnValue?, _ property: PropertyInfo) -> (any Sendable)? {
+        guard let value, property.collection == nil, property.kind != .object, property.kind != .mixed else { return nil }
+        switch property.swiftValue(value) {
+        case let value as Bool: return value
+        case let value as Int: return value
+        case let value as Float: return value
+        case let value as Double: return value
+        case let value as String: return value
+        case let value as Data: return value
+        case let value as Date: return value
+        case let value as ObjectId: return value
+        case let value as UUID: return value
+        case let value as Decimal128: return value
+        default: return nil
+        }
+    }
 }

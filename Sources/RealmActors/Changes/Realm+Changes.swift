@@ -1,35 +1,33 @@
 internal import RealmRuntime
 
 extension Realm {
-    /// The notifier of this handle's file.
-    func notifier() -> Notifier? {
-        try? Notifier.shared(for: file, configuration: configuration)
-    }
-
     /// A collection stream of `results` from the notifier's newest version.
     func collectionChanges<T: Object>(_ results: Results<T>, keyPaths: [String]?) -> RealmChanges<RealmCollectionChange<FrozenResults<T>>> {
         precondition(!isFrozen, "Frozen results do not change; observe the live results instead")
         let query = ObservedQuery(query: results.query)
         let filter = ChangeFilter(keyPaths: keyPaths) ?? .everything(depth: ChangeFilter.defaultLinkDepth)
         let file = self.file, configuration = self.configuration
-        return RealmChanges {
-            guard let notifier = try? Notifier.shared(for: file, configuration: configuration) else { return nil }
-            let id = await notifier.register { snapshot in CollectionChangeTracker<T>(query: query, filter: filter, snapshot: snapshot) }
+        return RealmChanges(start: {
+            guard let notifier = try? Notifier.shared(for: file) else { return nil }
+            let id = await notifier.register { snapshot in CollectionChangeTracker(query: query, filter: filter, snapshot: snapshot) }
             return Registration(notifier: notifier, id: id)
-        }
+        }, element: { RealmCollectionChange($0, configuration: configuration) })
     }
 
-    /// Registers `tracker` (made at this handle's current version) when iteration starts. The
-    /// notifier is made now, so it keeps the change logs of the commits in between.
-    func changes<Element: Sendable>(startingFrom makeTracker: @escaping @Sendable (FrozenSnapshot) -> any ChangeTracker) -> RealmChanges<Element> {
+    /// Registers `tracker` (made at this handle's current version) when iteration starts, and
+    /// delivers its elements in their public form (`element`). The notifier is made now, so it
+    /// keeps the change logs of the commits in between.
+    func changes<Element: Sendable>(startingFrom makeTracker: @escaping @Sendable (FrozenVersion) -> any ChangeTracker,
+                                    element: @escaping @Sendable (ChangeElement, Realm.Configuration) -> Element?) -> RealmChanges<Element> {
         precondition(!isFrozen, "A frozen realm does not change; observe a live one")
-        let snapshot = currentSnapshot()
-        let notifier = try? Notifier.shared(for: file, configuration: configuration)
-        return RealmChanges {
+        let snapshot = currentSnapshot().version
+        let notifier = try? Notifier.shared(for: file)
+        let configuration = self.configuration
+        return RealmChanges(start: {
             guard let notifier else { return nil }
             let id = await notifier.register(baseline: snapshot) { makeTracker(snapshot) }
             return Registration(notifier: notifier, id: id)
-        }
+        }, element: { element($0, configuration) })
     }
 
     /// One frozen realm per new version, from the version this handle reads now. Consecutive
@@ -41,7 +39,10 @@ extension Realm {
     /// }
     /// ```
     public var changes: RealmChanges<FrozenRealm> {
-        changes(startingFrom: { RealmChangeTracker(snapshot: $0) })
+        changes(startingFrom: { RealmChangeTracker(snapshot: $0) }) { element, configuration in
+            guard case .realm(let version) = element else { return nil }
+            return FrozenRealm(snapshot: FrozenSnapshot(configuration: configuration, version: version))
+        }
     }
 
     /// The number of change observers (streams being iterated and notification blocks) of this

@@ -10,13 +10,16 @@ internal import RealmRuntime
 public struct RealmChanges<Element: Sendable>: AsyncSequence, Sendable {
     /// Registers the observer with the notifier when iteration starts.
     let start: @Sendable () async -> Registration?
+    /// The public form of one of the notifier's elements (nil ends the stream).
+    let element: @Sendable (ChangeElement) -> Element?
 
     /// An iterator; iterate with `for await`.
-    public func makeAsyncIterator() -> Iterator { Iterator(start: start) }
+    public func makeAsyncIterator() -> Iterator { Iterator(start: start, element: element) }
 
     /// The iterator of ``RealmChanges``.
     public struct Iterator: AsyncIteratorProtocol, Sendable {
         let start: @Sendable () async -> Registration?
+        let element: @Sendable (ChangeElement) -> Element?
         var registration: Registration?
         var ended = false
 
@@ -38,7 +41,8 @@ public struct RealmChanges<Element: Sendable>: AsyncSequence, Sendable {
         public mutating func next() async -> Element? {
             guard !ended else { return nil }
             if registration == nil { registration = await start() }
-            guard let registration, let element = await registration.notifier.next(registration.id) as? Element else {
+            guard let registration, let change = await registration.notifier.next(registration.id),
+                  let element = element(change) else {
                 ended = true
                 registration = nil  // unregisters
                 return nil

@@ -17,3 +17,23 @@ public enum RealmCollectionChange<Collection: Sendable>: Sendable {
     /// The realm could no longer be read; the stream ends after this.
     case error(Realm.Error)
 }
+
+extension RealmCollectionChange {
+    /// The public form of a collection element of the notifier: its keys as frozen results at
+    /// the element's version. Nil for any other element (the stream then ends).
+    init?<T: Object>(_ element: ChangeElement, configuration: Realm.Configuration) where Collection == FrozenResults<T> {
+        switch element {
+        case .collection(let version, let table, let keys, let diff):
+            let results = FrozenResults<T>(snapshot: FrozenSnapshot(configuration: configuration, version: version), table: table, keys: keys)
+            guard let diff else {
+                self = .initial(results)
+                return
+            }
+            self = .update(results, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications)
+        case .failure(let error):
+            self = .error(Realm.Error(error, configuration: configuration))
+        case .object, .objectDeleted, .realm:
+            return nil
+        }
+    }
+}

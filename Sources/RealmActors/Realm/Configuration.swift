@@ -125,14 +125,4 @@ extension Realm {
 }
 
 extension Realm.Configuration {
-    /// Traps for damage that a read which cannot throw found (Realm Swift raises there too),
-    /// naming the file and what the storage layer found: the page and what was wrong with it.
-    /// Reads that can throw report the same as ``Realm/Error/Code/invalidDatabase``.
-    func fileIsDamaged(_ error: any Swift.Error) -> Never {
-        fileIsDamaged((error as? StorageError)?.message ?? "\(error)")
-    }
-
-    func fileIsDamaged(_ problem: String) -> Never {
-        fatalError("The realm file \(fileURL?.path ?? inMemoryIdentifier.map { "in memory '\($0)'" } ?? "") is damaged: \(problem)")
-    }
 }

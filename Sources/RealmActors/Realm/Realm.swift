@@ -362,10 +362,11 @@ public final class Realm {
         return result
     }
 
-    /// Traps for damage found by a read that cannot throw; see `Realm.Configuration.fileIsDamaged(_:)`.
-    func fileIsDamaged(_ error: any Swift.Error) -> Never { configuration.fileIsDamaged(error) }
+    /// Traps for damage found by a read that cannot throw, naming the file and the problem
+    /// (``SharedRealmFile/fileIsDamaged(_:)-(any Error)``).
+    func fileIsDamaged(_ error: any Swift.Error) -> Never { file.fileIsDamaged(error) }
 
-    func fileIsDamaged(_ problem: String) -> Never { configuration.fileIsDamaged(problem) }
+    func fileIsDamaged(_ problem: String) -> Never { file.fileIsDamaged(problem) }
 
     /// The write transaction, or a trap with Realm's message for writing outside one.
     func requireWrite() -> WriteTransaction {

@@ -85,11 +85,16 @@ extension Realm.Error {
     /// Translates an error from the layers below into the public error; anything else passes through.
     static func from(_ error: any Swift.Error, configuration: Realm.Configuration? = nil) -> any Swift.Error {
         guard let storage = error as? RuntimeError else { return error }
-        var converted = Realm.Error(storage)
-        if converted.fileURL == nil, let url = configuration?.fileURL {
-            converted = Realm.Error(converted.code, converted.message, fileURL: url)
+        guard let configuration else { return Realm.Error(storage) }
+        return Realm.Error(storage, configuration: configuration)
+    }
+
+    /// A runtime error as Realm reports it, naming the configuration's file if the error names none.
+    init(_ error: RuntimeError, configuration: Realm.Configuration) {
+        self.init(error)
+        if fileURL == nil, let url = configuration.fileURL {
+            self = Realm.Error(code, message, fileURL: url)
         }
-        return converted
     }
 
     init(_ error: RuntimeError) {

@@ -29,9 +29,9 @@ public struct FrozenResults<T: Object>: RandomAccessCollection, Sendable {
         do {
             found = try snapshot.reader.row(atPosition: UInt64(position), in: snapshot.reader.root(of: table.tree))
         } catch {
-            snapshot.configuration.fileIsDamaged(error)
+            snapshot.file.fileIsDamaged(error)
         }
-        guard let (leaf, row) = found else { snapshot.configuration.fileIsDamaged("row \(position) of '\(table.name)' is missing") }
+        guard let (leaf, row) = found else { snapshot.file.fileIsDamaged("row \(position) of '\(table.name)' is missing") }
         return Frozen(snapshot: snapshot, table: table, key: leaf.key(row))
     }
 }

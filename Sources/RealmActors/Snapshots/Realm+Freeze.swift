@@ -6,7 +6,7 @@ extension Realm {
         if let frozenSnapshot { return frozenSnapshot }
         precondition(writer == nil, "Cannot freeze a Realm, object or collection inside a write transaction")
         if let lastSnapshot, lastSnapshot.reader === reader, lastSnapshot.catalog === catalog { return lastSnapshot }
-        let snapshot = FrozenSnapshot(configuration: configuration, file: file, reader: reader, catalog: catalog)
+        let snapshot = FrozenSnapshot(configuration: configuration, version: FrozenVersion(file: file, reader: reader, catalog: catalog))
         lastSnapshot = snapshot
         return snapshot
     }

@@ -52,6 +52,22 @@ package final class SharedRealmFile: Sendable {
         try schemas.beginRead()
     }
 
+    /// Traps for damage that a read which cannot throw found (Realm Swift raises there too),
+    /// naming the file and what the storage layer found: the page and what was wrong with it.
+    /// Reads that can throw report the same as an `invalidDatabase` error.
+    package func fileIsDamaged(_ error: any Error) -> Never {
+        fileIsDamaged((error as? StorageError)?.message ?? "\(error)")
+    }
+
+    /// ``fileIsDamaged(_:)-(any Error)`` with the problem in words.
+    package func fileIsDamaged(_ problem: String) -> Never {
+        let name = switch identity {
+        case .file(let path): path
+        case .inMemory(let identifier): "in memory '\(identifier)'"
+        }
+        fatalError("The realm file \(name) is damaged: \(problem)")
+    }
+
     private static let registry = Mutex<[Identity: WeakFile]>([:])
 
     /// Test hook: I/O faults for the file at a (standardized) path, installed before the first

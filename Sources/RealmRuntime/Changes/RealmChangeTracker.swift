@@ -1,30 +1,29 @@
 import Foundation
-internal import RealmRuntime
 
 /// The tracker of `realm.changes`: one frozen realm per new version (coalesced when the
 /// consumer is slower than the commits).
-final class RealmChangeTracker: ChangeTracker {
-    private var snapshot: FrozenSnapshot
+package final class RealmChangeTracker: ChangeTracker {
+    private var snapshot: FrozenVersion
     private var deliveredVersion: TransactionID
 
-    init(snapshot: FrozenSnapshot) {
+    package init(snapshot: FrozenVersion) {
         self.snapshot = snapshot
         deliveredVersion = snapshot.reader.transaction
     }
 
-    func initialElement() -> (any Sendable)? { nil }
+    package func initialElement() -> ChangeElement? { nil }
 
-    func advance(_ version: VersionContext, silent: Bool) -> Bool {
+    package func advance(_ version: VersionContext, silent: Bool) -> Bool {
         snapshot = version.snapshot
         if silent { deliveredVersion = version.snapshot.reader.transaction }
         return !silent
     }
 
-    func takeElement() -> (element: any Sendable, isLast: Bool)? {
+    package func takeElement() -> (element: ChangeElement, isLast: Bool)? {
         guard snapshot.reader.transaction > deliveredVersion else { return nil }
         deliveredVersion = snapshot.reader.transaction
-        return (FrozenRealm(snapshot: snapshot), false)
+        return (.realm(snapshot), false)
     }
 
-    func errorElement(_ error: Realm.Error) -> (any Sendable)? { nil }  // the stream just ends
+    package func errorElement(_ error: RuntimeError) -> ChangeElement? { nil }  // the stream just ends
 }

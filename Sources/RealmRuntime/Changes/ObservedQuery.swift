@@ -1,17 +1,20 @@
 import Foundation
-internal import RealmRuntime
 
 /// What a collection stream observes: a query (see ``ObjectQuery``), evaluated by the notifier at
 /// every version, with the work it saves by looking only at what a version's changes touched.
-struct ObservedQuery: Sendable {
-    let query: ObjectQuery
+package struct ObservedQuery: Sendable {
+    package let query: ObjectQuery
+
+    package init(query: ObjectQuery) {
+        self.query = query
+    }
 
     var className: String { query.className }
     var base: QueryBase { query.base }
     var predicate: QueryExpression? { query.predicate }
 
     /// The objects' keys, in order, at `snapshot`'s version.
-    func keys(at snapshot: FrozenSnapshot) -> [UInt64] {
+    func keys(at snapshot: FrozenVersion) -> [UInt64] {
         guard let table = snapshot.catalog.tables[className] else { return [] }
         return snapshot.query { queries in
             try queries.keys(of: query, plan: predicate.map { queries.plan($0, in: table) }, in: table)
@@ -112,7 +115,7 @@ struct ObservedQuery: Sendable {
     /// link to (as deep as the filter follows links, and four links deep for predicates on
     /// linked objects, whatever the filter), or a table linking to them (predicates on
     /// `LinkingObjects`).
-    func isAffected(by changes: RowChanges, at snapshot: FrozenSnapshot, filter: ChangeFilter) -> Bool {
+    func isAffected(by changes: RowChanges, at snapshot: FrozenVersion, filter: ChangeFilter) -> Bool {
         let catalog = snapshot.catalog
         func touched(_ name: String) -> Bool { catalog.tables[name].map { changes.touches($0.tree) } ?? false }
         guard let table = catalog.tables[className] else { return true }

@@ -1,5 +1,5 @@
 import Testing
-@testable import RealmActors
+import RealmRuntime
 
 /// The key-sequence diff behind collection change streams, on random sequences: ascending ones
 /// (the merge path), shuffled ones with moves, and lists holding an object several times.
@@ -15,7 +15,7 @@ import Testing
 
     @Test(arguments: 0..<20 as Range<UInt64>)
     func applyingTheDiffGivesTheNewSequence(seed: UInt64) {
-        var random = QueryRandom(state: seed)
+        var random = SplitMix(state: seed)
         for round in 0..<50 {
             let universe = UInt64(Int.random(in: 1...40, using: &random))
             var old = (0..<universe).filter { _ in Bool.random(using: &random) }

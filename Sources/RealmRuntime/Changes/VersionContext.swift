@@ -1,18 +1,13 @@
-internal import RealmRuntime
-import Synchronization
-
 /// One version as the notifier processes it, shared by every tracker it advances: the pinned
-/// snapshot, the log of the commits since the previous version (nil when not kept: then
-/// trackers compare values, or count everything as changed), a frozen handle for evaluating
-/// queries, and the objects modified under the default filter, worked out once per table.
-final class VersionContext {
-    let snapshot: FrozenSnapshot
-    let changes: RowChanges?
-    /// A frozen handle at the version (made on first use).
-    private(set) lazy var handle: Realm = snapshot.handle()
+/// version, the log of the commits since the previous version (nil when not kept: then
+/// trackers compare values, or count everything as changed), and the objects modified under the
+/// default filter, worked out once per table. Lives on the ``Notifier`` actor, for one version.
+package final class VersionContext {
+    package let snapshot: FrozenVersion
+    package let changes: RowChanges?
     private var modifiedByDefault: [TreeID: Set<UInt64>] = [:]
 
-    init(snapshot: FrozenSnapshot, changes: RowChanges?) {
+    init(snapshot: FrozenVersion, changes: RowChanges?) {
         self.snapshot = snapshot
         self.changes = changes
     }

@@ -1,11 +1,8 @@
-internal import RealmRuntime
-import Synchronization
-
 /// The notifier of one file: an actor that, after each durable commit, brings every registered
 /// observer to the new version — off the executors of the actors that write and observe.
 ///
 /// Work per commit: it takes the commits' change logs from the file's ``ChangeFeed`` (never
-/// diffing tables to find what changed), pins the new version once as a ``FrozenSnapshot``,
+/// diffing tables to find what changed), pins the new version once as a ``FrozenVersion``,
 /// and advances each tracker, which skips the version entirely when no table it depends on was
 /// touched. Delivery is pull-based: a consumer asks for its next element (`next()` of its
 /// stream); the tracker has folded every version since its last element into one change, so
@@ -14,12 +11,12 @@ import Synchronization
 ///
 /// One notifier per file while anyone observes it: observers hold it, and the file's feed holds
 /// it weakly.
-actor Notifier: VersionObserver {
+package actor Notifier: VersionObserver {
     private final class Entry {
         let tracker: any ChangeTracker
         var deliveredInitial = false
         var finished = false
-        var failure: Realm.Error?
+        var failure: RuntimeError?
         /// The consumer parked in ``Notifier/next(_:)``, if any.
         var waiter: CheckedContinuation<Void, Never>?
         /// A wake-up that found no consumer parked. `next(_:)` was seen suspended between finding
@@ -51,10 +48,9 @@ actor Notifier: VersionObserver {
         }
     }
 
-    let file: SharedRealmFile
-    private let configuration: Realm.Configuration
+    package let file: SharedRealmFile
     /// The newest version processed.
-    private var latest: FrozenSnapshot
+    private var latest: FrozenVersion
     /// The logs of the last versions processed (each from the version before it), so a stream
     /// made from a live handle's slightly older version can be brought up to date with them.
     /// Bounded: at most `historyLimit` versions and `historyEntryLimit` log entries.
@@ -64,27 +60,22 @@ actor Notifier: VersionObserver {
     private var entries: [UInt64: Entry] = [:]
     private var nextID: UInt64 = 0
 
-    private init(file: SharedRealmFile, configuration: Realm.Configuration, latest: FrozenSnapshot) {
+    private init(file: SharedRealmFile, latest: FrozenVersion) {
         self.file = file
-        self.configuration = configuration
         self.latest = latest
     }
 
     /// The notifier of `file`, created (and made the file's change processor) if it has none.
     /// The file's ``ChangeFeed`` holds it weakly; observers hold it.
-    static func shared(for file: SharedRealmFile, configuration: Realm.Configuration) throws -> Notifier {
-        try file.changeFeed.processor {
-            let (reader, catalog) = try file.beginRead()
-            let snapshot = FrozenSnapshot(configuration: configuration, file: file, reader: reader, catalog: catalog)
-            return Notifier(file: file, configuration: configuration, latest: snapshot)
-        }
+    package static func shared(for file: SharedRealmFile) throws -> Notifier {
+        try file.changeFeed.processor { Notifier(file: file, latest: try FrozenVersion.newest(of: file)) }
     }
 
     // MARK: Registration and delivery
 
     /// Registers a tracker made at the newest version (the notifier first catches up with
     /// every durable commit) and returns its id.
-    func register(_ makeTracker: @Sendable (FrozenSnapshot) -> any ChangeTracker) -> UInt64 {
+    package func register(_ makeTracker: @Sendable (FrozenVersion) -> any ChangeTracker) -> UInt64 {
         catchUp()
         return add(makeTracker(latest))
     }
@@ -92,7 +83,7 @@ actor Notifier: VersionObserver {
     /// Registers a tracker whose baseline is `baseline`, a version a live handle read when the
     /// stream was made: versions since then are reported against it — with their logs if the
     /// notifier still keeps them all, else by comparing values — and so is every later one.
-    func register(baseline: FrozenSnapshot, _ makeTracker: @Sendable () -> any ChangeTracker) -> UInt64 {
+    package func register(baseline: FrozenVersion, _ makeTracker: @Sendable () -> any ChangeTracker) -> UInt64 {
         catchUp()
         let tracker = makeTracker()
         let since = baseline.reader.transaction
@@ -116,7 +107,7 @@ actor Notifier: VersionObserver {
 
     /// The next element of observer `id`: its initial element first, then each change as it
     /// comes (waiting for one). Nil when the stream has ended or the task was cancelled.
-    func next(_ id: UInt64) async -> (any Sendable)? {
+    package func next(_ id: UInt64) async -> ChangeElement? {
         guard let entry = entries[id] else { return nil }
         if !entry.deliveredInitial {
             entry.deliveredInitial = true
@@ -155,7 +146,7 @@ actor Notifier: VersionObserver {
     }
 
     /// Ends observer `id` (its stream was dropped or cancelled, or a token invalidated).
-    func unregister(_ id: UInt64) {
+    package func unregister(_ id: UInt64) {
         guard let entry = entries.removeValue(forKey: id) else { return }
         file.changeFeed.observerRemoved()
         entry.wake()
@@ -163,7 +154,7 @@ actor Notifier: VersionObserver {
 
     /// Ends every stream with `error` (delivered as its error element, if it has one): the
     /// newest version could not be read.
-    func fail(_ error: Realm.Error) {
+    package func fail(_ error: RuntimeError) {
         for entry in entries.values {
             entry.failure = error
             entry.wake()
@@ -172,30 +163,28 @@ actor Notifier: VersionObserver {
 
     // MARK: Processing versions
 
-    nonisolated func versionDidBecomeDurable(_ version: TransactionID) {
+    package nonisolated func versionDidBecomeDurable(_ version: TransactionID) {
         Task { await self.catchUp() }
     }
 
     /// Brings every tracker to the newest durable version, with the logs of the commits since
     /// the last one processed; then lets autorefreshing handles advance.
     private func catchUp() {
-        let reader: ReadTransaction, catalog: SchemaCatalog
+        let snapshot: FrozenVersion
         do {
-            (reader, catalog) = try file.beginRead()
+            snapshot = try FrozenVersion.newest(of: file)
         } catch {
-            fail(Realm.Error.from(error, configuration: configuration) as? Realm.Error
-                 ?? Realm.Error(.fail, "The realm can no longer be read: \(error)"))
+            fail(error as? RuntimeError ?? RuntimeError(.fail, "The realm can no longer be read: \(error)"))
             return
         }
-        let version = reader.transaction
-        guard version > latest.reader.transaction else { return }
+        let version = snapshot.transaction
+        guard version > latest.transaction else { return }
         let commits = file.changeFeed.takeChanges(through: version)
         var log = RowChangeLog()
         for commit in commits { log.append(commit.rows) }
         let rows = RowChanges(log)
         // A schema change (a class's table created, a migration) keeps table trees and row keys,
         // so the log still says which objects changed; the version's own catalog resolves them.
-        let snapshot = FrozenSnapshot(configuration: configuration, file: file, reader: reader, catalog: catalog)
         let context = VersionContext(snapshot: snapshot, changes: rows)
         for (id, entry) in entries where !entry.finished && entry.failure == nil {
             let silent = !commits.isEmpty && commits.allSatisfy { $0.silencedObservers.contains(id) }

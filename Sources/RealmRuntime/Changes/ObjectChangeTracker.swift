@@ -1,21 +1,18 @@
-import Foundation
-internal import RealmRuntime
-
 /// The tracker of `object.changes`: the object's stored values when last delivered (so a
 /// change is a value that differs, whatever the log says), plus the log for changes of linked
 /// objects.
-final class ObjectChangeTracker<T: Object>: ChangeTracker {
+package final class ObjectChangeTracker: ChangeTracker {
     private let className: String
     private let key: UInt64
     private let filter: ChangeFilter
-    private var snapshot: FrozenSnapshot
+    private var snapshot: FrozenVersion
     /// Stored values by column at the last delivered (or silently skipped) version.
     private var values: [Int: ColumnValue]
     /// Properties changed since the last element, in the order found, with their old values.
     private var pending: [(column: Int, old: ColumnValue?)] = []
     private var deleted = false
 
-    init(className: String, key: UInt64, filter: ChangeFilter, snapshot: FrozenSnapshot) {
+    package init(className: String, key: UInt64, filter: ChangeFilter, snapshot: FrozenVersion) {
         self.className = className
         self.key = key
         self.filter = filter
@@ -23,7 +20,7 @@ final class ObjectChangeTracker<T: Object>: ChangeTracker {
         values = Self.values(of: key, in: className, at: snapshot) ?? [:]
     }
 
-    private static func values(of key: UInt64, in className: String, at snapshot: FrozenSnapshot) -> [Int: ColumnValue]? {
+    private static func values(of key: UInt64, in className: String, at snapshot: FrozenVersion) -> [Int: ColumnValue]? {
         guard let table = snapshot.catalog.tables[className],
               let (leaf, row) = try? snapshot.reader.row(in: snapshot.reader.root(of: table.tree), key: key) else { return nil }
         var values: [Int: ColumnValue] = [:]
@@ -33,9 +30,9 @@ final class ObjectChangeTracker<T: Object>: ChangeTracker {
         return values
     }
 
-    func initialElement() -> (any Sendable)? { nil }
+    package func initialElement() -> ChangeElement? { nil }
 
-    func advance(_ version: VersionContext, silent: Bool) -> Bool {
+    package func advance(_ version: VersionContext, silent: Bool) -> Bool {
         let snapshot = version.snapshot, changes = version.changes
         guard !deleted else { return false }
         guard let table = snapshot.catalog.tables[className] else { deleted = true; return true }
@@ -67,35 +64,16 @@ final class ObjectChangeTracker<T: Object>: ChangeTracker {
         return !silent && !changed.isEmpty
     }
 
-    func takeElement() -> (element: any Sendable, isLast: Bool)? {
-        if deleted { return (ObjectChange<T>.deleted, true) }
+    package func takeElement() -> (element: ChangeElement, isLast: Bool)? {
+        if deleted { return (.objectDeleted, true) }
         guard !pending.isEmpty, let table = snapshot.catalog.tables[className] else { return nil }
-        let changes = pending.compactMap { column, old -> PropertyChange? in
-            guard let property = table.property(column) else { return nil }
-            return PropertyChange(name: property.name, oldValue: Self.sendableValue(old, property),
-                                  newValue: Self.sendableValue(values[column], property))
+        let changes = pending.compactMap { column, old -> PropertyValueChange? in
+            guard table.property(column) != nil else { return nil }
+            return PropertyValueChange(column: column, old: old, new: values[column])
         }
         pending = []
-        return (ObjectChange<T>.change(Frozen(snapshot: snapshot, table: table, key: key), changes), false)
+        return (.object(version: snapshot, table: table, key: key, changes: changes), false)
     }
 
-    /// A scalar's Swift value; nil for links and collections (which have no `Sendable` value).
-    private static func sendableValue(_ value: ColumnValue?, _ property: PropertyInfo) -> (any Sendable)? {
-        guard let value, property.collection == nil, property.kind != .object, property.kind != .mixed else { return nil }
-        switch property.swiftValue(value) {
-        case let value as Bool: return value
-        case let value as Int: return value
-        case let value as Float: return value
-        case let value as Double: return value
-        case let value as String: return value
-        case let value as Data: return value
-        case let value as Date: return value
-        case let value as ObjectId: return value
-        case let value as UUID: return value
-        case let value as Decimal128: return value
-        default: return nil
-        }
-    }
-
-    func errorElement(_ error: Realm.Error) -> (any Sendable)? { ObjectChange<T>.error(error) }
+    package func errorElement(_ error: RuntimeError) -> ChangeElement? { .failure(error) }
 }

@@ -10,15 +10,15 @@
 /// may hold one object several times (a list): the n-th occurrence in one sequence pairs with
 /// the n-th in the other. Two ascending sequences (unsorted query results, in key order) are
 /// compared by one merge pass, without hashing.
-struct CollectionDiff: Equatable {
-    var deletions: [Int] = []
-    var insertions: [Int] = []
-    var modifications: [Int] = []
+package struct CollectionDiff: Equatable, Sendable {
+    package var deletions: [Int] = []
+    package var insertions: [Int] = []
+    package var modifications: [Int] = []
 
-    var isEmpty: Bool { deletions.isEmpty && insertions.isEmpty && modifications.isEmpty }
+    package var isEmpty: Bool { deletions.isEmpty && insertions.isEmpty && modifications.isEmpty }
 
     /// The change from `old` to `new`; survivors whose key is in `modified` are modifications.
-    init(old: [UInt64], new: [UInt64], modified: Set<UInt64>) {
+    package init(old: [UInt64], new: [UInt64], modified: Set<UInt64>) {
         if Self.isStrictlyAscending(old) && Self.isStrictlyAscending(new) {
             mergeAscending(old, new, modified)
             return

@@ -1,5 +1,3 @@
-internal import RealmRuntime
-
 /// Which property changes count as a modification of an observed object.
 ///
 /// Without key paths (`.everything`), any property of the object counts, and so does any
@@ -8,17 +6,17 @@ internal import RealmRuntime
 /// through inverse relationships (`LinkingObjects`) do not. With key paths, only the named
 /// properties count; `"dog.name"` counts a change of the `dog` link itself and of the linked
 /// dog's `name`; `"dog"` only a change of the link.
-indirect enum ChangeFilter: Sendable {
+package indirect enum ChangeFilter: Sendable {
     /// Every property, and through links the linked objects' properties, `depth` links deep.
     case everything(depth: Int)
     /// These properties; a property with a sub-filter also follows its link.
     case properties([String: ChangeFilter?])
 
     /// How many links deep a change still modifies an object when no key paths are given.
-    static let defaultLinkDepth = 4
+    package static let defaultLinkDepth = 4
 
     /// The filter of string key paths (`["name", "dog.age"]`); nil for no paths.
-    init?(keyPaths: [String]?) {
+    package init?(keyPaths: [String]?) {
         guard let keyPaths, !keyPaths.isEmpty else { return nil }
         var properties: [String: ChangeFilter?] = [:]
         for path in keyPaths {

@@ -1,12 +1,10 @@
-internal import RealmRuntime
-
 /// Which objects of a table a span of commits modified, by a ``ChangeFilter``: the rows whose
 /// counted columns were written, plus the objects linking (through followed link properties) to
 /// objects so modified — found through the link indexes, one lookup per modified linked object,
 /// never by reading every observed object's links.
 struct ModifiedObjects {
     let changes: RowChanges
-    let snapshot: FrozenSnapshot
+    let snapshot: FrozenVersion
 
     /// The keys of `table`'s objects that count as modified under `filter`.
     func keys(in table: Table, filter: ChangeFilter) -> Set<UInt64> {

@@ -1,17 +1,14 @@
-import Foundation
-internal import RealmRuntime
-
 /// The tracker of `results.changes`, `list.changes` and `linkingObjects.changes`: the keys
 /// last delivered, the newest keys, and the objects modified in between.
-final class CollectionChangeTracker<T: Object>: ChangeTracker {
+package final class CollectionChangeTracker: ChangeTracker {
     private let query: ObservedQuery
     private let filter: ChangeFilter
-    private var snapshot: FrozenSnapshot
+    private var snapshot: FrozenVersion
     private var delivered: [UInt64]
     private var current: [UInt64]
     private var modified: Set<UInt64> = []
 
-    init(query: ObservedQuery, filter: ChangeFilter, snapshot: FrozenSnapshot) {
+    package init(query: ObservedQuery, filter: ChangeFilter, snapshot: FrozenVersion) {
         self.query = query
         self.filter = filter
         self.snapshot = snapshot
@@ -32,15 +29,16 @@ final class CollectionChangeTracker<T: Object>: ChangeTracker {
         return plan
     }
 
-    private var frozen: FrozenResults<T> {
-        FrozenResults(snapshot: snapshot, table: snapshot.catalog.tables[query.className], keys: current)
+    /// The current keys at the newest version, with `diff` from the last element.
+    private func element(diff: CollectionDiff?) -> ChangeElement {
+        .collection(version: snapshot, table: snapshot.catalog.tables[query.className], keys: current, diff: diff)
     }
 
-    func initialElement() -> (any Sendable)? {
-        RealmCollectionChange<FrozenResults<T>>.initial(frozen)
+    package func initialElement() -> ChangeElement? {
+        element(diff: nil)
     }
 
-    func advance(_ version: VersionContext, silent: Bool) -> Bool {
+    package func advance(_ version: VersionContext, silent: Bool) -> Bool {
         let snapshot = version.snapshot, changes = version.changes
         // Always hold the newest version (an untouched query's objects are the same there), so an
         // idle observer never pins an old version's pages.
@@ -66,17 +64,15 @@ final class CollectionChangeTracker<T: Object>: ChangeTracker {
         return modified.count != before || current != previous
     }
 
-    func takeElement() -> (element: any Sendable, isLast: Bool)? {
+    package func takeElement() -> (element: ChangeElement, isLast: Bool)? {
         let diff = CollectionDiff(old: delivered, new: current, modified: modified)
         delivered = current
         modified = []
         guard !diff.isEmpty else { return nil }
-        let change = RealmCollectionChange<FrozenResults<T>>.update(frozen, deletions: diff.deletions,
-                                                                    insertions: diff.insertions, modifications: diff.modifications)
-        return (change, false)
+        return (element(diff: diff), false)
     }
 
-    func errorElement(_ error: Realm.Error) -> (any Sendable)? {
-        RealmCollectionChange<FrozenResults<T>>.error(error)
+    package func errorElement(_ error: RuntimeError) -> ChangeElement? {
+        .failure(error)
     }
 }
