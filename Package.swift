@@ -25,11 +25,12 @@ let package = Package(
         .executable(name: "realm-demo", targets: ["realm-demo"]),
     ],
     targets: [
-        // Layer 1: pages, copy-on-write B+trees, MVCC versions, durable commit.
+        // Layer 1: pages, copy-on-write B+trees, MVCC versions, durable commit, row change logs.
         .target(name: "RealmStorage", exclude: ["FORMAT.md"], swiftSettings: strictSettings),
-        // Layer 2: schema, tables, typed values, queries, change log.
+        // Layer 2: schema, tables, objects, typed values, queries (parse, bind, evaluate, sort).
         .target(name: "RealmObjectStore", dependencies: ["RealmStorage"], swiftSettings: strictSettings),
-        // Layer 3: writer actor, notifier actor, frozen snapshots.
+        // Layer 3: per-file shared state: the write pipeline (lock, commit order, group commit),
+        // the notifier actor and its change trackers, pinned versions for frozen values.
         .target(name: "RealmRuntime", dependencies: ["RealmObjectStore"], swiftSettings: strictSettings),
         // Layer 4: the public Realm API.
         .target(name: "RealmActors", dependencies: ["RealmRuntime"], swiftSettings: strictSettings),

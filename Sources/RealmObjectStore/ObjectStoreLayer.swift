@@ -1,11 +1,13 @@
-// Layer 2 of the architecture (SPEC §1): the object store — schema, tables, typed values,
-// objects, indexes, queries, the change log — synchronous over one storage snapshot or write
-// transaction.
+// Layer 2 of the architecture (SPEC §1): the object store — the schema as stored and as each
+// version's catalog (`Schema/`), objects with their links, collections and index entries
+// (`Objects/`), the stored forms of values that need more than bytes (`Values/`), and queries:
+// parsing, binding, evaluation, sorting, distinct, aggregates and scans (`Queries/`, run through
+// `QueryContext`). Synchronous, over one storage snapshot or write transaction.
 //
 // The object store works *with* the storage layer's transactions rather than hiding them: the
 // runtime opens a `Database` and hands its transactions to object-store operations. So this layer
 // re-exports the storage module to the layers above; the build still rejects any upward import.
-@_exported public import RealmStorage  // `public` is required by @_exported; RealmStorage declares nothing public
+@_exported public import RealmStorage  // `public` is required by @_exported; see RealmStorage's few public symbols in CONTRIBUTING
 
 /// The error the object store throws (the storage layer's, shared by every layer below the API).
 package typealias ObjectStoreError = StorageError

@@ -1,6 +1,9 @@
-// Layer 3 of the architecture (SPEC §1): the runtime — the shared file state per realm file,
-// the writer actor (single-writer lock, commit pipeline, group commit), the notifier actor, and
-// frozen `Sendable` snapshots.
+// Layer 3 of the architecture (SPEC §1): the runtime — what every handle of one realm file shares
+// in a process (`Files/SharedRealmFile`): the schema of each version (`SchemaVersions`); the
+// writer (`Writing/`: `WritePipeline` holds a commit's ordering rules over the `WriteLock` and
+// `GroupCommit`); notifying (`Changes/`: each commit's change log through the `ChangeFeed` to the
+// file's `Notifier` actor, whose trackers compute change sets); and pinned versions
+// (`Snapshots/FrozenVersion`) that frozen values and the notifier read.
 //
 // It builds on the object store and re-exports it (and through it the storage layer) to the API
 // layer, which imports this module `internal`ly, so none of it reaches users.

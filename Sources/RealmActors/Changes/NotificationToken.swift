@@ -7,6 +7,7 @@ import Synchronization
 public final class NotificationToken: Sendable {
     /// The observer's registration with the notifier (for `write(withoutNotifying:)`).
     let registrationID: UInt64
+    /// The delivery loop; guarded by its own lock, so `invalidate()` and `run(_:)` may race.
     private let task: Mutex<Task<Void, Never>?>
     private let invalidated = Atomic<Bool>(false)
 

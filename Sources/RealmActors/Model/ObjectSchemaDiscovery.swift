@@ -5,6 +5,9 @@ internal import RealmRuntime
 /// Learns a class's persisted properties from an instance, with `Mirror` (Linux has no class
 /// enumeration and no Objective-C runtime): the `@Persisted` wrappers, superclass properties
 /// first, in declaration order. Cached per class for the life of the process.
+///
+/// Every cache below is guarded by its own lock; reflection (which runs user code, `init()`)
+/// happens outside them, so two threads may discover a class at once and store the same result.
 enum ObjectSchemaDiscovery {
     private static let cache = Mutex<[ObjectIdentifier: ObjectSchemaInfo]>([:])
     /// Every class whose schema was discovered, by class name, so that links (which record only

@@ -96,6 +96,7 @@ extension Realm {
             set { defaultConfigurationBox.withLock { $0 = newValue } }
         }
 
+        /// Guarded by its own lock: any thread may read or replace the default.
         private static let defaultConfigurationBox = Mutex(Configuration())
 
         /// The default realm file: `$XDG_DATA_HOME/<executable>/default.realm` on Linux

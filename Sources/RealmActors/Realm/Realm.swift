@@ -10,7 +10,7 @@ internal import RealmRuntime
 /// try realm.write {
 ///     realm.add(Dog(value: ["name": "Rex", "age": 1]))
 /// }
-/// let puppies = realm.objects(Dog.self).filter { $0.age < 2 }
+/// let puppies = realm.objects(Dog.self).where { $0.age < 2 }
 /// ```
 ///
 /// A handle reads one version of the file, advancing when it writes or ``refresh()``es. It is not

@@ -9,6 +9,7 @@ import Synchronization
 /// from ``beginRead()``, never "the newest schema". See ``SchemaHistory`` for why this holds.
 package final class SchemaVersions: Sendable {
     private let database: Database
+    /// Guarded by its own lock, under which a reader also begins its read (see ``beginRead()``).
     private let history: Mutex<SchemaHistory>
 
     /// The history of a file just opened, whose newest version `transaction` has `schema`.

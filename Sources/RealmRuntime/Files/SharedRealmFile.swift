@@ -68,6 +68,8 @@ package final class SharedRealmFile: Sendable {
         fatalError("The realm file \(name) is damaged: \(problem)")
     }
 
+    /// The open files of the process, held weakly. Guarded by its own lock, under which a file is
+    /// opened, so two handles opening one file at once share one instance.
     private static let registry = Mutex<[Identity: WeakFile]>([:])
 
     /// Test hook: I/O faults for the file at a (standardized) path, installed before the first

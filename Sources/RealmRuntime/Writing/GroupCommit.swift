@@ -24,6 +24,7 @@ package final class GroupCommit: Sendable {
 
     private let database: Database
     private let queue: DispatchQueue
+    /// Guarded by its own lock; continuations are resumed and `onDurable` called outside it.
     private let state = Mutex(State())
     /// Called after each flush that made a new version durable, with that version.
     private let onDurable: @Sendable (TransactionID) -> Void

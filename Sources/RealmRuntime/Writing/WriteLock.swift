@@ -23,6 +23,7 @@ package final class WriteLock: Sendable {
         var cancelledEarly: Set<UInt64> = []
     }
 
+    /// Guarded by its own lock; a waiter is resumed (or signalled) after the lock is released.
     private let state = Mutex(State())
 
     package init() {}
