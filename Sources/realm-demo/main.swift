@@ -79,7 +79,7 @@ let dogs = realm.objects(Dog.self)
 print("the realm holds \(dogs.count) dogs; dog 42 is \(realm.object(ofType: Dog.self, forPrimaryKey: 42)?.name ?? "missing")")
 let puppies = dogs.where { $0.age < 2 }.sorted(byKeyPath: "name")
 print("\(puppies.count) puppies, for example \(puppies.prefix(3).map(\.name).joined(separator: ", "))")
-let northOld = try dogs.filter("owner == %@ AND age >= %@", "North", 13)
+let northOld = dogs.filter("owner == %@ AND age >= %@", "North", 13)
 print("\(northOld.count) old dogs in the North kennel, average age \(northOld.average(ofProperty: "age") as Double? ?? 0)")
 
 // A change stream: the notifier actor reports what each commit does to the puppies. The loop

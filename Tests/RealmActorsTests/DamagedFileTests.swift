@@ -46,7 +46,7 @@ final class DamagedDog: Object {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let configuration = try Self.damagedRealm(in: directory)
             let realm = try Realm(configuration: configuration)
-            _ = try realm.objects(DamagedDog.self).filter("age > 3").count
+            _ = realm.objects(DamagedDog.self).filter("age > 3").count
         }.map { result in
             let message = String(decoding: result.standardErrorContent, as: UTF8.self)
             #expect(message.contains("dogs.realm is damaged"), "\(message)")

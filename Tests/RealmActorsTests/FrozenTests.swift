@@ -69,7 +69,7 @@ final class Note: Object {
         let frozenNotes = realm.objects(Note.self).freeze()
         try realm.write { realm.add(Note(value: ["id": 9, "text": "nine"])) }
         #expect(frozenNotes.where { $0.text.starts(with: "u") }.map(\.text) == ["uno"])
-        #expect(try frozenNotes.filter("id > 1").sorted(byKeyPath: "id", ascending: false).map(\.id) == [3])
+        #expect(frozenNotes.filter("id > 1").sorted(byKeyPath: "id", ascending: false).map(\.id) == [3])
         #expect(related.where { $0.id == 3 }.count == 1)
         let other = try Realm(configuration: realm.configuration)
         #expect(other.thaw(related[0])?.text == "three")

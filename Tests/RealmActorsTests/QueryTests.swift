@@ -197,7 +197,7 @@ struct QueryRandom: RandomNumberGenerator {
             let expected = all.filter(predicate.swift).map(\.id)
             let found = Self.ids(realm.objects(QPerson.self).where(predicate.query))
             #expect(found == expected, "where: \(predicate.text)")
-            #expect(Self.ids(try realm.objects(QPerson.self).filter(predicate.text)) == expected, "string: \(predicate.text)")
+            #expect(Self.ids(realm.objects(QPerson.self).filter(predicate.text)) == expected, "string: \(predicate.text)")
             #expect(realm.objects(QPerson.self).where(predicate.query).count == found.count)
         }
     }
@@ -206,7 +206,7 @@ struct QueryRandom: RandomNumberGenerator {
         let realm = try Self.people()
         let all = Array(realm.objects(QPerson.self))
         func ids(_ format: String, _ arguments: Any...) throws -> [Int] {
-            Self.ids(try realm.objects(QPerson.self).filter(format, argumentArray: arguments))
+            Self.ids(realm.objects(QPerson.self).filter(format, argumentArray: arguments))
         }
         #expect(try ids("age > %@ AND name BEGINSWITH[c] %@", 20, "b") == all.filter { $0.age > 20 && $0.name.lowercased().hasPrefix("b") }.map(\.id))
         #expect(try ids("%K == %@", "email", "p3@x.org") == all.filter { $0.email == "p3@x.org" }.map(\.id))
@@ -225,7 +225,7 @@ struct QueryRandom: RandomNumberGenerator {
         #expect(try ids("TRUEPREDICATE").count == 60 && ids("FALSEPREDICATE").isEmpty)
         let dog3 = try #require(realm.object(ofType: QDog.self, forPrimaryKey: 3))
         #expect(try ids("dog == %@", dog3) == all.filter { $0.dog?.id == 3 }.map(\.id))
-        #expect(try realm.objects(QPerson.self).index(matching: "age == %@", 29) == 29)
+        #expect(realm.objects(QPerson.self).index(matching: "age == %@", 29) == 29)
     }
 
     /// Errors from bad query strings: thrown, with what and where.
@@ -247,11 +247,48 @@ struct QueryRandom: RandomNumberGenerator {
     func badQueryStringsThrow(predicate: String, expected: String) throws {
         let realm = try Self.people()
         do {
-            _ = try realm.objects(QPerson.self).filter(predicate)
+            _ = try realm.objects(QPerson.self).filter(validating: predicate)
             Issue.record("'\(predicate)' was accepted")
         } catch let error as Realm.Error {
             #expect(error.code == .invalidInput)
             #expect(error.message.contains(expected) && error.message.contains("at offset"), "\(error.message)")
+        }
+    }
+
+    /// Predicates from outside the program throw on every collection that filters, and do
+    /// nothing else differently.
+    @Test func validatingFormsThrowWhereTheLiteralFormsWouldTrap() throws {
+        let realm = try Self.people()
+        let person = try #require(realm.object(ofType: QPerson.self, forPrimaryKey: 3))
+        let bad = "dogs.@avg.name > 1"
+        func expectInvalid(_ label: String, _ body: () throws -> Void) {
+            do {
+                try body()
+                Issue.record("\(label): '\(bad)' was accepted")
+            } catch let error as Realm.Error {
+                #expect(error.code == .invalidInput && error.message.contains("at offset"), "\(label): \(error.message)")
+            } catch {
+                Issue.record("\(label): \(error)")
+            }
+        }
+        expectInvalid("results") { _ = try realm.objects(QPerson.self).filter(validating: bad) }
+        expectInvalid("index") { _ = try realm.objects(QPerson.self).index(validating: bad) }
+        expectInvalid("frozen") { _ = try realm.objects(QPerson.self).freeze().filter(validating: bad) }
+        expectInvalid("list") { _ = try person.dogs.filter(validating: "nosuch > 1") }
+        let valid = try realm.objects(QPerson.self).filter(validating: "age < %@", 5)
+        #expect(Self.ids(valid) == Self.ids(realm.objects(QPerson.self).filter("age < %@", 5)))
+        #expect(try realm.objects(QPerson.self).index(validating: "age == %@", 29) == 29)
+    }
+
+    /// A predicate written in the program that does not fit is a programmer error: it traps
+    /// with the parser's message and offset, as Realm raises.
+    @Test func aMalformedLiteralPredicateTraps() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+            _ = realm.objects(QPerson.self).filter("age >> 3").count
+        }.map { result in
+            let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(message.contains("Invalid predicate 'age >> 3'") && message.contains("at offset"), "\(message)")
         }
     }
 }
@@ -320,7 +357,7 @@ extension QueryTests {
             #expect(labels(realm.objects(QEvent.self).where { $0.level < a }) == all.filter { $0.level < a }.map(\.label))
             #expect(labels(realm.objects(QEvent.self).where { $0.level >= b }) == all.filter { $0.level >= b }.map(\.label))
             #expect(labels(realm.objects(QEvent.self).where { $0.level.contains(a...b) }) == all.filter { (a...b).contains($0.level) }.map(\.label))
-            #expect(labels(try realm.objects(QEvent.self).filter("level > %@ AND level <= %@", a, b))
+            #expect(labels(realm.objects(QEvent.self).filter("level > %@ AND level <= %@", a, b))
                     == all.filter { $0.level > a && $0.level <= b }.map(\.label))
             let from = Date(timeIntervalSinceReferenceDate: Double(a * 20))
             #expect(labels(realm.objects(QEvent.self).where { $0.at > from }) == all.filter { $0.at > from }.map(\.label))
@@ -387,7 +424,7 @@ extension QueryTests {
                         guard let value else { return op == "!=" }
                         return compare(value, constant)
                     }.map(\.id)
-                    let results = try realm.objects(QPerson.self).filter("\(property) \(op) %@", constant)
+                    let results = realm.objects(QPerson.self).filter("\(property) \(op) %@", constant)
                     #expect(Self.ids(results) == expected, "\(property) \(op) \(constant)")
                     #expect(results.count == expected.count, "count of \(property) \(op) \(constant)")
                 }
@@ -396,7 +433,7 @@ extension QueryTests {
         for value in [true, false] {
             for op in ["==", "!="] {
                 let expected = all.filter { ($0.active == value) == (op == "==") }.map(\.id)
-                let results = try realm.objects(QPerson.self).filter("active \(op) %@ AND age < 10", value)
+                let results = realm.objects(QPerson.self).filter("active \(op) %@ AND age < 10", value)
                 #expect(Self.ids(results) == expected.filter { id in all[id].age < 10 }, "active \(op) \(value)")
                 #expect(results.count == expected.filter { id in all[id].age < 10 }.count)
             }
@@ -419,7 +456,7 @@ extension QueryTests {
         }
         for (id, email) in emails.enumerated() {
             #expect(Self.ids(realm.objects(QPerson.self).where { $0.email == email }) == [id], "\(email.utf8.count) bytes")
-            #expect(try realm.objects(QPerson.self).filter("email == %@", email).count == 1)
+            #expect(realm.objects(QPerson.self).filter("email == %@", email).count == 1)
         }
         #expect(realm.objects(QPerson.self).where { $0.email == String(long.prefix(471)) }.isEmpty)
         #expect(realm.objects(QPerson.self).where { $0.email == String(long.prefix(500)) }.count == 0)

@@ -119,7 +119,7 @@ final class SortSample: Object {
         #expect(realm.objects(SortSample.self).sorted(by: descriptors).map(\.id) == Self.expected(all, ascending: true, byDescriptors))
 
         // Filtered results take the per-key path instead of the whole-table pass.
-        let filtered = try realm.objects(SortSample.self).filter("int >= 0").sorted(by: descriptors)
+        let filtered = realm.objects(SortSample.self).filter("int >= 0").sorted(by: descriptors)
         #expect(filtered.map(\.id) == Self.expected(all.filter { $0.int >= 0 }, ascending: true, byDescriptors))
 
         // A list sorts its own elements; duplicates stay, in list order on ties.
@@ -176,7 +176,7 @@ final class SortSample: Object {
         let expectedByInt = Self.expected(all, ascending: ascending) { Self.compare($0.int, $1.int, <) }
         #expect(byInt.prefix(10).map(\.id) == Array(expectedByInt.prefix(10)))
         #expect(byInt[2999].id == expectedByInt[2999])
-        let filtered = try realm.objects(SortSample.self).filter("int < 10").sorted(byKeyPath: "string", ascending: ascending)
+        let filtered = realm.objects(SortSample.self).filter("int < 10").sorted(byKeyPath: "string", ascending: ascending)
         let expectedFiltered = Self.expected(all.filter { $0.int < 10 }, ascending: ascending) { Self.compare($0.string, $1.string, Self.utf8Less) }
         #expect(filtered.prefix(3).map(\.id) == Array(expectedFiltered.prefix(3)))
     }
@@ -188,6 +188,47 @@ final class SortSample: Object {
         #expect(sorted[..<firstNonNil].allSatisfy { $0.mixed == .none })
         #expect(sorted[firstNonNil...].allSatisfy { $0.mixed != .none })
         #expect(sorted.map(\.id) == realm.objects(SortSample.self).sorted(byKeyPath: "mixed").map(\.id))
+    }
+
+    /// Sort and distinct key paths from outside the program: bad ones throw, naming the key path
+    /// and the problem; paths into or through a collection are refused rather than ignored.
+    @Test func validatingSortAndDistinctKeyPathsThrow() throws {
+        let (realm, all) = try Self.realm()
+        try realm.write { realm.create(SortHolder.self, value: ["items": Array(all.prefix(3))]) }
+        let cases: [(String, String)] = [
+            ("nosuch", "Property 'nosuch' not found"),
+            ("link.nosuch", "Property 'link' not found in object of type 'SortHolder'"),
+            ("items", "Property 'SortHolder.items' is a list"),
+            ("items.int", "Property 'SortHolder.items' is a list"),
+        ]
+        for (keyPath, expected) in cases {
+            for use in ["sort", "distinct"] {
+                do {
+                    let holders = realm.objects(SortHolder.self)
+                    if use == "sort" { _ = try holders.sorted(validating: keyPath) } else { _ = try holders.distinct(validating: [keyPath]) }
+                    Issue.record("\(use) on '\(keyPath)' was accepted")
+                } catch let error as Realm.Error {
+                    #expect(error.code == .invalidInput)
+                    #expect(error.message.contains("Cannot \(use) on key path '\(keyPath)'") && error.message.contains(expected), "\(error.message)")
+                }
+            }
+        }
+        let byInt = try realm.objects(SortSample.self).sorted(validating: "int", ascending: false)
+        #expect(byInt.map(\.id) == realm.objects(SortSample.self).sorted(byKeyPath: "int", ascending: false).map(\.id))
+        let byLink = try realm.objects(SortSample.self).distinct(validating: ["link.int"])
+        #expect(byLink.count == realm.objects(SortSample.self).distinct(by: ["link.int"]).count)
+    }
+
+    /// A key path written in the program that does not fit traps, naming it, as Realm raises.
+    @Test func sortingByAMissingPropertyTraps() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+            try realm.write { realm.add(SortHolder()) }
+            _ = realm.objects(SortHolder.self).sorted(byKeyPath: "items.int")
+        }.map { result in
+            let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(message.contains("Cannot sort on key path 'items.int'") && message.contains("is a list"), "\(message)")
+        }
     }
 }
 

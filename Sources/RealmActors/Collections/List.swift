@@ -1,3 +1,4 @@
+public import Foundation
 internal import RealmRuntime
 
 /// An ordered collection property: Realm Swift's `List`.
@@ -18,8 +19,8 @@ internal import RealmRuntime
 /// transaction) are stored at once. Appending an unmanaged object adds it to the realm.
 ///
 /// Cost: `count` and `list[i]` are O(1); a change rewrites the stored list, O(n).
-public final class List<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible,
-    RealmCollectionContent {
+public final class List<Element: RealmCollectionValue>: RandomAccessCollection, MutableCollection,
+    CustomStringConvertible, RealmCollectionContent {
     private var unmanaged: [Element] = []
     private let location: CollectionLocation?
 
@@ -69,11 +70,21 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         insert(object, at: count)
     }
 
+    /// Appends every element of a sequence (one rewrite of the stored list). Realm Swift's
+    /// spelling; ``append(contentsOf:)`` is the standard library's.
+    public func append<S: Sequence>(objectsIn objects: S) where S.Element == Element {
+        append(contentsOf: objects)
+    }
+
     /// Appends every element of a sequence (one rewrite of the stored list).
     public func append<S: Sequence>(contentsOf objects: S) where S.Element == Element {
-        guard let location else { return unmanaged.append(contentsOf: objects) }
-        let stored = objects.compactMap { location.storedElement($0._rlmValue) }
-        location.modify { $0.append(contentsOf: stored) }
+        insert(contentsOf: Array(objects), at: count)
+    }
+
+    /// Inserts the elements of a collection at `index` (0...count), in order (one rewrite of the
+    /// stored list).
+    public func insert<C: Collection>(contentsOf objects: C, at index: Int) where C.Element == Element {
+        replaceSubrange(index..<index, with: objects)
     }
 
     /// Inserts an element at `index` (0...count).
@@ -91,10 +102,65 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         location.modify { _ = $0.remove(at: index) }
     }
 
-    /// Removes the last element (traps if empty).
-    public func removeLast() {
-        precondition(count > 0, "Cannot remove the last element of an empty List")
-        remove(at: count - 1)
+    /// Removes the first `number` elements (traps if the list has fewer). The objects stay in
+    /// the realm.
+    public func removeFirst(_ number: Int = 1) {
+        precondition(number >= 0, "Cannot remove a negative number (\(number)) of elements")
+        precondition(number <= count, "It is not possible to remove more objects (\(number)) from a list than it already contains (\(count)).")
+        replaceSubrange(0..<number, with: [])
+    }
+
+    /// Removes the last `number` elements (traps if the list has fewer). The objects stay in the
+    /// realm.
+    public func removeLast(_ number: Int = 1) {
+        precondition(number >= 0, "Cannot remove a negative number (\(number)) of elements")
+        precondition(number <= count, "It is not possible to remove more objects (\(number)) from a list than it already contains (\(count)).")
+        replaceSubrange(count - number..<count, with: [])
+    }
+
+    /// Removes the elements in a range of positions.
+    public func removeSubrange<R: RangeExpression>(_ bounds: R) where R.Bound == Int {
+        replaceSubrange(bounds, with: [])
+    }
+
+    /// Replaces the elements in a range of positions with those of a collection (one rewrite of
+    /// the stored list).
+    public func replaceSubrange<C: Collection, R: RangeExpression>(_ bounds: R, with objects: C)
+        where C.Element == Element, R.Bound == Int {
+        let range = bounds.relative(to: 0..<count)
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "Range \(range) is out of bounds")
+        guard let location else { return unmanaged.replaceSubrange(range, with: objects) }
+        let stored = objects.compactMap { location.storedElement($0._rlmValue) }
+        location.modify { $0.replaceSubrange(range, with: stored) }
+    }
+
+    /// Removes the elements at a set of positions (as SwiftUI's `onDelete` hands them over).
+    public func remove(atOffsets offsets: IndexSet) {
+        precondition(offsets.allSatisfy { $0 >= 0 && $0 < count }, "Offsets \(Array(offsets)) are out of bounds")
+        guard let location else {
+            for offset in offsets.reversed() { unmanaged.remove(at: offset) }
+            return
+        }
+        location.modify { elements in
+            for offset in offsets.reversed() { elements.remove(at: offset) }
+        }
+    }
+
+    /// Moves the elements at a set of positions to before position `destination` of the list as
+    /// it was, keeping their order (as SwiftUI's `onMove` hands them over).
+    public func move(fromOffsets offsets: IndexSet, toOffset destination: Int) {
+        precondition(offsets.allSatisfy { $0 >= 0 && $0 < count } && destination >= 0 && destination <= count,
+                     "Offsets \(Array(offsets)) or destination \(destination) out of bounds")
+        func moved<T>(_ elements: [T]) -> [T] {
+            let moving = offsets.map { elements[$0] }
+            var rest = elements
+            for offset in offsets.reversed() { rest.remove(at: offset) }
+            let insertion = destination - offsets.count(in: 0..<destination)
+            rest.insert(contentsOf: moving, at: insertion)
+            return rest
+        }
+        guard let location else { return unmanaged = moved(unmanaged) }
+        location.modify { $0 = moved($0) }
     }
 
     /// Removes every element.

@@ -54,6 +54,12 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
         insert(contentsOf: [object])
     }
 
+    /// Inserts every element of a sequence (one rewrite of the stored set). Realm Swift's
+    /// spelling; ``insert(contentsOf:)`` is kept beside it.
+    public func insert<S: Sequence>(objectsIn objects: S) where S.Element == Element {
+        insert(contentsOf: objects)
+    }
+
     /// Inserts each element of a sequence that is not already present.
     public func insert<S: Sequence>(contentsOf objects: S) where S.Element == Element {
         guard let location else {

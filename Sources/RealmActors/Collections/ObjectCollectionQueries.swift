@@ -11,9 +11,17 @@ public protocol ObjectCollectionQueries {
 }
 
 extension ObjectCollectionQueries {
-    /// The objects matching a Realm Query Language predicate, in the collection's order.
-    public func filter(_ predicateFormat: String, _ arguments: Any...) throws -> Results<Element> {
-        try results.filter(predicateFormat, argumentArray: arguments)
+    /// The objects matching a Realm Query Language predicate, in the collection's order. A
+    /// predicate that does not fit traps, as in ``Results/filter(_:_:)``.
+    public func filter(_ predicateFormat: String, _ arguments: Any...) -> Results<Element> {
+        results.filter(predicateFormat, argumentArray: arguments)
+    }
+
+    /// ``filter(_:_:)`` for a predicate from outside the program; see ``Results/filter(validating:_:)``.
+    ///
+    /// - Throws: ``Realm/Error/Code/invalidInput`` naming the problem and its offset.
+    public func filter(validating predicateFormat: String, _ arguments: Any...) throws -> Results<Element> {
+        try results.filter(validating: predicateFormat, argumentArray: arguments)
     }
 
     /// The objects matching a type-safe query, in the collection's order.

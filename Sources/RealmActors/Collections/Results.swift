@@ -199,17 +199,39 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// so far:
     ///
     /// ```swift
-    /// let puppies = try realm.objects(Dog.self).filter("age < %@ AND name BEGINSWITH[c] %@", 2, "r")
+    /// let puppies = realm.objects(Dog.self).filter("age < %@ AND name BEGINSWITH[c] %@", 2, "r")
     /// ```
     ///
-    /// - Throws: ``Realm/Error/Code/invalidInput`` for a malformed predicate, an unknown
-    ///   property or a value of the wrong type, with the offset where it was found.
-    public func filter(_ predicateFormat: String, _ arguments: Any...) throws -> Results<Element> {
-        try filter(predicateFormat, argumentArray: arguments)
+    /// The predicate is part of the program: a malformed one, an unknown property or a value of
+    /// the wrong type is a programmer error and traps with the parser's message and the offset
+    /// where it was found, as Realm raises. For a predicate that comes from a user or the network,
+    /// use ``filter(validating:_:)``, which throws instead.
+    public func filter(_ predicateFormat: String, _ arguments: Any...) -> Results<Element> {
+        filter(predicateFormat, argumentArray: arguments)
     }
 
     /// ``filter(_:_:)`` with the arguments in an array.
-    public func filter(_ predicateFormat: String, argumentArray arguments: [Any]) throws -> Results<Element> {
+    public func filter(_ predicateFormat: String, argumentArray arguments: [Any]) -> Results<Element> {
+        Realm.trappingInvalidInput { try filter(validating: predicateFormat, argumentArray: arguments) }
+    }
+
+    /// ``filter(_:_:)`` for a predicate from outside the program — a search box, a request's query
+    /// string: a predicate that does not fit throws instead of trapping, so a server answers the
+    /// request with the error and keeps running.
+    ///
+    /// ```swift
+    /// let matching = try realm.objects(Dog.self).filter(validating: request.query)
+    /// ```
+    ///
+    /// - Throws: ``Realm/Error/Code/invalidInput`` for a malformed predicate, an unknown
+    ///   property or a value of the wrong type, naming the problem and the offset where it was
+    ///   found.
+    public func filter(validating predicateFormat: String, _ arguments: Any...) throws -> Results<Element> {
+        try filter(validating: predicateFormat, argumentArray: arguments)
+    }
+
+    /// ``filter(validating:_:)`` with the arguments in an array.
+    public func filter(validating predicateFormat: String, argumentArray arguments: [Any]) throws -> Results<Element> {
         let (expression, plan) = try handle.parseQuery(predicateFormat, arguments: arguments, className: className)
         let predicate = query.predicate
         return refined(predicate: predicate.map { .and([$0, expression]) } ?? expression, plan: predicate == nil ? plan : nil)
@@ -228,31 +250,72 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The objects sorted by one property (a key path through to-one links is allowed); replaces
     /// any earlier sort. `nil`s come first ascending; ties keep their previous order.
+    ///
+    /// The key path is part of the program: one that names no property, or reaches into or
+    /// through a collection, traps with a message naming it, as Realm raises. For a key path from
+    /// a user or the network, use ``sorted(validating:ascending:)``.
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
         sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
     }
 
-    /// The objects sorted by several properties, in order of precedence; replaces any earlier sort.
+    /// The objects sorted by several properties, in order of precedence; replaces any earlier
+    /// sort. A key path that does not fit traps, as in ``sorted(byKeyPath:ascending:)``.
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
+        Realm.trappingInvalidInput { try sorted(validating: Array(descriptors)) }
+    }
+
+    /// ``sorted(byKeyPath:ascending:)`` for a key path from outside the program (a request's
+    /// `sort` parameter): one that does not fit throws instead of trapping.
+    ///
+    /// - Throws: ``Realm/Error/Code/invalidInput`` naming the key path and the problem.
+    public func sorted(validating keyPath: String, ascending: Bool = true) throws -> Results<Element> {
+        try sorted(validating: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    /// ``sorted(by:)`` for key paths from outside the program.
+    ///
+    /// - Throws: ``Realm/Error/Code/invalidInput`` naming the first key path that does not fit.
+    public func sorted<S: Sequence>(validating descriptors: S) throws -> Results<Element> where S.Element == SortDescriptor {
         let descriptors = Array(descriptors)
-        if let table { for descriptor in descriptors { handle.checkKeyPath(descriptor.keyPath, in: table) } }
+        if let table { for descriptor in descriptors { try handle.validateKeyPath(descriptor.keyPath, in: table, for: .sort) } }
         var sorted = query
         sorted.sort = descriptors.map { SortKey(keyPath: $0.keyPath, ascending: $0.ascending) }
         return Results(realm: handle, query: sorted)
     }
 
-    /// One object per distinct combination of the values at `keyPaths` (the first in order).
+    /// One object per distinct combination of the values at `keyPaths` (the first in order). A
+    /// key path that does not fit traps, as in ``sorted(byKeyPath:ascending:)``.
     public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
+        Realm.trappingInvalidInput { try distinct(validating: Array(keyPaths)) }
+    }
+
+    /// ``distinct(by:)`` for key paths from outside the program.
+    ///
+    /// - Throws: ``Realm/Error/Code/invalidInput`` naming the first key path that does not fit.
+    public func distinct<S: Sequence>(validating keyPaths: S) throws -> Results<Element> where S.Element == String {
         let paths = Array(keyPaths)
-        if let table { for path in paths { handle.checkKeyPath(path, in: table) } }
+        if let table { for path in paths { try handle.validateKeyPath(path, in: table, for: .distinct) } }
         var distinct = query
         distinct.distinct += paths
         return Results(realm: handle, query: distinct)
     }
 
-    /// The position of the first object matching a predicate, or nil.
-    public func index(matching predicateFormat: String, _ arguments: Any...) throws -> Int? {
-        let matching = Set(try filter(predicateFormat, argumentArray: arguments).keys())
+    /// The position of the first object matching a predicate, or nil. A predicate that does not
+    /// fit traps, as in ``filter(_:_:)``.
+    public func index(matching predicateFormat: String, _ arguments: Any...) -> Int? {
+        Realm.trappingInvalidInput { try index(validating: predicateFormat, argumentArray: arguments) }
+    }
+
+    /// ``index(matching:_:)-(String,_)`` for a predicate from outside the program: one that does
+    /// not fit throws, as in ``filter(validating:_:)``.
+    ///
+    /// - Throws: ``Realm/Error/Code/invalidInput`` naming the problem and its offset.
+    public func index(validating predicateFormat: String, _ arguments: Any...) throws -> Int? {
+        try index(validating: predicateFormat, argumentArray: arguments)
+    }
+
+    private func index(validating predicateFormat: String, argumentArray arguments: [Any]) throws -> Int? {
+        let matching = Set(try filter(validating: predicateFormat, argumentArray: arguments).keys())
         return keys().firstIndex { matching.contains($0) }
     }
 

@@ -20,6 +20,18 @@ extension Realm {
         }
     }
 
+    /// `body`'s value; a ``Realm/Error`` it throws (a predicate or key path written in the
+    /// program that does not fit the schema) traps with its message, as Realm raises.
+    static func trappingInvalidInput<T>(_ body: () throws -> T) -> T {
+        do {
+            return try body()
+        } catch let error as Realm.Error {
+            fatalError(error.message)
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
     /// Parses a Realm Query Language predicate and checks it against the class's table; returns
     /// its plan too (nil while the class has no table).
     func parseQuery(_ text: String, arguments: [Any], className: String) throws -> (QueryExpression, QueryPlan?) {
@@ -42,15 +54,20 @@ extension Realm {
         }
     }
 
-    /// Traps with a precise message if `keyPath` is not a property path of `table` (sorting and
-    /// distinct on a missing property are programmer errors in Realm).
-    func checkKeyPath(_ keyPath: String, in table: Table) {
+    /// What a key path is checked for: ordering results (`sort`) or keeping one object per
+    /// value (`distinct`), as the error names it.
+    enum KeyPathUse: String {
+        case sort, distinct
+    }
+
+    /// Throws ``Realm/Error/Code/invalidInput`` if `keyPath` does not name a property of `table`
+    /// or of an object it reaches through to-one links (a path into or through a collection has
+    /// no single value to sort or distinct by).
+    func validateKeyPath(_ keyPath: String, in table: Table, for use: KeyPathUse) throws {
         do {
-            _ = try queries().resolve(keyPath, in: table)
+            _ = try queries().resolveOrdering(keyPath, in: table)
         } catch let error as QueryError {
-            fatalError("Cannot sort or distinct on key path '\(keyPath)': \(error.message)")
-        } catch {
-            fatalError("\(error)")
+            throw Realm.Error(.invalidInput, "Cannot \(use.rawValue) on key path '\(keyPath)': \(error.message)")
         }
     }
 }

@@ -68,10 +68,16 @@ extension FrozenResults {
     }
 
     /// The frozen objects matching a Realm Query Language predicate, at the snapshot's version.
+    /// A predicate that does not fit traps, as in ``Results/filter(_:_:)``.
+    public func filter(_ predicateFormat: String, _ arguments: Any...) -> FrozenResults<T> {
+        refined { $0.filter(predicateFormat, argumentArray: arguments) }
+    }
+
+    /// ``filter(_:_:)`` for a predicate from outside the program; see ``Results/filter(validating:_:)``.
     ///
-    /// - Throws: ``Realm/Error/Code/invalidInput`` as ``Results/filter(_:_:)``.
-    public func filter(_ predicateFormat: String, _ arguments: Any...) throws -> FrozenResults<T> {
-        try refined { try $0.filter(predicateFormat, argumentArray: arguments) }
+    /// - Throws: ``Realm/Error/Code/invalidInput`` naming the problem and its offset.
+    public func filter(validating predicateFormat: String, _ arguments: Any...) throws -> FrozenResults<T> {
+        try refined { try $0.filter(validating: predicateFormat, argumentArray: arguments) }
     }
 
     /// The frozen objects sorted by a property, at the snapshot's version.

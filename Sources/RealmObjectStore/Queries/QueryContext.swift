@@ -49,6 +49,23 @@ package struct QueryContext {
         try BoundPath.resolve(keyPath, in: table, catalog: catalog)
     }
 
+    /// Resolves a key path to sort or distinct by: a property of the object, or of an object
+    /// reached through to-one links. Throws ``QueryError`` naming the problem for an unknown
+    /// property, and for a path into or through a collection (a list, set or map, or linking
+    /// objects), which has no single value to order by.
+    package func resolveOrdering(_ keyPath: String, in table: Table) throws -> BoundPath {
+        let path = try resolve(keyPath, in: table)
+        let steps = path.hops + [path.last]
+        if let index = steps.firstIndex(where: { $0.property.collection != nil || $0.backlinkFrom != nil }) {
+            let step = steps[index]
+            let name = keyPath.split(separator: ".")[index]
+            let (owner, what) = step.backlinkFrom.map { ($0.name, "linking objects") }
+                ?? (step.table.name, "a \(step.property.collection!.rawValue)")
+            throw QueryError("Property '\(owner).\(name)' is \(what): it has no single value to sort or distinct by", at: 0)
+        }
+        return path
+    }
+
     // MARK: Tables
 
     /// Every object key of `table`, in order.
