@@ -190,6 +190,22 @@ final class SortSample: Object {
         #expect(sorted.map(\.id) == realm.objects(SortSample.self).sorted(byKeyPath: "mixed").map(\.id))
     }
 
+    /// Realm Swift's other spellings of a sort: Swift key paths, string literals, `reversed()`.
+    @Test func sortDescriptorsFromKeyPathsAndLiterals() throws {
+        let (realm, _) = try Self.realm()
+        let samples = realm.objects(SortSample.self)
+        let expected = samples.sorted(byKeyPath: "int", ascending: false).map(\.id)
+        #expect(samples.sorted(by: \.int, ascending: false).map(\.id) == expected)
+        #expect(samples.sorted(by: [SortDescriptor(keyPath: \SortSample.int, ascending: false)]).map(\.id) == expected)
+        #expect(samples.sorted(by: [SortDescriptor(keyPath: "int").reversed()]).map(\.id) == expected)
+        let literal: RealmActors.SortDescriptor = "string"  // Foundation has a SortDescriptor too
+        #expect(literal == SortDescriptor(keyPath: "string", ascending: true))
+        #expect(samples.sorted(by: ["int", "string"]).map(\.id) == samples.sorted(by: [SortDescriptor(keyPath: "int"), SortDescriptor(keyPath: "string")]).map(\.id))
+        #expect(SortDescriptor(keyPath: "age", ascending: false).description == "SortDescriptor(keyPath: age, direction: descending)")
+        #expect(samples.distinct(by: [\SortSample.flag]).map(\.id) == samples.distinct(by: ["flag"]).map(\.id))
+        #expect(samples.distinct(by: [\SortSample.flag]).count == 2)
+    }
+
     /// Sort and distinct key paths from outside the program: bad ones throw, naming the key path
     /// and the problem; paths into or through a collection are refused rather than ignored.
     @Test func validatingSortAndDistinctKeyPathsThrow() throws {

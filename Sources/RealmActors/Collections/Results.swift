@@ -258,6 +258,11 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
     }
 
+    /// The objects sorted by a property of the object (`\Dog.age`); replaces any earlier sort.
+    public func sorted<T: _Persistable>(by keyPath: KeyPath<Element, T>, ascending: Bool = true) -> Results<Element> {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
     /// The objects sorted by several properties, in order of precedence; replaces any earlier
     /// sort. A key path that does not fit traps, as in ``sorted(byKeyPath:ascending:)``.
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
@@ -272,7 +277,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         try sorted(validating: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
     }
 
-    /// ``sorted(by:)`` for key paths from outside the program.
+    /// `sorted(by:)` for key paths from outside the program.
     ///
     /// - Throws: ``Realm/Error/Code/invalidInput`` naming the first key path that does not fit.
     public func sorted<S: Sequence>(validating descriptors: S) throws -> Results<Element> where S.Element == SortDescriptor {
@@ -289,7 +294,12 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         Realm.trappingInvalidInput { try distinct(validating: Array(keyPaths)) }
     }
 
-    /// ``distinct(by:)`` for key paths from outside the program.
+    /// `distinct(by:)` with key paths of the object's own properties (`[\Dog.name]`).
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == PartialKeyPath<Element> {
+        distinct(by: keyPaths.map(QueryKeyPaths.name(ofProperty:)))
+    }
+
+    /// `distinct(by:)` for key paths from outside the program.
     ///
     /// - Throws: ``Realm/Error/Code/invalidInput`` naming the first key path that does not fit.
     public func distinct<S: Sequence>(validating keyPaths: S) throws -> Results<Element> where S.Element == String {
@@ -306,7 +316,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         Realm.trappingInvalidInput { try index(validating: predicateFormat, argumentArray: arguments) }
     }
 
-    /// ``index(matching:_:)-(String,_)`` for a predicate from outside the program: one that does
+    /// `index(matching:_:)` for a predicate from outside the program: one that does
     /// not fit throws, as in ``filter(validating:_:)``.
     ///
     /// - Throws: ``Realm/Error/Code/invalidInput`` naming the problem and its offset.
