@@ -42,6 +42,9 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, 
     /// Whether the linked object was deleted (or its realm invalidated).
     public var isInvalidated: Bool { target.map { $0.location() == nil } ?? false }
 
+    /// Whether the collection belongs to a frozen realm (it never changes); false while unmanaged.
+    public var isFrozen: Bool { realm?.isFrozen ?? false }
+
     /// The number of linking objects.
     public var count: Int { keys().count }
     /// Always 0.

@@ -38,6 +38,9 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// Whether the owning object was deleted (or its realm invalidated).
     public var isInvalidated: Bool { location.map { !$0.isValid } ?? false }
 
+    /// Whether the collection belongs to a frozen realm (it never changes); false while unmanaged.
+    public var isFrozen: Bool { realm?.isFrozen ?? false }
+
     // MARK: Reading
 
     /// The number of elements.

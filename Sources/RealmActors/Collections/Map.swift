@@ -46,6 +46,9 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
     /// Whether the owning object was deleted (or its realm invalidated).
     public var isInvalidated: Bool { location.map { !$0.isValid } ?? false }
 
+    /// Whether the collection belongs to a frozen realm (it never changes); false while unmanaged.
+    public var isFrozen: Bool { realm?.isFrozen ?? false }
+
     /// The number of entries.
     public var count: Int { location.map { $0.storedCount / 2 } ?? unmanaged.count }
 

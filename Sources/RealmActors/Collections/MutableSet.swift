@@ -26,8 +26,14 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     /// The realm of the object owning the set, or nil while unmanaged.
     public var realm: Realm? { location?.realm }
 
+    /// Where a managed set lives (nil while unmanaged).
+    var managedLocation: CollectionLocation? { location }
+
     /// Whether the owning object was deleted (or its realm invalidated).
     public var isInvalidated: Bool { location.map { !$0.isValid } ?? false }
+
+    /// Whether the collection belongs to a frozen realm (it never changes); false while unmanaged.
+    public var isFrozen: Bool { realm?.isFrozen ?? false }
 
     /// The number of elements.
     public var count: Int { location?.storedCount ?? unmanaged.count }

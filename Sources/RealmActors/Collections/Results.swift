@@ -28,10 +28,20 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         self.realm = realm
         handle = realm
         self.query = query
+        invalidations = realm.invalidations
     }
+
+    /// The handle's ``Realm/invalidate()`` count when the results were made.
+    private let invalidations: UInt64
 
     /// The stored class.
     var className: String { query.className }
+
+    /// Whether the results belong to a frozen realm (they never change).
+    public var isFrozen: Bool { handle.isFrozen }
+
+    /// Whether the realm was invalidated (``Realm/invalidate()``) since the results were made.
+    public var isInvalidated: Bool { handle.invalidations != invalidations }
 
     var table: Table? { handle.catalog.tables[query.className] }
 
@@ -324,7 +334,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         try index(validating: predicateFormat, argumentArray: arguments)
     }
 
-    private func index(validating predicateFormat: String, argumentArray arguments: [Any]) throws -> Int? {
+    func index(validating predicateFormat: String, argumentArray arguments: [Any]) throws -> Int? {
         let matching = Set(try filter(validating: predicateFormat, argumentArray: arguments).keys())
         return keys().firstIndex { matching.contains($0) }
     }
@@ -382,20 +392,17 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         sum(ofProperty: QueryKeyPaths.name(of: keyPath))
     }
 
-    /// The average of the values at a key path, as a `Double` (nil if there are no values).
-    public func average<T: _Persistable>(of keyPath: KeyPath<Element, T>) -> Double? {
+    /// The average of the values at a key path (nil if there are no values), in the property's
+    /// type as Realm Swift returns it: ask for a `Double` property, or use
+    /// ``average(ofProperty:)`` with `Double` as the result type, for a fractional average of
+    /// integers.
+    public func average<T: _Persistable>(of keyPath: KeyPath<Element, T>) -> T? {
         average(ofProperty: QueryKeyPaths.name(of: keyPath))
     }
 
     private func aggregate<T: _Persistable>(_ kind: QueryAggregate, _ property: String) -> T? {
         guard let table else { return nil }
         let keys = isWholeTable ? nil : keys()
-        let value = handle.query { try $0.aggregate(kind, of: property, keys: keys, in: table) }
-        if kind == .average, case .double = value { return T._rlmFromValue(_RealmValue(value)) }
-        guard value != .null else { return nil }
-        if let converted = T._rlmFromValue(_RealmValue(value)) { return converted }
-        if case .double(let double) = value { return T._rlmFromValue(_RealmValue(.int(Int64(double)))) }
-        if case .int(let int) = value { return T._rlmFromValue(_RealmValue(.double(Double(int)))) }
-        return nil
+        return AggregateValue.converted(handle.query { try $0.aggregate(kind, of: property, keys: keys, in: table) }, kind)
     }
 }

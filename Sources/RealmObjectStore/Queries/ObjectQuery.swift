@@ -34,8 +34,8 @@ package struct ObjectQuery: Sendable {
 package enum QueryBase: Sendable {
     /// Every object of the table.
     case table
-    /// The objects a list of links holds, in list order (none once the owner is deleted).
-    case list(ownerClass: String, ownerKey: UInt64, property: String)
+    /// The objects a list, set or map of links holds, in its order (none once the owner is deleted).
+    case collection(ownerClass: String, ownerKey: UInt64, property: String)
     /// The objects of `originClass` whose `property` links to an object (none once it is deleted).
     case linkingObjects(targetClass: String, targetKey: UInt64, originClass: String, property: String)
     /// Fixed objects (frozen results refined further).

@@ -130,7 +130,7 @@ package struct QueryContext {
         case .table:
             guard let plan else { return try keys(of: table) }
             return try evaluator.matchingKeys(plan, in: table)
-        case .keys, .list, .linkingObjects:
+        case .keys, .collection, .linkingObjects:
             let candidates = try objectKeys(of: base)
             guard let plan else { return candidates }
             var matching: [UInt64] = []
@@ -151,7 +151,7 @@ package struct QueryContext {
             return []  // not used: tables are scanned
         case .keys(let keys):
             return keys
-        case .list(let ownerClass, let ownerKey, let property):
+        case .collection(let ownerClass, let ownerKey, let property):
             guard let owner = catalog.tables[ownerClass], let column = owner.columns[property],
                   let (leaf, row) = try source.row(in: evaluator.root(owner.tree), key: ownerKey),
                   let value = try? source.value(leaf, row: row, column: column, spec: owner.layout[column]) else { return [] }

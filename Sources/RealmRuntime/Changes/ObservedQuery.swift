@@ -123,7 +123,7 @@ package struct ObservedQuery: Sendable {
         if modified.touches(table, filter: filter) { return true }
         if case .properties = filter, modified.touches(table, filter: .everything(depth: ChangeFilter.defaultLinkDepth)) { return true }
         switch base {
-        case .list(let ownerClass, _, _): if touched(ownerClass) { return true }
+        case .collection(let ownerClass, _, _): if touched(ownerClass) { return true }
         case .linkingObjects(_, _, let originClass, _): if touched(originClass) { return true }
         case .table, .keys: break
         }
