@@ -176,3 +176,47 @@ extension AsyncWriteTests {
         #expect(await realm.asyncRefresh() && realm.objects(Counter.self).count == 2)
     }
 }
+
+/// Opens its realm in `init` the way Realm documents it: the property has a default, so the
+/// initializer is isolated to the actor, and the handle is the actor's from the start.
+actor InitOpenedService {
+    private var realm: Realm!
+
+    init(configuration: Realm.Configuration) async throws {
+        realm = try await Realm(configuration: configuration, actor: self)
+    }
+
+    func count() -> Int { realm.objects(Counter.self).count }
+}
+
+/// Opens its realm in `init` before the actor is initialised: the handle belongs to no actor
+/// until its first asyncRefresh or asyncWrite on the actor.
+actor EarlyOpenedService {
+    let realm: Realm
+
+    init(configuration: Realm.Configuration) async throws {
+        realm = try await Realm.open(configuration: configuration)
+    }
+
+    func count() -> Int { realm.objects(Counter.self).count }
+
+    func refresh() async { _ = await realm.asyncRefresh() }
+}
+
+extension AsyncWriteTests {
+    @Test(.timeLimit(.minutes(1))) func realmsOpenedInAnActorsInitAdvanceOnTheActor() async throws {
+        let configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
+        let writer = try Realm(configuration: configuration)
+        let bound = try await InitOpenedService(configuration: configuration)
+        let early = try await EarlyOpenedService(configuration: configuration)
+        await early.refresh()  // binds the handle to the actor
+        for id in 1...3 {
+            try writer.write { writer.add(Counter(value: ["id": id])) }
+            // Both advance by themselves, on their actors (autorefresh), with no refresh call.
+            while await bound.count() < id { await Task.yield() }
+            while await early.count() < id { await Task.yield() }
+        }
+        #expect(await bound.count() == 3)
+        #expect(await early.count() == 3)
+    }
+}

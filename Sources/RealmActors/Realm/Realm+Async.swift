@@ -19,6 +19,22 @@ extension Realm {
     /// The handle belongs to the calling actor (the compiler keeps it there: `Realm` is not
     /// `Sendable`) and, with ``autorefresh``, advances there after other handles commit.
     ///
+    /// To open the realm in an actor's `init`, declare the property with a default value, so the
+    /// initializer is already isolated to the actor, and pass the actor:
+    ///
+    /// ```swift
+    /// actor Kennel {
+    ///     var realm: Realm!
+    ///     init() async throws {
+    ///         realm = try await Realm(configuration: .defaultConfiguration, actor: self)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// (Before all its stored properties are set, an actor's `init` runs on no actor, and a handle
+    /// opened there belongs to none: it advances only at its first `asyncWrite` or `asyncRefresh`
+    /// on the actor, which binds it.)
+    ///
     /// - Throws: `CancellationError` if the task is cancelled before the handle is ready;
     ///   ``Realm/Error`` as ``init(configuration:)``.
     public static func open(configuration: Configuration = .defaultConfiguration,
@@ -75,6 +91,7 @@ extension Realm {
         guard writer == nil else {
             throw Realm.Error(.wrongTransactionState, "Cannot call asyncWrite() when already in a write transaction")
         }
+        bind(to: isolation)
         precondition(!configuration.readOnly, "Can't perform transactions on read-only Realms.")
         asyncWritesWaiting += 1
         let write: WritePipeline.OpenWrite
@@ -111,6 +128,7 @@ extension Realm {
     @discardableResult
     public func asyncRefresh(isolation: isolated (any Actor)? = #isolation) async -> Bool {
         guard !Task.isCancelled else { return false }
+        bind(to: isolation)
         let newest = file.database.preparedTransaction
         try? await file.writes.waitUntilDurable(newest)
         guard !Task.isCancelled else { return false }

@@ -70,8 +70,9 @@ public final class Realm {
     /// Changes whenever what this handle sees may have moved (refresh, or any change inside a
     /// write transaction), invalidating the objects' cached positions.
     @exclusivity(unchecked) private(set) var stamp: UInt64 = 0
-    /// The actor the handle is isolated to (``open(configuration:isolation:)``), if any.
-    let actor: (any Actor)?
+    /// The actor the handle is isolated to (``open(configuration:isolation:)``), if any; see
+    /// ``bind(to:)`` for a handle opened before its actor was initialised.
+    private(set) var actor: (any Actor)?
     /// The version a frozen handle reads; nil for live handles.
     let frozenSnapshot: FrozenSnapshot?
     /// The snapshot of the current version last handed out by ``freeze()``, shared by every
@@ -128,6 +129,20 @@ public final class Realm {
         if let actor {
             autorefreshToken = file.versionObservers.add(AutorefreshObserver(realm: self, actor: actor))
         }
+    }
+
+    /// Binds a handle that no actor owns yet to `isolation`, the actor using it now, so that it
+    /// advances there by itself (``autorefresh``) from then on.
+    ///
+    /// An actor's `init` is not isolated to the actor until all its stored properties are set, so
+    /// `self.realm = try await Realm.open()` there opens a handle for no actor. Once the actor
+    /// owns it, its first ``asyncWrite(_:isolation:)``, ``asyncRefresh(isolation:)`` or change
+    /// observation on the actor binds it. (Realm's pattern binds it at once:
+    /// `var realm: Realm!` and `realm = try await Realm(configuration: configuration, actor: self)`.)
+    func bind(to isolation: (any Actor)?) {
+        guard actor == nil, !isFrozen, let isolation else { return }
+        actor = isolation
+        autorefreshToken = file.versionObservers.add(AutorefreshObserver(realm: self, actor: isolation))
     }
 
     /// A frozen handle: reads `snapshot`'s version forever and cannot write. Cheap (nothing is
