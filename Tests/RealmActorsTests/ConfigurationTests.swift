@@ -59,6 +59,21 @@ import RealmActors
         #expect(!FileManager.default.fileExists(atPath: url.path + ".lock"))
     }
 
+    @Test func deleteFilesRefusesWhileTheRealmIsOpen() throws {
+        let dir = try TemporaryDirectory()
+        let config = Realm.Configuration(fileURL: dir.url.appendingPathComponent("open.realm"))
+        do {
+            let realm = try Realm(configuration: config)
+            try realm.write { realm.add(Dog(value: ["name": "Rex"])) }
+            let error = #expect(throws: Realm.Error.self) { try Realm.deleteFiles(for: config) }
+            #expect(error?.code == .alreadyOpen && error?.message.contains("still in use") == true)
+            #expect(realm.objects(Dog.self).count == 1, "the open realm is untouched")
+        }
+        // Every handle is gone: the file is closed and can be deleted.
+        #expect(try Realm.deleteFiles(for: config) == true)
+        #expect(!Realm.fileExists(for: config))
+    }
+
     @Test func inMemoryRealmsHaveNoFiles() throws {
         let config = Realm.Configuration(inMemoryIdentifier: "nothing-on-disk")
         #expect(!Realm.fileExists(for: config))

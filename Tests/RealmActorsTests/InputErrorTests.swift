@@ -72,7 +72,7 @@ final class ErrHolder: Object {
         }
         expectInvalidInput(realm, containing: "ErrTarget") { realm.create(ErrHolder.self, value: ["id": 1, "target": ErrOther()]) }
         expectInvalidInput(realm, containing: "ErrHolder.targets") { realm.create(ErrHolder.self, value: ["id": 1, "targets": 3]) }
-        expectInvalidInput(realm, containing: "more values") { realm.create(ErrHolder.self, value: [1, "a", 2, nil, nil, [], Data(), nil, 9]) }
+        expectInvalidInput(realm, containing: "number of values (9) does not match number of properties (8)") { realm.create(ErrHolder.self, value: [1, "a", 2, nil, nil, [], Data(), nil, 9]) }
         expectInvalidInput(realm, containing: "expected a dictionary") { realm.create(ErrHolder.self, value: 42) }
     }
 

@@ -368,3 +368,35 @@ final class PersonV2: Object {
         }
     }
 }
+
+/// A model in Realm's legacy style: no `@Persisted`, so nothing would be stored.
+final class LegacyStyleDog: Object {
+    dynamic var name = ""
+    let toys = List<String>()
+}
+
+/// A model with `@Persisted` properties and a transient one, which is ignored as in Realm.
+final class TransientFieldDog: Object {
+    @Persisted var name = ""
+    var cachedGreeting = "woof"
+}
+
+@Suite struct LegacyModelTests {
+    @Test func aLegacyStyleModelIsRefusedAtRegistration() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+            try realm.write { realm.add(LegacyStyleDog()) }
+        }.map { result in
+            let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(message.contains("Class 'LegacyStyleDog' declares no @Persisted property but stores 'name' and 1 more"), "\(message)")
+            #expect(message.contains("@Persisted var name"))
+        }
+    }
+
+    @Test func nonPersistedPropertiesBesidePersistedOnesAreIgnored() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+        try realm.write { realm.add(TransientFieldDog(value: ["name": "Rex"])) }
+        #expect(realm.schema["TransientFieldDog"]?.properties.map(\.name) == ["name"])
+        #expect(realm.objects(TransientFieldDog.self).first?.cachedGreeting == "woof")
+    }
+}

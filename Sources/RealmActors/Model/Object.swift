@@ -212,12 +212,15 @@ final class ObjectState {
 
     /// The realm's invalidation count when this object was read.
     private let generation: UInt64
+    /// The realm's ``Realm/stamp`` when this object was read (see ``Realm/revokedObjects``).
+    private let born: UInt64
 
     init(realm: Realm, table: Table, key: UInt64) {
         self.realm = realm
         self.table = table
         self.key = key
         generation = realm.invalidations
+        born = realm.stamp
     }
 
     /// A state whose position is already known (the object was found by walking its table), so
@@ -227,6 +230,7 @@ final class ObjectState {
         self.table = table
         key = leaf.key(row)
         generation = realm.invalidations
+        born = realm.stamp
         stamp = realm.stamp
         self.leaf = leaf.base
         self.row = row
@@ -238,6 +242,10 @@ final class ObjectState {
     func location() -> (ClusterLeaf, Int)? {
         if stamp == realm.stamp, let leaf { return (ClusterLeaf(leaf), row) }
         guard generation == realm.invalidations else { return nil }
+        if !realm.revokedObjects.isEmpty, let revokedAt = realm.revokedObjects[Realm.ObjectIdentity(tree: table.tree, key: key)],
+           born < revokedAt {
+            return nil  // deleted in a cancelled write: the data is back, this instance is not
+        }
         guard let (found, foundRow) = realm.locate(table, key) else {
             leaf = nil
             return nil

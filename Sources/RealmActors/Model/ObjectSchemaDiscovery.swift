@@ -18,7 +18,11 @@ enum ObjectSchemaDiscovery {
         let id = ObjectIdentifier(type)
         if let known = cache.withLock({ $0[id] }) { return known }
         // Reflect outside the lock: `init()` is user code and may touch other classes.
-        let children = persistedChildren(of: type.init())
+        let instance = type.init()
+        let children = persistedChildren(of: instance)
+        if children.isEmpty, type != DynamicObject.self {
+            refuseLegacyModel(instance)
+        }
         let properties = children.compactMap { $0.property.propertyInfo(name: $0.name) }
         let linkingObjects = children.compactMap { child in
             child.property.originPropertyName.flatMap { origin in
@@ -71,6 +75,28 @@ enum ObjectSchemaDiscovery {
 
     static func className(of type: ObjectBase.Type) -> String {
         type.className()
+    }
+
+    /// Traps if `object`'s class declares stored properties and none of them is `@Persisted`: a
+    /// model in Realm's legacy style (`@objc dynamic var name = ""`, `let dogs = List<Dog>()`),
+    /// which this library cannot read without the Objective-C runtime and would otherwise store
+    /// as an object with no properties. (In a class that has `@Persisted` properties, others are
+    /// ignored, as in Realm.)
+    private static func refuseLegacyModel(_ object: ObjectBase) {
+        var mirror: Mirror? = Mirror(reflecting: object)
+        var names: [String] = []
+        while let current = mirror, current.subjectType != ObjectBase.self, current.subjectType != Object.self,
+              current.subjectType != EmbeddedObject.self {
+            names += current.children.compactMap(\.label)
+            mirror = current.superclassMirror
+        }
+        guard let first = names.first else { return }
+        let className = type(of: object).className()
+        fatalError("Class '\(className)' declares no @Persisted property but stores '\(first)'"
+                   + (names.count > 1 ? " and \(names.count - 1) more" : "")
+                   + ": RealmActors persists only properties declared with @Persisted (Realm's legacy "
+                   + "`@objc dynamic var` and `let list = List<T>()` declarations are not supported). "
+                   + "Declare it `@Persisted var \(first.hasPrefix("_") ? String(first.dropFirst()) : first) = …`.")
     }
 
     /// The `@Persisted` wrappers of an instance with their property names, in column order.

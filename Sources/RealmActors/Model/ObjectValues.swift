@@ -16,8 +16,9 @@ enum ObjectValues {
                 result[property.name] = try realmValue(from: entry, for: property, className: schema.className)
             }
         case let array as [Any?]:
-            guard array.count <= schema.properties.count else {
-                throw Realm.Error(.invalidInput, "Invalid array input: more values (\(array.count)) than properties (\(schema.properties.count)).")
+            // One value per persisted property, in declaration order, as Realm requires.
+            guard array.count == schema.properties.count else {
+                throw Realm.Error(.invalidInput, "Invalid array input: number of values (\(array.count)) does not match number of properties (\(schema.properties.count))")
             }
             for (property, entry) in zip(schema.properties, array) {
                 result[property.name] = try realmValue(from: entry, for: property, className: schema.className)
@@ -107,7 +108,8 @@ extension ObjectBase {
     /// declaration order) or another object; unmentioned properties keep their initial values.
     /// Nested dictionaries and arrays build linked objects, lists, sets and maps.
     ///
-    /// Traps, as Realm does, on a value of the wrong type or more array values than properties.
+    /// Traps, as Realm does, on a value of the wrong type or an array whose count is not the
+    /// number of persisted properties.
     public convenience init(value: Any) {
         self.init()
         do {

@@ -172,6 +172,7 @@ extension Realm {
         } catch {
             fileIsDamaged(error)
         }
+        deletedInWrite.append(ObjectIdentity(tree: state.table.tree, key: state.key))
         bumpStamp()
     }
 

@@ -316,12 +316,31 @@ public final class Realm {
     }
 
     /// Discards every change of the write transaction. Objects it added become invalid.
+    ///
+    /// As in Realm, the data of objects deleted in the transaction is restored, but object
+    /// instances read before the cancel that were invalidated by the deletion stay invalidated;
+    /// read the object again to use it.
     public func cancelWrite() {
         guard let write = openWrite else { return }
+        let deleted = deletedInWrite
         file.writes.abort(write)
         endWrite()
         advance()
+        for object in deleted { revokedObjects[object] = stamp }
     }
+
+    /// An object by table tree and key, for ``revokedObjects``.
+    struct ObjectIdentity: Hashable {
+        let tree: TreeID
+        let key: UInt64
+    }
+
+    /// Objects deleted in the open write transaction (``cancelWrite()`` revokes their instances).
+    var deletedInWrite: [ObjectIdentity] = []
+    /// Objects deleted in a cancelled write transaction, with the ``stamp`` at the cancel: an
+    /// instance read before that stays invalidated (see `ObjectState.location()`). Empty unless a
+    /// write that deleted objects was cancelled; consulted only when an object is looked up again.
+    private(set) var revokedObjects: [ObjectIdentity: UInt64] = [:]
 
     /// Forgets the write transaction, which the pipeline has ended (committed or not; the
     /// write lock is released). The handle still reads the version the transaction began at
@@ -329,6 +348,7 @@ public final class Realm {
     private func endWrite() {
         openWrite = nil
         writer = nil
+        deletedInWrite = []
         deferredError = nil
         silencedObservers = []
         catalogChanged = false
@@ -579,11 +599,16 @@ public final class Realm {
     /// Deletes the realm file of `config` and its auxiliary files (the lock file).
     ///
     /// - Returns: `true` if the realm file existed and was deleted, `false` if there was none.
-    /// - Throws: ``Realm/Error`` with ``Realm/Error/Code/filePermissionDenied`` or
+    /// - Throws: ``Realm/Error`` with ``Realm/Error/Code/alreadyOpen`` while a handle — in this
+    ///   process or another — has the file open (deleting it would leave that handle writing to a
+    ///   file nobody can open again); ``Realm/Error/Code/filePermissionDenied`` or
     ///   ``Realm/Error/Code/fileAccess`` when a file exists but cannot be removed.
     @discardableResult
     public static func deleteFiles(for config: Configuration) throws -> Bool {
         guard let url = config.fileURL else { return false }
+        if SharedRealmFile.isOpen(path: url.standardizedFileURL.path) {
+            throw Realm.Error(.alreadyOpen, "Cannot delete files of an open Realm: '\(url.path)' is still in use.", fileURL: url)
+        }
         var deleted = false
         for file in [url, lockFileURL(for: url)] {
             do {

@@ -77,6 +77,11 @@ package final class SharedRealmFile: Sendable {
     /// write through it. Production code installs none. Guarded by its own lock.
     private static let faultInjectors = Mutex<[String: any IOFaultInjector]>([:])
 
+    /// Whether a handle in any process has the realm file at `path` (standardized) open.
+    package static func isOpen(path: String) -> Bool {
+        Database.isOpen(path: path)
+    }
+
     /// Installs (or, with nil, removes) the test hook's faults for the file at `path`.
     package static func injectFaults(_ faults: (any IOFaultInjector)?, forPath path: String) {
         faultInjectors.withLock { $0[path] = faults }

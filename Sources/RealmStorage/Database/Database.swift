@@ -177,6 +177,18 @@ package final class Database: Sendable {
 
     /// Takes the lock file, so that a second process gets a clear error instead of corrupting the
     /// file (multi-process access is not supported yet).
+    /// Whether a process — this one included — has the database at `path` open: the lock file
+    /// beside it is locked (see ``acquireLock(path:readOnly:)``). A probe: the answer can change
+    /// as soon as it is given.
+    package static func isOpen(path: String) -> Bool {
+        let descriptor = openDescriptor(path + ".lock", O_RDWR)
+        guard descriptor >= 0 else { return false }  // no lock file: never opened for writing
+        defer { closeDescriptor(descriptor) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+        _ = flock(descriptor, LOCK_UN)
+        return false
+    }
+
     private static func acquireLock(path: String, readOnly: Bool) throws -> Int32 {
         var descriptor = openDescriptor(path, O_RDWR | O_CREAT, 0o644)
         if descriptor < 0 && readOnly {
