@@ -18,12 +18,15 @@ public enum PropertyType: Int, Sendable, CustomStringConvertible {
     case double = 6
     /// A link to another object.
     case object = 7
+    /// `LinkingObjects`: the objects linking to this one through a property (a computed
+    /// property, listed in ``ObjectSchema/computedProperties``).
+    case linkingObjects = 8
     /// `ObjectId`.
     case objectId = 10
     /// `Decimal128`.
     case decimal128 = 11
-    /// `UUID`.
-    case uuid = 12
+    /// `UUID` (Realm Swift's spelling of the case).
+    case UUID = 12
     /// `AnyRealmValue`: a value of any type.
     case any = 9
 
@@ -37,7 +40,7 @@ public enum PropertyType: Int, Sendable, CustomStringConvertible {
         case .data: self = .data
         case .date: self = .date
         case .objectId: self = .objectId
-        case .uuid: self = .uuid
+        case .uuid: self = .UUID
         case .decimal128: self = .decimal128
         case .object: self = .object
         case .mixed: self = .any
@@ -57,7 +60,8 @@ public enum PropertyType: Int, Sendable, CustomStringConvertible {
         case .object: "object"
         case .objectId: "object id"
         case .decimal128: "decimal128"
-        case .uuid: "uuid"
+        case .UUID: "uuid"
+        case .linkingObjects: "linking objects"
         case .any: "mixed"
         }
     }
@@ -83,6 +87,24 @@ public struct Property: Sendable, Equatable, CustomStringConvertible {
     public let isSet: Bool
     /// Whether it is a `Map` (`type` and `isOptional` describe the values).
     public let isMap: Bool
+    /// For a `LinkingObjects` property, the property of ``objectClassName`` that links here.
+    public let linkOriginPropertyName: String?
+
+    /// The property's name in the file: ``name`` (RealmActors does not rename properties).
+    public var columnName: String { name }
+
+    init(_ info: LinkingObjectsInfo) {
+        name = info.name
+        type = .linkingObjects
+        isOptional = false
+        isIndexed = false
+        isPrimary = false
+        objectClassName = info.originClass
+        isArray = true
+        isSet = false
+        isMap = false
+        linkOriginPropertyName = info.originProperty
+    }
 
     init(_ info: PropertyInfo) {
         name = info.name
@@ -94,6 +116,7 @@ public struct Property: Sendable, Equatable, CustomStringConvertible {
         isArray = info.collection == .list
         isSet = info.collection == .set
         isMap = info.collection == .map
+        linkOriginPropertyName = nil
     }
 
     /// `name {type, optional, indexed}`-style summary.
@@ -116,11 +139,20 @@ public struct ObjectSchema: Sendable, Equatable, CustomStringConvertible {
     public let properties: [Property]
     /// Whether the class is an embedded object.
     public let isEmbedded: Bool
+    /// The `LinkingObjects` properties, which are computed from other objects' links.
+    public let computedProperties: [Property]
 
     init(_ info: ObjectSchemaInfo) {
         className = info.className
         properties = info.properties.map(Property.init)
         isEmbedded = info.isEmbedded
+        computedProperties = info.linkingObjects.map(Property.init)
+    }
+
+    /// The class the objects are made of: the model class of this name if this process knows
+    /// it, else ``DynamicObject``.
+    public var objectClass: ObjectBase.Type {
+        ObjectSchemaDiscovery.registeredType(named: className) ?? DynamicObject.self
     }
 
     /// The primary key property, if the class has one.

@@ -54,8 +54,8 @@ extension Realm {
         /// version it reads, each frozen snapshot its own, and a pinned version's pages cannot be
         /// reused, so unbounded pinning grows the file. A commit that would make one more live
         /// version throws ``Realm/Error/Code/maximumActiveVersionsExceeded`` (and writes
-        /// nothing). `0` (the default) means no limit. The first handle to open the file sets it.
-        public var maximumNumberOfActiveVersions: UInt = 0
+        /// nothing). `nil` (the default) means no limit. The first handle to open the file sets it.
+        public var maximumNumberOfActiveVersions: UInt?
 
         private var storage: Location
 
@@ -74,7 +74,7 @@ extension Realm {
             inMemoryIdentifier: String? = nil,
             readOnly: Bool = false,
             schemaVersion: UInt64 = 0,
-            maximumNumberOfActiveVersions: UInt = 0,
+            maximumNumberOfActiveVersions: UInt? = nil,
             objectTypes: [ObjectBase.Type]? = nil
         ) {
             if let inMemoryIdentifier {
@@ -126,4 +126,21 @@ extension Realm {
 }
 
 extension Realm.Configuration {
+}
+
+extension Realm.Configuration: CustomStringConvertible {
+    /// The configuration's settings, one per line, as Realm Swift prints them.
+    public var description: String {
+        var lines = ["Realm.Configuration {"]
+        switch location {
+        case .file(let url): lines.append("\tfileURL = \(url.path);")
+        case .inMemory(let identifier): lines.append("\tinMemoryIdentifier = \(identifier);")
+        }
+        lines.append("\treadOnly = \(readOnly ? 1 : 0);")
+        lines.append("\tschemaVersion = \(schemaVersion);")
+        lines.append("\tmaximumNumberOfActiveVersions = \(maximumNumberOfActiveVersions.map { "\($0)" } ?? "(null)");")
+        lines.append("\tobjectTypes = \(objectTypes.map { "(" + $0.map { $0.className() }.joined(separator: ", ") + ")" } ?? "(null)");")
+        lines.append("}")
+        return lines.joined(separator: "\n")
+    }
 }

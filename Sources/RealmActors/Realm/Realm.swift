@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 internal import RealmRuntime
 
 /// A realm: one embedded object database file (or in-memory store), seen through one handle.
@@ -110,6 +110,15 @@ public final class Realm {
         try self.init(configuration: configuration, file: Realm.openFile(configuration), actor: nil)
     }
 
+    /// Opens the realm file at `fileURL`, with the default configuration's other settings.
+    ///
+    /// - Throws: ``Realm/Error`` as ``init(configuration:)``.
+    public convenience init(fileURL: URL) throws {
+        var configuration = Configuration.defaultConfiguration
+        configuration.fileURL = fileURL
+        try self.init(configuration: configuration)
+    }
+
     /// A handle on an open file, bound to `actor` if given (then it refreshes itself there).
     init(configuration: Configuration, file: SharedRealmFile, actor: (any Actor)?) throws {
         self.configuration = configuration
@@ -174,9 +183,8 @@ public final class Realm {
             case .inMemory(let identifier):
                 identity = .inMemory(identifier)
             }
-            let limit = configuration.maximumNumberOfActiveVersions
             return try SharedRealmFile.open(identity, readOnly: configuration.readOnly,
-                                            maximumActiveVersions: limit == 0 ? nil : Int(limit))
+                                            maximumActiveVersions: configuration.maximumNumberOfActiveVersions.map { Int(clamping: $0) })
         } catch {
             throw Realm.Error.from(error, configuration: configuration)
         }
@@ -623,5 +631,18 @@ public final class Realm {
             }
         }
         return deleted
+    }
+}
+
+extension Realm: Equatable {
+    /// Whether two handles are the same realm as Realm Swift compares them: the same handle, or
+    /// handles of the same file in the same isolation (the same actor, or both confined to a
+    /// thread) at the same version, or frozen at the same version.
+    public static func == (lhs: Realm, rhs: Realm) -> Bool {
+        if lhs === rhs { return true }
+        guard lhs.file === rhs.file, lhs.isFrozen == rhs.isFrozen,
+              lhs.reader.transaction == rhs.reader.transaction else { return false }
+        if lhs.isFrozen { return true }
+        return lhs.actor.map(ObjectIdentifier.init) == rhs.actor.map(ObjectIdentifier.init)
     }
 }

@@ -17,7 +17,8 @@ extension Realm {
     /// }
     /// ```
     public struct Error: Swift.Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
-        /// The kind of failure, with Realm's case names.
+        /// The kind of failure, with Realm's case names and, where Realm has the case, Realm's
+        /// numbers (`RLMError`); the codes only RealmActors has are numbered from 1000.
         public enum Code: Int, Sendable, Equatable, CaseIterable {
             /// An unclassified failure; the message says what happened.
             case fail = 1
@@ -29,24 +30,35 @@ extension Realm {
             case fileExists = 4
             /// A file that must exist does not (for example a `readOnly` open of a missing file).
             case fileNotFound = 5
+            /// The file needs a format upgrade that this handle may not perform (`readOnly`).
+            case fileFormatUpgradeRequired = 6
             /// The lock file belongs to another process or another, incompatible version.
             case incompatibleLockFile = 8
-            /// The file needs a format upgrade that this handle may not perform (`readOnly`).
-            case formatUpgradeRequired = 10
+            /// Mapping the file failed for lack of address space (Realm's code; not raised on
+            /// 64-bit platforms, where a map section is reserved lazily).
+            case addressSpaceExhausted = 9
             /// The model classes differ from the file's schema at the same schema version.
-            case schemaMismatch = 11
+            case schemaMismatch = 10
             /// The file is already open in a way that conflicts with this request.
-            case alreadyOpen = 13
+            case alreadyOpen = 12
             /// An argument or value was not acceptable (too large, wrong type, bad predicate…).
-            case invalidInput = 14
+            case invalidInput = 13
             /// The disk filled up during a write; the file is unchanged since the last commit.
-            case outOfDiskSpace = 15
+            case outOfDiskSpace = 14
+            /// The file's format version is not one this library reads (Realm's code; RealmActors
+            /// reports such files as ``invalidDatabase``, naming the version).
+            case unsupportedFileFormatVersion = 16
+            /// A file system operation on the realm's files failed (Realm's code).
+            case fileOperationFailed = 19
             /// The file is not a realm file, is corrupt, or is from a newer format version.
-            case invalidDatabase = 16
+            case invalidDatabase = 20
             /// Pinning another version would exceed `maximumNumberOfActiveVersions`.
-            case maximumActiveVersionsExceeded = 17
+            case maximumActiveVersionsExceeded = 1000
             /// The operation needs (or forbids) an open write transaction.
-            case wrongTransactionState = 18
+            case wrongTransactionState = 1001
+
+            /// ``fileFormatUpgradeRequired``, by the name earlier versions of RealmActors used.
+            public static var formatUpgradeRequired: Code { .fileFormatUpgradeRequired }
         }
 
         /// What went wrong.
@@ -105,7 +117,7 @@ extension Realm.Error {
         case .fileExists: .fileExists
         case .fileNotFound: .fileNotFound
         case .incompatibleLockFile: .incompatibleLockFile
-        case .formatUpgradeRequired: .formatUpgradeRequired
+        case .formatUpgradeRequired: .fileFormatUpgradeRequired
         case .schemaMismatch: .schemaMismatch
         case .alreadyOpen: .alreadyOpen
         case .invalidInput: .invalidInput
@@ -133,8 +145,16 @@ extension Realm.Error {
     public static let fileNotFound = Code.fileNotFound
     /// ``Code/incompatibleLockFile``
     public static let incompatibleLockFile = Code.incompatibleLockFile
-    /// ``Code/formatUpgradeRequired``
-    public static let formatUpgradeRequired = Code.formatUpgradeRequired
+    /// ``Code/fileFormatUpgradeRequired``
+    public static let fileFormatUpgradeRequired = Code.fileFormatUpgradeRequired
+    /// ``Code/fileFormatUpgradeRequired``, by the name earlier versions of RealmActors used.
+    public static let formatUpgradeRequired = Code.fileFormatUpgradeRequired
+    /// ``Code/addressSpaceExhausted``
+    public static let addressSpaceExhausted = Code.addressSpaceExhausted
+    /// ``Code/unsupportedFileFormatVersion``
+    public static let unsupportedFileFormatVersion = Code.unsupportedFileFormatVersion
+    /// ``Code/fileOperationFailed``
+    public static let fileOperationFailed = Code.fileOperationFailed
     /// ``Code/schemaMismatch``
     public static let schemaMismatch = Code.schemaMismatch
     /// ``Code/alreadyOpen``
