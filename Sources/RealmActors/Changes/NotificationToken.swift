@@ -1,3 +1,4 @@
+import Dispatch
 internal import RealmRuntime
 import Synchronization
 
@@ -5,15 +6,22 @@ import Synchronization
 /// the token) stops it. Returned by the `observe(…)` methods, which are Realm Swift's callback
 /// API over the same notifier as the ``RealmChanges`` streams.
 public final class NotificationToken: Sendable {
-    /// The observer's registration with the notifier (for `write(withoutNotifying:)`).
-    let registrationID: UInt64
+    /// The observer's registration with the notifier (for `write(withoutNotifying:)`); 0 until
+    /// a queue-delivered observer has registered (it registers asynchronously).
+    var registrationID: UInt64 { registration.load(ordering: .acquiring) }
+    private let registration: Atomic<UInt64>
     /// The delivery loop; guarded by its own lock, so `invalidate()` and `run(_:)` may race.
     private let task: Mutex<Task<Void, Never>?>
     private let invalidated = Atomic<Bool>(false)
 
     init(registrationID: UInt64) {
-        self.registrationID = registrationID
+        registration = Atomic(registrationID)
         task = Mutex(nil)
+    }
+
+    /// Records the registration of an observer that registered after its token was returned.
+    func registered(as id: UInt64) {
+        registration.store(id, ordering: .releasing)
     }
 
     deinit { invalidate() }
@@ -52,6 +60,30 @@ extension RealmChanges {
             while let element = await iterator.next() {
                 guard let token else { return }
                 await Self.deliver(element, to: block, on: actor, unless: token)
+            }
+        }
+        return token
+    }
+
+    /// Calls `block` on `queue` with each element, in order, from a registration made in the
+    /// background: the token is returned at once, and the first element (for streams that have
+    /// one) arrives on the queue like the others. Each call finishes before the next starts.
+    /// Without a queue, elements are delivered on a serial queue of the token's own.
+    func observe(on queue: DispatchQueue?, _ block: @escaping @Sendable (Element) -> Void) -> NotificationToken {
+        let token = NotificationToken(registrationID: 0)
+        let queue = queue ?? DispatchQueue(label: "RealmActors.observe")
+        token.run { [weak token] in
+            var iterator = makeAsyncIterator()
+            guard let id = await iterator.register() else { return }
+            token?.registered(as: id)
+            while let element = await iterator.next() {
+                guard let token, !token.isInvalidated else { return }
+                await withCheckedContinuation { (delivered: CheckedContinuation<Void, Never>) in
+                    queue.async {
+                        if !token.isInvalidated { block(element) }
+                        delivered.resume()
+                    }
+                }
             }
         }
         return token

@@ -1,3 +1,4 @@
+public import Dispatch
 internal import RealmRuntime
 
 extension FreezableObject {
@@ -32,11 +33,35 @@ extension FreezableObject {
 extension FreezableObject {
     /// Calls `block` on `actor` with each change of this object from now on, as
     /// ``changes(keyPaths:)-([String]?)`` delivers them, until the token is invalidated.
+    /// Called from the actor that owns the object (`_isolation`), so the object never leaves it.
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken {
-        guard let token = await changes(keyPaths: keyPaths).observe(on: actor, firstElement: false, block) else {
+        let changes = changes(keyPaths: keyPaths)
+        guard let token = await changes.observe(on: actor, firstElement: false, block) else {
             fatalError("The realm file can no longer be read")
         }
         return token
+    }
+
+    /// `observe(keyPaths:on:_isolation:_:)` with key paths of the object's own properties.
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Self>], on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken {
+        await observe(keyPaths: keyPaths.map(QueryKeyPaths.name(ofProperty:)), on: actor, block)
+    }
+
+    /// Calls `block` on `queue` with each change of this object from now on, until the token
+    /// is invalidated: Realm Swift's callback form (see `Results.observe(keyPaths:on:_:)`
+    /// for where elements go without a queue). Payloads are frozen.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) -> NotificationToken {
+        changes(keyPaths: keyPaths).observe(on: queue, block)
+    }
+
+    /// `observe(keyPaths:on:_:)` with key paths of the object's own properties.
+    public func observe(keyPaths: [PartialKeyPath<Self>], on queue: DispatchQueue? = nil,
+                        _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) -> NotificationToken {
+        observe(keyPaths: keyPaths.map(QueryKeyPaths.name(ofProperty:)), on: queue, block)
     }
 }

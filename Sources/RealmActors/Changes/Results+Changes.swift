@@ -1,3 +1,4 @@
+public import Dispatch
 internal import RealmRuntime
 
 extension Results {
@@ -39,11 +40,47 @@ extension Results {
     /// ```swift
     /// let token = await dogs.observe(on: self) { service, change in service.render(change) }
     /// ```
+    ///
+    /// Called from the actor that owns the results (`_isolation`), so the results never leave it:
+    /// `await results.observe(on: MainActor.shared) { … }` compiles on the main actor.
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @escaping @Sendable (isolated A, RealmCollectionChange<FrozenResults<Element>>) -> Void) async -> NotificationToken {
-        guard let token = await changes(keyPaths: keyPaths).observe(on: actor, firstElement: true, block) else {
+        let changes = changes(keyPaths: keyPaths)
+        guard let token = await changes.observe(on: actor, firstElement: true, block) else {
             fatalError("The realm file can no longer be read")
         }
         return token
+    }
+
+    /// `observe(keyPaths:on:_isolation:_:)` with key paths of the object's own
+    /// properties (`\Dog.name`).
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Element>], on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @escaping @Sendable (isolated A, RealmCollectionChange<FrozenResults<Element>>) -> Void) async -> NotificationToken {
+        await observe(keyPaths: keyPaths.map(QueryKeyPaths.name(ofProperty:)), on: actor, block)
+    }
+
+    /// Calls `block` on `queue` with `.initial` and then each change of these results, until
+    /// the token is invalidated: Realm Swift's callback form. The token is returned at once and
+    /// the initial element arrives on the queue like the others; without a queue, on a serial
+    /// queue of the token's own (there is no run loop to deliver to). Payloads are frozen, so
+    /// the block may run anywhere.
+    ///
+    /// ```swift
+    /// token = dogs.observe(on: .main) { change in
+    ///     if case .update(let dogs, _, let insertions, _) = change { print(dogs.count, insertions) }
+    /// }
+    /// ```
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping @Sendable (RealmCollectionChange<FrozenResults<Element>>) -> Void) -> NotificationToken {
+        changes(keyPaths: keyPaths).observe(on: queue, block)
+    }
+
+    /// `observe(keyPaths:on:_:)` with key paths of the object's own
+    /// properties.
+    public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,
+                        _ block: @escaping @Sendable (RealmCollectionChange<FrozenResults<Element>>) -> Void) -> NotificationToken {
+        observe(keyPaths: keyPaths.map(QueryKeyPaths.name(ofProperty:)), on: queue, block)
     }
 }

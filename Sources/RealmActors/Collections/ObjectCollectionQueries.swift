@@ -128,6 +128,22 @@ extension ObjectCollectionQueries {
     public func changes(keyPaths: [String]?) -> RealmChanges<RealmCollectionChange<FrozenResults<Element>>> {
         results.changes(keyPaths: keyPaths)
     }
+
+    /// Calls `block` on `actor` with `.initial` and then each change of the collection, until the
+    /// token is invalidated (see `Results.observe(keyPaths:on:_isolation:_:)`).
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @escaping @Sendable (isolated A, RealmCollectionChange<FrozenResults<Element>>) -> Void) async -> NotificationToken {
+        let results = self.results
+        return await results.observe(keyPaths: keyPaths, on: actor, block)
+    }
+
+    /// Calls `block` on `queue` with `.initial` and then each change of the collection, until the
+    /// token is invalidated (see `Results.observe(keyPaths:on:_:)`).
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping @Sendable (RealmCollectionChange<FrozenResults<Element>>) -> Void) -> NotificationToken {
+        results.observe(keyPaths: keyPaths, on: queue, block)
+    }
 }
 
 extension List: ObjectCollectionQueries where Element: Object {
