@@ -46,4 +46,37 @@ import RealmRuntime
         #expect(diff.deletions == [0] && diff.insertions == [4] && diff.modifications == [1])
         #expect(CollectionDiff(old: [5, 6], new: [5, 6], modified: []).isEmpty)
     }
+
+    /// Value lists by position: applying deletions then insertions and the modifications'
+    /// new values to the old list gives the new one, on random edits.
+    @Test(arguments: 0..<10 as Range<UInt64>)
+    func valueListDiffsRebuildTheNewList(seed: UInt64) {
+        var random = SplitMix(state: seed)
+        for _ in 0..<200 {
+            let old = (0..<Int.random(in: 0...8, using: &random)).map { _ in ColumnValue.int(Int64.random(in: 0..<4, using: &random)) }
+            var new = old
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: new.insert(.int(9), at: Int.random(in: 0...new.count, using: &random))
+            case 1: if !new.isEmpty { new.remove(at: Int.random(in: 0..<new.count, using: &random)) }
+            case 2: if !new.isEmpty { new[Int.random(in: 0..<new.count, using: &random)] = .int(7) }
+            default: new.shuffle(using: &random)
+            }
+            let diff = CollectionDiff(oldList: old, newList: new)
+            var rebuilt = old
+            for index in diff.deletions.sorted(by: >) { rebuilt.remove(at: index) }
+            for index in diff.insertions.sorted() { rebuilt.insert(new[index], at: index) }
+            for index in diff.modifications { rebuilt[index] = new[index] }
+            #expect(rebuilt == new)
+            #expect(old != new || diff.isEmpty)
+        }
+    }
+
+    @Test func valueSetAndMapDiffs() {
+        let set = CollectionDiff(oldSet: [.int(1), .int(3)], newSet: [.int(2), .int(3)])
+        #expect(set.deletions == [0] && set.insertions == [0] && set.modifications == [])
+        let key = { (name: String) in ColumnValue.bytes(Array(name.utf8)) }
+        let map = CollectionDiff(oldMap: [key("a"), .int(1), key("b"), .int(2)],
+                                 newMap: [key("b"), .int(20), key("z"), .int(26)])
+        #expect(map.deletions == [0] && map.insertions == [1] && map.modifications == [0])
+    }
 }

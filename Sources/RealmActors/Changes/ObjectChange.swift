@@ -13,7 +13,7 @@ public struct PropertyChange: Sendable {
 }
 
 /// A change to an observed object, delivered by its ``FreezableObject/changes`` stream.
-public enum ObjectChange<T: Object>: Sendable {
+public enum ObjectChange<T: ObjectBase>: Sendable {
     /// Properties of the object changed (the snapshot is the object after them).
     case change(Frozen<T>, [PropertyChange])
     /// The object was deleted; the stream ends after this.
@@ -39,7 +39,7 @@ extension ObjectChange {
             self = .deleted
         case .failure(let error):
             self = .error(Realm.Error(error, configuration: configuration))
-        case .collection, .realm:
+        case .collection, .values, .realm:
             return nil
         }
     }

@@ -1,4 +1,9 @@
+public import Dispatch
 internal import RealmRuntime
+
+/// The block of ``Realm/observe(on:_:)``: Realm Swift's `NotificationBlock`, given a frozen realm
+/// of the new version in place of the live handle.
+public typealias NotificationBlock = @Sendable (_ notification: Realm.Notification, _ realm: FrozenRealm) -> Void
 
 extension Realm {
     /// A collection stream of `results` from the notifier's newest version.
@@ -78,6 +83,30 @@ extension Realm {
             fatalError("The realm file can no longer be read")
         }
         return token
+    }
+
+    /// What a realm notification block is told: Realm Swift's `Realm.Notification`.
+    public enum Notification: String, Sendable {
+        /// The realm has a new version (a commit of this or another handle).
+        case didChange = "RLMRealmDidChangeNotification"
+        /// Never delivered: a handle advances by itself; kept so Realm Swift's `switch`
+        /// statements compile.
+        case refreshRequired = "RLMRealmRefreshRequiredNotification"
+    }
+
+    /// Calls `block` on `queue` with `.didChange` and a frozen realm at each new version from now
+    /// on, until the token is invalidated: Realm Swift's `observe(_:)`, whose block gets the live
+    /// realm on its thread; here the realm is the ``FrozenRealm`` of the new version, so the block
+    /// may run anywhere and reads what changed (`realm.objects(Dog.self)`). Without a queue,
+    /// blocks run on a serial queue of the token's own.
+    ///
+    /// ```swift
+    /// token = realm.observe { notification, realm in
+    ///     print(notification, realm.objects(Dog.self).count)
+    /// }
+    /// ```
+    public func observe(on queue: DispatchQueue? = nil, _ block: @escaping NotificationBlock) -> NotificationToken {
+        changes.observe(on: queue) { block(.didChange, $0) }
     }
 
     /// Performs a write transaction whose changes the observers of `tokens` are not notified of

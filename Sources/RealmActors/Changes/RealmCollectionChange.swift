@@ -32,7 +32,7 @@ extension RealmCollectionChange {
             self = .update(results, deletions: diff.deletions, insertions: diff.insertions, modifications: diff.modifications)
         case .failure(let error):
             self = .error(Realm.Error(error, configuration: configuration))
-        case .object, .objectDeleted, .realm:
+        case .object, .objectDeleted, .values, .realm:
             return nil
         }
     }

@@ -40,6 +40,9 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
 
     init(location: CollectionLocation) { self.location = location }
 
+    /// Where a managed map lives (nil while unmanaged).
+    var managedLocation: CollectionLocation? { location }
+
     /// The realm of the object owning the map, or nil while unmanaged.
     public var realm: Realm? { location?.realm }
 

@@ -14,7 +14,7 @@ internal import RealmRuntime
 /// reads use ``read(_:)``. Links and collections read through it are frozen too, and stay valid
 /// in the current context; freeze them (``Object/freeze()``) to pass them on.
 @dynamicMemberLookup
-public struct Frozen<T: Object>: Sendable, Hashable, CustomStringConvertible {
+public struct Frozen<T: ObjectBase>: Sendable, Hashable, CustomStringConvertible {
     let snapshot: FrozenSnapshot
     let table: Table
     let key: UInt64
@@ -52,10 +52,11 @@ public struct Frozen<T: Object>: Sendable, Hashable, CustomStringConvertible {
     public var description: String { read { "\($0)" } }
 }
 
-/// Objects that can be frozen into ``Frozen`` snapshots: every ``Object``.
-public protocol FreezableObject: Object {}
+/// Objects that can be frozen into ``Frozen`` snapshots and observed: every ``Object`` and
+/// ``EmbeddedObject``.
+public protocol FreezableObject: ObjectBase {}
 
-extension Object: FreezableObject {}
+extension ObjectBase: FreezableObject {}
 
 extension FreezableObject {
     /// A `Sendable` snapshot of the object at its realm's current version. Traps if the object

@@ -24,7 +24,7 @@ extension Realm {
     }
 
     /// The live object, at this handle's version, of a frozen object; nil if it was deleted.
-    public func thaw<T: Object>(_ frozen: Frozen<T>) -> T? {
+    public func thaw<T: ObjectBase>(_ frozen: Frozen<T>) -> T? {
         guard let table = catalog.tables[frozen.table.name], locate(table, frozen.key) != nil else { return nil }
         return managedObject(T.self, table: table, key: frozen.key)
     }

@@ -9,6 +9,11 @@ package enum ChangeElement: Sendable {
     /// Properties of object `key` of `table` changed since the last element; each change has the
     /// column and its stored value before and at `version`.
     case object(version: FrozenVersion, table: Table, key: UInt64, changes: [PropertyValueChange])
+    /// A collection of values (list, set or map) in column `column` of object `key` of `table`:
+    /// its stored elements at `version` (`current`; for a map, key and value alternating) and
+    /// those last delivered (`previous`, nil for the first element). Empty `current` and the
+    /// stream's end: the owner was deleted.
+    case values(version: FrozenVersion, table: Table, key: UInt64, column: Int, previous: [ColumnValue]?, current: [ColumnValue])
     /// The observed object was deleted; the stream ends.
     case objectDeleted
     /// A new version of the realm.
