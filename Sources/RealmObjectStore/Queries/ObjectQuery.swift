@@ -3,7 +3,7 @@
 /// objects come from, a predicate, distinct key paths and sort keys. Evaluated by
 /// ``QueryContext/keys(of:plan:in:limit:)``: the base's objects matching the predicate (in base
 /// order), then the first of each distinct combination, then sorted.
-package struct ObjectQuery: Sendable {
+package struct ObjectQuery: Sendable, Equatable {
     /// The class queried.
     package var className: String
     /// Where the candidate objects come from.
@@ -31,7 +31,7 @@ package struct ObjectQuery: Sendable {
 
 /// Where the objects of a query come from before filtering: a description, not a closure, so
 /// it can be evaluated at any version.
-package enum QueryBase: Sendable {
+package enum QueryBase: Sendable, Equatable {
     /// Every object of the table.
     case table
     /// The objects a list, set or map of links holds, in its order (none once the owner is deleted).
