@@ -11,12 +11,12 @@ extension Realm {
         precondition(!isFrozen, "Frozen results do not change; observe the live results instead")
         let query = ObservedQuery(query: results.query)
         let filter = ChangeFilter(keyPaths: keyPaths) ?? .everything(depth: ChangeFilter.defaultLinkDepth)
-        let file = self.file, configuration = self.configuration
+        let file = self.file, configuration = self.configuration, observed = results.query
         return RealmChanges(start: {
             guard let notifier = try? Notifier.shared(for: file) else { return nil }
             let id = await notifier.register { snapshot in CollectionChangeTracker(query: query, filter: filter, snapshot: snapshot) }
             return Registration(notifier: notifier, id: id)
-        }, element: { RealmCollectionChange($0, configuration: configuration) })
+        }, element: { RealmCollectionChange($0, query: observed, configuration: configuration) })
     }
 
     /// Registers `tracker` (made at this handle's current version) when iteration starts, and

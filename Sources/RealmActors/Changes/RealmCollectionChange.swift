@@ -21,10 +21,10 @@ public enum RealmCollectionChange<Collection: Sendable>: Sendable {
 extension RealmCollectionChange {
     /// The public form of a collection element of the notifier: its keys as frozen results at
     /// the element's version. Nil for any other element (the stream then ends).
-    init?<T: Object>(_ element: ChangeElement, configuration: Realm.Configuration) where Collection == FrozenResults<T> {
+    init?<T: Object>(_ element: ChangeElement, query: ObjectQuery, configuration: Realm.Configuration) where Collection == FrozenResults<T> {
         switch element {
         case .collection(let version, let table, let keys, let diff):
-            let results = FrozenResults<T>(snapshot: FrozenSnapshot(configuration: configuration, version: version), table: table, keys: keys)
+            let results = FrozenResults<T>(snapshot: FrozenSnapshot(configuration: configuration, version: version), table: table, keys: keys, query: query)
             guard let diff else {
                 self = .initial(results)
                 return

@@ -9,11 +9,19 @@ internal import RealmRuntime
 /// ```
 ///
 /// Properties are read and written by name with the subscript (see ``ObjectBase/subscript(_:)``),
-/// following the realm's schema. Links to classes without a Swift class in the program also read
-/// as dynamic objects.
+/// following the realm's schema, or as members (`dog.name`), as in Realm Swift. Links to classes
+/// without a Swift class in the program also read as dynamic objects.
+@dynamicMemberLookup
 public final class DynamicObject: Object {
     /// `"DynamicObject"`; a managed dynamic object prints and reports its stored class.
     public override class func className() -> String { "DynamicObject" }
+
+    /// The persisted property `member` (`dog.name`), read or written as with
+    /// ``ObjectBase/subscript(_:)``: a name the schema does not have traps.
+    public subscript(dynamicMember member: String) -> Any? {
+        get { self[member] }
+        set { self[member] = newValue }
+    }
 }
 
 extension Realm {

@@ -17,7 +17,8 @@ public struct FrozenRealm: Sendable {
 
     /// Every object of a class at this version.
     public func objects<T: Object>(_ type: T.Type) -> FrozenResults<T> {
-        FrozenResults(snapshot: snapshot, table: snapshot.catalog.tables[T.className()], keys: nil)
+        FrozenResults(snapshot: snapshot, table: snapshot.catalog.tables[T.className()], keys: nil,
+                      query: ObjectQuery(className: T.className()))
     }
 
     /// The object with the given primary key at this version, or nil. Traps as

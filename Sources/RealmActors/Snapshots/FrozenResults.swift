@@ -7,8 +7,18 @@ internal import RealmRuntime
 public struct FrozenResults<T: Object>: RandomAccessCollection, Sendable {
     let snapshot: FrozenSnapshot
     let table: Table?
-    /// The objects, in order, for a frozen list; nil: every object of the table, in key order.
+    /// The objects, in order; nil: every object of the table, in key order.
     let keys: [UInt64]?
+    /// The query the objects answer at the snapshot's version (its keys are `keys`): what
+    /// refining and thawing start from.
+    let query: ObjectQuery
+
+    init(snapshot: FrozenSnapshot, table: Table?, keys: [UInt64]?, query: ObjectQuery) {
+        self.snapshot = snapshot
+        self.table = table
+        self.keys = keys
+        self.query = query
+    }
 
     /// The number of objects.
     public var count: Int {
@@ -42,7 +52,9 @@ extension Results {
     public func freeze() -> FrozenResults<Element> {
         guard let realm else { fatalError("Cannot freeze unmanaged results") }
         let snapshot = realm.currentSnapshot()
-        return FrozenResults(snapshot: snapshot, table: snapshot.catalog.tables[Element.className()], keys: nil)
+        let isWholeTable = query.isInKeyOrder && query.predicate == nil
+        return FrozenResults(snapshot: snapshot, table: snapshot.catalog.tables[className], keys: isWholeTable ? nil : keys(),
+                             query: query)
     }
 }
 
@@ -52,7 +64,8 @@ extension List where Element: Object {
         guard let realm else { fatalError("Cannot freeze an unmanaged List") }
         let snapshot = realm.currentSnapshot()
         let keys = map { $0.realmState!.key }
-        return FrozenResults(snapshot: snapshot, table: snapshot.catalog.tables[Element.className()], keys: keys)
+        return FrozenResults(snapshot: snapshot, table: snapshot.catalog.tables[Element.className()], keys: keys,
+                             query: results.query)
     }
 }
 
@@ -92,10 +105,9 @@ extension FrozenResults {
 
     /// Applies a live-results operation on a frozen handle of the snapshot and freezes the outcome.
     private func refined(_ operation: (Results<T>) throws -> Results<T>) rethrows -> FrozenResults<T> {
-        let realm = snapshot.handle()
-        let keys = self.keys
-        let base: Results<T> = keys.map { keys in Results(realm: realm, base: .keys(keys)) } ?? realm.objects(T.self)
-        let refined = try operation(base)
-        return FrozenResults(snapshot: snapshot, table: table, keys: refined.keys())
+        // The query evaluated at the snapshot's version holds exactly `keys`, so refining it
+        // refines them, and the refined query is what `thaw` continues live.
+        let refined = try operation(Results(realm: snapshot.handle(), query: query))
+        return FrozenResults(snapshot: snapshot, table: table, keys: refined.keys(), query: refined.query)
     }
 }
