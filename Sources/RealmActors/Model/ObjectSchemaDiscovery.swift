@@ -151,8 +151,12 @@ enum ObjectSchemaDiscovery {
         // Two fresh instances: a property whose initial values differ is read per object.
         let first = persistedChildren(of: type.init())
         let second = persistedChildren(of: type.init())
+        // A decoded object's values are in its wrappers (a synthesized `init(from:)` assigns
+        // them, bypassing the setters), so a `Decodable` class is read by reflection.
+        let decodable = type is any Decodable.Type
         let values = zip(first, second).compactMap { a, b -> (String, _RealmValue?)? in
             guard a.property.propertyInfo(name: a.name) != nil else { return nil }  // linking objects
+            guard !decodable else { return (a.name, nil) }
             guard a.property.hasComparableDefault && b.property.hasComparableDefault else { return (a.name, nil) }
             let value = a.property.unmanagedRealmValue
             switch value.storage {
