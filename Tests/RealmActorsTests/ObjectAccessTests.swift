@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Testing
 import RealmActors
@@ -116,5 +117,69 @@ final class OAPerson: Object {
         #expect(dog.name == "Ice" && !dog.isFrozen)
         let all = try await realm.objects(OADog.self).freeze().thaw()
         #expect(all.count == 1 && all.realm?.isFrozen == false)
+    }
+}
+
+/// Realm Swift's callback opening and dynamic creation.
+@Suite struct OpeningAndDynamicCreationTests {
+    @Test func asyncOpenDeliversAHandleOnTheQueue() async throws {
+        let directory = try TemporaryDirectory()
+        let configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("open.realm"))
+        let queue = DispatchQueue(label: "OpeningTests")
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        Realm.asyncOpen(configuration: configuration, callbackQueue: queue) { result in
+            dispatchPrecondition(condition: .onQueue(queue))
+            switch result {
+            case .success(let realm):
+                _ = try? realm.write { realm.create(OADog.self, value: ["id": 1, "name": "Q"]) }
+                continuation.yield("opened \(realm.objects(OADog.self).count)")
+            case .failure(let error): continuation.yield("failed \(error)")
+            }
+        }
+        var received = stream.makeAsyncIterator()
+        #expect(await received.next() == "opened 1")
+
+        // A file that is not a realm fails, on the queue.
+        let garbage = directory.url.appendingPathComponent("garbage.realm")
+        try Data(repeating: 0x5A, count: 10_000).write(to: garbage)
+        Realm.asyncOpen(configuration: Realm.Configuration(fileURL: garbage), callbackQueue: queue) { result in
+            if case .failure(let error as Realm.Error) = result { continuation.yield("failed \(error.code)") }
+            else { continuation.yield("unexpected \(result)") }
+        }
+        #expect(await received.next()?.hasPrefix("failed") == true)
+    }
+
+    @Test func cancelledAsyncOpenNeverCallsBack() async throws {
+        let directory = try TemporaryDirectory()
+        let configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("cancel.realm"))
+        let queue = DispatchQueue(label: "OpeningTests.cancel")
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        queue.suspend()  // the callback cannot run before cancel()
+        let task = Realm.asyncOpen(configuration: configuration, callbackQueue: queue) { _ in continuation.yield("called") }
+        task.cancel()
+        queue.async { continuation.yield("after") }
+        queue.resume()
+        var received = stream.makeAsyncIterator()
+        // Whether the open finished before or after cancel(), its callback is skipped.
+        let first = await received.next()
+        let second: String? = first == "after" ? nil : await received.next()
+        #expect(first == "after" || second == "after")
+        #expect(first != "called" && second != "called")
+    }
+
+    @Test func dynamicCreateAndDynamicObject() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+        try realm.write { realm.create(OAPerson.self, value: ["id": 1, "name": "Ann"]) }
+        let created = try realm.write {
+            realm.dynamicCreate("OADog", value: ["id": 5, "name": "Dyn", "owner": realm.dynamicObject(ofType: "OAPerson", forPrimaryKey: 1) as Any])
+        }
+        #expect(created.name as? String == "Dyn" && created.objectSchema.className == "OADog")
+        let dog = try #require(realm.object(ofType: OADog.self, forPrimaryKey: 5))
+        #expect(dog.owner?.name == "Ann")
+        try realm.write { realm.dynamicCreate("OADog", value: ["id": 5, "age": 9], update: .modified) }
+        #expect(dog.age == 9 && dog.name == "Dyn")
+        let mixed = AnyRealmValue.object(dog)
+        #expect(mixed.dynamicObject?.name as? String == "Dyn")
+        #expect(AnyRealmValue.int(1).dynamicObject == nil)
     }
 }

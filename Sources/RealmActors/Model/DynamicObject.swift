@@ -31,6 +31,31 @@ extension Realm {
         Results(realm: self, className: className)
     }
 
+    /// Creates an object of the class named `typeName` (a class of the realm, with or without a
+    /// Swift class in the program) from a dictionary, an array or an object, as
+    /// ``create(_:value:update:)`` does: Realm Swift's `dynamicCreate`. Must be called in a write
+    /// transaction; an unknown class traps, as does an update policy on a class without a primary
+    /// key.
+    ///
+    /// ```swift
+    /// try realm.write { realm.dynamicCreate("Dog", value: ["name": "Rex", "age": 3]) }
+    /// ```
+    @discardableResult
+    public func dynamicCreate(_ typeName: String, value: Any = [String: Any](), update: UpdatePolicy = .error) -> DynamicObject {
+        _ = requireWrite()
+        guard let table = catalog.tables[typeName] else { fatalError("Object type '\(typeName)' is not managed by the Realm") }
+        if update != .error && table.primaryKeyColumn == nil {
+            fatalError("'\(typeName)' does not have a primary key and can not be updated")
+        }
+        let object = DynamicObject()
+        do {
+            try create(object, values: ObjectValues.values(for: table.schema, from: value), in: table, update: update)
+        } catch {
+            recordDeferredError(error)
+        }
+        return object
+    }
+
     /// The object of the class named `className` whose primary key is `key`, as a
     /// ``DynamicObject``, or nil. Traps if the class has no primary key or `key` has the wrong
     /// type, as in Realm.

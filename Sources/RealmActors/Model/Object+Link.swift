@@ -85,8 +85,9 @@ extension Realm {
     /// `update` (as Realm adds the objects a new object links to).
     func linkKey(for object: ObjectBase, className: String?, update: UpdatePolicy) throws -> UInt64 {
         let type = type(of: object)
-        if let className, type.className() != className {
-            throw Realm.Error(.invalidInput, "Object of type '\(type.className())' cannot be linked from a property of type '\(className)'")
+        // The object's class as stored (a managed `DynamicObject` has its table's), else its Swift class's.
+        if let className, object.objectClassName != className {
+            throw Realm.Error(.invalidInput, "Object of type '\(object.objectClassName)' cannot be linked from a property of type '\(className)'")
         }
         if let state = object.realmState {
             guard state.location() != nil else { fatalError("Adding a deleted or invalidated object to a Realm is not permitted") }

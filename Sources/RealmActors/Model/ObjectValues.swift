@@ -7,7 +7,12 @@ enum ObjectValues {
     /// The values a dictionary, array or object gives, by property name, each checked against
     /// its property's type.
     static func values(for type: ObjectBase.Type, from value: Any) throws -> [String: _RealmValue] {
-        let schema = ObjectSchemaDiscovery.schema(for: type)
+        try values(for: ObjectSchemaDiscovery.schema(for: type), from: value)
+    }
+
+    /// ``values(for:from:)-(ObjectBase.Type,_)`` for a class known by its schema (a class of the
+    /// realm, for dynamic objects).
+    static func values(for schema: ObjectSchemaInfo, from value: Any) throws -> [String: _RealmValue] {
         var result: [String: _RealmValue] = [:]
         switch value {
         case let dictionary as [String: Any?]:

@@ -54,7 +54,7 @@ extension Realm {
     /// Opens the file and runs the schema check and migration on a handle of its own, away from
     /// the caller's executor.
     @concurrent
-    private nonisolated static func openAndMigrate(_ configuration: Configuration) async throws -> SharedRealmFile {
+    nonisolated static func openAndMigrate(_ configuration: Configuration) async throws -> SharedRealmFile {
         try Task.checkCancellation()
         return try Realm(configuration: configuration).file
     }

@@ -49,20 +49,24 @@ extension Realm {
         _ = requireWrite()
         let object = T()
         do {
-            let given = try ObjectValues.values(for: T.self, from: value)
-            object.dynamicValues = given
-            let table = try tableCreatingIfNeeded(for: T.self)
-            if update != .error, let column = table.primaryKeyColumn, let name = table.property(column)?.name,
-               let keyValue = given[name], let existing = try existingKey(keyValue.value, in: table) {
-                manage(object, table: table, key: existing)
-                try storeValues(given, of: existing, in: table, update: update, skipping: column)
-                return object
-            }
-            try insertOrUpdate(object, in: table, update: update)
+            try create(object, values: ObjectValues.values(for: T.self, from: value), in: tableCreatingIfNeeded(for: T.self), update: update)
         } catch {
             recordDeferredError(error)
         }
         return object
+    }
+
+    /// Stores `object` (new, unmanaged) with the given values into `table`, or, with an update
+    /// policy and an existing primary key, makes it the existing object with those values.
+    func create(_ object: ObjectBase, values given: [String: _RealmValue], in table: Table, update: UpdatePolicy) throws {
+        object.dynamicValues = given
+        if update != .error, let column = table.primaryKeyColumn, let name = table.property(column)?.name,
+           let keyValue = given[name], let existing = try existingKey(keyValue.value, in: table) {
+            manage(object, table: table, key: existing)
+            try storeValues(given, of: existing, in: table, update: update, skipping: column)
+            return
+        }
+        _ = try insertOrUpdate(object, in: table, update: update)
     }
 
     /// Stores an unmanaged object and makes it managed; returns its key.

@@ -63,6 +63,14 @@ public enum AnyRealmValue: Equatable, Hashable {
     /// The UUID, if the value is one.
     public var uuidValue: UUID? { if case .uuid(let value) = self { value } else { nil } }
 
+    /// The linked object as a ``DynamicObject`` (whatever its class), if the value is a link.
+    public var dynamicObject: DynamicObject? {
+        guard case .object(let object) = self else { return nil }
+        if let dynamic = object as? DynamicObject { return dynamic }
+        guard let state = object.realmState else { return nil }
+        return state.realm.accessor(DynamicObject.self, table: state.table, key: state.key) as? DynamicObject
+    }
+
     /// The linked object, if the value is a link to an object of type `T`.
     public func object<T: Object>(_ type: T.Type) -> T? {
         if case .object(let object) = self { return object as? T }
