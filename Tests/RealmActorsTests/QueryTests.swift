@@ -235,7 +235,7 @@ struct QueryRandom: RandomNumberGenerator {
         ("name > 'x' AND", "end of the predicate"),
         ("age BEGINSWITH 5", "needs a string or data property"),
         ("name.first == 'x'", "is not a link"),
-        ("age == nil", "not optional"),
+        ("dogs == nil", "Cannot compare linklist"),
         ("active > true", "not supported"),
         ("dog == 3", "Cannot compare"),
         ("age BETWEEN {1}", "exactly two values"),
@@ -323,7 +323,8 @@ extension QueryTests {
         #expect(rex.owners.sorted(byKeyPath: "name", ascending: false).map(\.name) == ["Bob", "Ann"])
         // Queries through linking objects (not stored: they follow the link index backwards).
         #expect(Set(realm.objects(QPet.self).where { $0.owners.name == "Bob" }.map(\.name)) == ["Rex"])
-        #expect(realm.objects(QPet.self).where { $0.owners.count == 2 }.map(\.name) == ["Rex"])
+        // Realm counts a backlink per link: Ace is in Ann's list twice, so it has two owners.
+        #expect(realm.objects(QPet.self).where { $0.owners.count == 2 }.map(\.name) == ["Rex", "Ace"])
         let young = owner.pets.where { $0.age == 1 }
         try realm.write { owner.pets.remove(at: 1) }
         #expect(young.map(\.name) == ["Bo", "Ace"], "live: follows the list")

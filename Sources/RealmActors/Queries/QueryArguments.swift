@@ -4,7 +4,15 @@ internal import RealmRuntime
 /// Swift values given as query arguments (`%@`, `$0`), in the query engine's terms.
 enum QueryArguments {
     static func argument(_ value: Any) throws -> QueryArgument {
-        .value(try queryValue(value))
+        // An array or a set (not a string or data, which are values): a list of values, for
+        // `name IN %@` and `age == ANY $0`, as Realm takes an NSArray or NSSet argument.
+        if !(value is String), !(value is Data) {
+            let mirror = Mirror(reflecting: value)
+            if mirror.displayStyle == .collection || mirror.displayStyle == .set {
+                return .values(try mirror.children.map { try queryValue($0.value) })
+            }
+        }
+        return .value(try queryValue(value))
     }
 
     static func queryValue(_ value: Any?) throws -> QueryValue {

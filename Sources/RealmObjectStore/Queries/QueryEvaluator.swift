@@ -186,7 +186,7 @@ package struct QueryEvaluator {
         let column = comparison.path.last.column
         guard property.collection == nil, column < leaf.columnCount else { return nil }
         if leaf.isNull(row, column) {
-            return QueryComparisons.compare(.null, comparison.op, right, kind: property.kind, options: [])
+            return QueryComparisons.compare(.null, comparison.op, right, kind: property.kind, options: comparison.options)
         }
         switch (property.kind, right) {
         case (.int, .int(let value)): return QueryComparisons.compareOrdered(leaf.int(row, column), comparison.op, value)
@@ -210,27 +210,57 @@ package struct QueryEvaluator {
         case .values(let values): rights = values
         case .path(let path): rights = try values(at: path, leaf, row)
         }
+        let options = comparison.options
+        if comparison.isOrderedList {
+            // realm-core's ordered list matching: as many values, each pair matching.
+            let equal = comparison.op == .notEqual ? QueryOperator.equal : comparison.op
+            let matches = !left.isEmpty && left.count == rights.count
+                && zip(left, rights).allSatisfy { QueryComparisons.compare($0, equal, $1, kind: kind, options: options) }
+            return comparison.op == .notEqual ? !matches : matches
+        }
+        func test(_ value: ColumnValue, against right: ColumnValue) -> Bool {
+            QueryComparisons.compare(value, comparison.op, right, kind: kind, options: options)
+        }
         func test(_ value: ColumnValue) -> Bool {
+            if let quantifier = comparison.valuesModifier {  // `age == ANY {1, 2}`
+                switch quantifier {
+                case .any: return rights.contains { test(value, against: $0) }
+                case .all: return rights.allSatisfy { test(value, against: $0) }
+                case .none: return !rights.contains { test(value, against: $0) }
+                }
+            }
             switch comparison.op {
             case .in:
-                return rights.contains { QueryComparisons.compare(value, .equal, $0, kind: kind, options: comparison.options) }
+                return rights.contains { QueryComparisons.compare(value, .equal, $0, kind: kind, options: options) }
             case .between:
                 return rights.count == 2
                     && QueryComparisons.compare(value, .greaterOrEqual, rights[0], kind: kind, options: [])
                     && QueryComparisons.compare(value, .lessOrEqual, rights[1], kind: kind, options: [])
             default:
                 if case .path = comparison.right {  // property against property: any pair
-                    return rights.contains { QueryComparisons.compare(value, comparison.op, $0, kind: kind, options: comparison.options) }
+                    return rights.contains { test(value, against: $0) }
                 }
-                return QueryComparisons.compare(value, comparison.op, rights.first ?? .null, kind: kind, options: comparison.options)
+                return test(value, against: rights.first ?? .null)
             }
         }
-        guard comparison.path.isMultiValued else { return test(left.first ?? .null) }
-        switch comparison.modifier {
-        case .any: return left.contains(where: test)
-        case .all: return left.allSatisfy(test)
-        case .none: return !left.contains(where: test)
+        func holds(_ test: (ColumnValue) -> Bool) -> Bool {
+            guard comparison.path.isMultiValued else { return test(left.first ?? .null) }
+            switch comparison.modifier {
+            case .any: return left.contains(where: test)
+            case .all: return left.allSatisfy(test)
+            case .none: return !left.contains(where: test)
+            }
         }
+        if comparison.valuesFirst, let quantifier = comparison.valuesModifier {
+            // `ALL {1, 2} IN ages`: the list's quantifier outside the path's.
+            func one(_ right: ColumnValue) -> Bool { holds { test($0, against: right) } }
+            switch quantifier {
+            case .any: return rights.contains(where: one)
+            case .all: return rights.allSatisfy(one)
+            case .none: return !rights.contains(where: one)
+            }
+        }
+        return holds(test)
     }
 
     // MARK: Paths
@@ -284,8 +314,17 @@ package struct QueryEvaluator {
         let originRoot = try root(step.table.tree)
         var result: [(ClusterLeaf, Int)] = []
         for (leaf, row) in rows {
-            let keys = try source.linkingObjects(to: leaf.key(row), of: from, from: step.table, column: step.column, indexRoot: indexRoot)
-            for key in keys { if let found = try source.row(in: originRoot, key: key) { result.append(found) } }
+            let target = leaf.key(row)
+            let keys = try source.linkingObjects(to: target, of: from, from: step.table, column: step.column, indexRoot: indexRoot)
+            for key in keys {
+                guard let found = try source.row(in: originRoot, key: key) else { continue }
+                guard step.property.collection != nil else { result.append(found); continue }
+                // The index lists an origin once; Realm has a backlink per link, so an origin
+                // whose list holds the object twice is there twice (`owners.@count`).
+                let value = try source.value(found.0, row: found.1, column: step.column, spec: step.table.layout[step.column])
+                let links = step.table.linkedKeys(value, column: step.column).reduce(0) { $0 + ($1 == target ? 1 : 0) }
+                for _ in 0..<max(links, 1) { result.append(found) }
+            }
         }
         return result
     }
@@ -325,6 +364,13 @@ package enum QueryComparisons {
             switch op {
             case .equal: return lhs == rhs
             case .notEqual: return lhs != rhs
+            // A nil needle is the empty string (realm-core, test_parser.cpp Parser_StringOperations
+            // and Parser_BinaryData): every value, nil included, contains, begins and ends with it
+            // — except that nil data does not CONTAINS[c] it — and only nil is LIKE nil.
+            case .contains where rhs == .null:
+                return !(kind == .data && options.contains(.caseInsensitive) && lhs == .null)
+            case .beginsWith where rhs == .null, .endsWith where rhs == .null: return true
+            case .like: return lhs == rhs
             default: return false
             }
         }
@@ -339,6 +385,15 @@ package enum QueryComparisons {
         case (.double(let a), .float(let b)): return compareOrdered(a, op, Double(b))
         case (.bool(let a), .bool(let b)): return op == .equal ? a == b : op == .notEqual ? a != b : false
         case (.bytes(let a), .bytes(let b)): return compareText(a, op, b, options: options)
+        case (.fixed(let a), .fixed(let b)) where kind == .decimal128:
+            // Numerically (1.5 == 1.50), not by bits.
+            let order = DecimalEncoding.compare(DecimalEncoding.bits(storedBytes: a), DecimalEncoding.bits(storedBytes: b))
+            return compareOrdered(order, op, 0)
+        case (.fixed(let a), .int), (.fixed(let a), .double), (.fixed(let a), .float):
+            // A decimal against a binary number (two properties, or a sum): as the nearest double.
+            return a.count == 16 && compare(.double(DecimalEncoding.double(storedBytes: a)), op, rhs, kind: .double, options: options)
+        case (.int, .fixed(let b)), (.double, .fixed(let b)), (.float, .fixed(let b)):
+            return b.count == 16 && compare(lhs, op, .double(DecimalEncoding.double(storedBytes: b)), kind: .double, options: options)
         case (.fixed(let a), .fixed(let b)):
             switch op {
             case .equal: return a == b
@@ -395,6 +450,8 @@ package enum QueryComparisons {
     package static func aggregate(_ aggregate: QueryAggregate, of values: [ColumnValue], kind: PropertyKind, isCollection: Bool) -> ColumnValue {
         if aggregate == .count {
             if !isCollection, let first = values.first, case .bytes(let bytes) = first { return .int(Int64(bytes.count)) }
+            // Links count the objects linked: a nil to-one link counts 0.
+            if kind == .object { return .int(values.reduce(0) { $0 + ($1 == .null ? 0 : 1) }) }
             return .int(Int64(values.count))
         }
         let numbers: [Double] = values.compactMap {
@@ -402,6 +459,7 @@ package enum QueryComparisons {
             case .int(let int): Double(int)
             case .double(let double): double
             case .float(let float): Double(float)
+            case .fixed(let bytes) where kind == .decimal128: DecimalEncoding.double(storedBytes: bytes)
             default: nil
             }
         }

@@ -131,6 +131,16 @@ private struct Parser {
         if isDigit(byte) || ((byte == 0x2D || byte == 0x2B) && index + 1 < bytes.count && (isDigit(bytes[index + 1]) || bytes[index + 1] == 0x2E)) {
             return try scanNumber(from: start)
         }
+        // Signed infinity and NaN (`-inf`, `+Infinity`, `-NaN`): the unsigned forms are keywords.
+        if byte == 0x2D || byte == 0x2B {
+            var end = index + 1
+            while end < bytes.count, Self.isIdentifierPart(bytes[end]), bytes[end] != 0x2E { end += 1 }
+            switch text((index + 1)..<end).lowercased() {
+            case "inf", "infinity": return (.number(byte == 0x2D ? -.infinity : .infinity), start, end)
+            case "nan": return (.number(.nan), start, end)
+            default: break
+            }
+        }
         // Date literals T<seconds>:<nanoseconds>.
         if byte == 0x54, index + 1 < bytes.count, isDigit(bytes[index + 1]) || bytes[index + 1] == 0x2D {
             return try scanTimestamp(from: start)
@@ -165,15 +175,22 @@ private struct Parser {
                 case 0x74: result.append(0x09)
                 case 0x72: result.append(0x0D)
                 case 0x30: result.append(0x00)
+                case 0x62: result.append(0x08)  // \b
+                case 0x66: result.append(0x0C)  // \f
+                case 0x22, 0x27, 0x2F, 0x5C: result.append(escaped)  // \" \' \/ \\
                 case 0x75:  // \uXXXX
-                    guard index + 5 < bytes.count, let code = UInt32(String(decoding: bytes[(index + 2)...(index + 5)], as: UTF8.self), radix: 16),
+                    guard index + 5 < bytes.count, bytes[(index + 2)...(index + 5)].allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }),
+                          let code = UInt32(String(decoding: bytes[(index + 2)...(index + 5)], as: UTF8.self), radix: 16),
                           let scalar = Unicode.Scalar(code) else {
                         throw QueryError("Invalid \\u escape in a string literal", at: index)
                     }
                     result += Array(String(Character(scalar)).utf8)
                     index += 6
                     continue
-                default: result.append(escaped)
+                default:
+                    // As realm-core's lexer: only \" \' \/ \\ \b \f \n \r \t \0 and \uXXXX.
+                    let shown = String(decoding: bytes[index...min(index + 1, bytes.count - 1)], as: UTF8.self)
+                    throw QueryError("Invalid escape sequence '\(shown)' in a string literal", at: index)
                 }
                 index += 2
                 continue
@@ -226,8 +243,14 @@ private struct Parser {
         var end = start + 1
         while end < bytes.count, (bytes[end] >= 0x30 && bytes[end] <= 0x39) || bytes[end] == 0x2D || bytes[end] == 0x3A { end += 1 }
         let parts = String(decoding: bytes[(start + 1)..<end], as: UTF8.self).split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, let seconds = Int64(parts[0]), let nanoseconds = Int64(parts[1]) else {
+        guard parts.count == 2, let seconds = Int64(parts[0]), let nanoseconds = Int64(parts[1]),
+              nanoseconds.magnitude < 1_000_000_000 else {
             throw QueryError("Invalid timestamp literal, expected T<seconds>:<nanoseconds>", at: start)
+        }
+        // As realm-core: the nanoseconds carry the sign of the seconds (T-1:-1 is before the
+        // epoch by a second and a nanosecond); T-1:1 and T1:-1 are ambiguous, so rejected.
+        guard (seconds >= 0 && nanoseconds >= 0) || (seconds <= 0 && nanoseconds <= 0) else {
+            throw QueryError("Invalid timestamp literal '\(String(decoding: bytes[start..<end], as: UTF8.self))': seconds and nanoseconds must have the same sign", at: start)
         }
         return (.date(Double(seconds) - 978_307_200 + Double(nanoseconds) / 1e9), start, end)
     }
@@ -248,8 +271,14 @@ private struct Parser {
         components.timeZone = TimeZone(identifier: "UTC")
         (components.year, components.month, components.day) = (date[0], date[1], date[2])
         (components.hour, components.minute, components.second) = (time[0], time[1], time[2])
-        guard let value = components.date, (1...12).contains(date[1]), (1...31).contains(date[2]) else {
-            throw QueryError("Invalid date literal '\(literal)'", at: start)
+        // Every field in range, as realm-core's: DateComponents would carry 25:00 into the next
+        // day and February 30 into March; negative nanoseconds are rejected.
+        let nanosecondRange = 0..<1_000_000_000
+        guard (1...12).contains(date[1]), (1...31).contains(date[2]), (0...23).contains(time[0]),
+              (0...59).contains(time[1]), (0...59).contains(time[2]), time.count == 3 || nanosecondRange.contains(time[3]),
+              let value = components.date,
+              Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: value).day == date[2] else {
+            throw QueryError("Invalid date literal '\(literal)', expected YYYY-MM-DD@HH:MM:SS[:NANOSECONDS] with every field in range", at: start)
         }
         let nanoseconds = time.count == 4 ? Double(time[3]) / 1e9 : 0
         return (.date(value.timeIntervalSinceReferenceDate + nanoseconds), start, end)
@@ -293,11 +322,10 @@ private struct Parser {
 
     mutating func parseComparison() throws -> QueryComparison {
         let start = try scanned().start
-        var modifier: QueryCollectionModifier?
-        if try accept("ANY", "SOME") { modifier = .any } else if try accept("ALL") { modifier = .all } else if try accept("NONE") { modifier = QueryCollectionModifier.none }
+        let modifier = try parseModifier()
         let left = try parseOperand()
         let (opToken, opStart) = try next()
-        var op: QueryOperator
+        let op: QueryOperator
         switch opToken {
         case .symbol("=="), .symbol("="): op = .equal
         case .symbol("!="), .symbol("<>"): op = .notEqual
@@ -319,6 +347,7 @@ private struct Parser {
         default: throw QueryError("Expected an operator but found \(opToken.description)", at: opStart)
         }
         let options = try parseOptions()
+        let rightModifier = try parseModifier()
         let afterOperator = try scanned()
         if afterOperator.token == .end {
             throw QueryError("Expected a value after '\(op.rawValue)' but found the end of the predicate", at: afterOperator.start)
@@ -326,21 +355,50 @@ private struct Parser {
         if op == .between && afterOperator.token != .symbol("{") {
             throw QueryError("Expected '{' after BETWEEN but found \(afterOperator.token.description)", at: afterOperator.start)
         }
-        var right = try parseOperand()
-        var left2 = left
-        // A constant on the left and a key path on the right: turned around (not for IN).
-        if case .value = left2, case .keyPath = right, op != .in {
-            swap(&left2, &right)
-            switch op {
-            case .less: op = .greater
-            case .lessOrEqual: op = .greaterOrEqual
-            case .greater: op = .less
-            case .greaterOrEqual: op = .lessOrEqual
-            case .equal, .notEqual: break
-            default: throw QueryError("The left side of \(op.rawValue) must be a property", at: start)
+        let right = try parseOperand()
+        switch (left, right) {
+        case (.values, .keyPath):
+            // `ANY {1, 2} == age`, `ALL {5.5, 4} IN prices`: the list's modifier stays the outer one.
+            return QueryComparison(right, try Self.turnedAround(op, at: start, allowing: true), left, options: options,
+                                   modifier: rightModifier, valuesModifier: modifier, valuesFirst: true, position: start)
+        case (.value, .keyPath) where op != .in:
+            // A constant on the left and a key path on the right: turned around.
+            if let modifier { throw QueryError("The keypath following '\(modifier.rawValue)' must contain a list", at: start) }
+            return QueryComparison(right, try Self.turnedAround(op, at: start, allowing: false), left, options: options,
+                                   modifier: rightModifier, position: start)
+        case (.value, _) where modifier != nil, (.subqueryCount, _) where modifier != nil:
+            throw QueryError("'\(modifier!.rawValue)' must be followed by a key path to a list", at: start)
+        case (_, .keyPath):
+            // `value IN ALL list` or `a == ANY b`: the modifier applies to the right key path.
+            return QueryComparison(left, op, right, options: options, modifier: modifier ?? rightModifier, position: start)
+        default:
+            if rightModifier != nil, case .value = right {
+                throw QueryError("'\(rightModifier!.rawValue)' must be followed by a list of values or a key path", at: afterOperator.start)
             }
+            return QueryComparison(left, op, right, options: options, modifier: modifier, valuesModifier: rightModifier, position: start)
         }
-        return QueryComparison(left2, op, right, options: options, modifier: modifier, position: start)
+    }
+
+    /// `ANY`/`SOME`/`ALL`/`NONE`, if next.
+    mutating func parseModifier() throws -> QueryCollectionModifier? {
+        if try accept("ANY", "SOME") { return .any }
+        if try accept("ALL") { return .all }
+        if try accept("NONE") { return QueryCollectionModifier.none }
+        return nil
+    }
+
+    /// The operator with its sides swapped (`3 < age` is `age > 3`); `IN` after a list of values
+    /// (`{1, 2} IN ages`) becomes equality, quantified over the list.
+    static func turnedAround(_ op: QueryOperator, at start: Int, allowing listMembership: Bool) throws -> QueryOperator {
+        switch op {
+        case .less: return .greater
+        case .lessOrEqual: return .greaterOrEqual
+        case .greater: return .less
+        case .greaterOrEqual: return .lessOrEqual
+        case .equal, .notEqual: return op
+        case .in where listMembership: return .equal
+        default: throw QueryError("The left side of \(op.rawValue) must be a property", at: start)
+        }
     }
 
     mutating func parseOptions() throws -> QueryStringOptions {
@@ -379,6 +437,8 @@ private struct Parser {
             case "TRUE", "YES": try next(); return .value(.bool(true))
             case "FALSE", "NO": try next(); return .value(.bool(false))
             case "NIL", "NULL": try next(); return .value(.null)
+            case "INF", "INFINITY": try next(); return .value(.double(.infinity))
+            case "NAN": try next(); return .value(.double(.nan))
             case "SUBQUERY": return try parseSubquery()
             case "OID": return try parseWrapped(name: "oid", start: start) { text in
                     let bytes = Self.hexBytes(text)
@@ -481,8 +541,9 @@ private struct Parser {
         }
         switch (placeholder, arguments[index]) {
         case ("%K", .keyPath(let path)), ("%K", .value(.string(let path))): return try keyPath(path, at: position)
-        case ("%K", .value): throw QueryError("%K needs a key path argument (a String)", at: position)
+        case ("%K", .value), ("%K", .values): throw QueryError("%K needs a key path argument (a String)", at: position)
         case (_, .value(let value)): return .value(value)
+        case (_, .values(let values)): return .values(values)
         case (_, .keyPath(let path)): return .value(.string(path))
         }
     }

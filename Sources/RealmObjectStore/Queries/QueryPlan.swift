@@ -46,6 +46,7 @@ package struct BoundPath: Sendable {
         switch aggregate {
         case .count: .int
         case .average: .double
+        case .sum where last.property.kind == .decimal128: .double
         case .min, .max, .sum: last.property.kind == .float ? .double : last.property.kind
         case nil: last.property.kind
         }
@@ -68,6 +69,14 @@ package struct BoundComparison: Sendable {
     package var modifier: QueryCollectionModifier
     /// `value IN list`: the path is the collection, the value is the single right value.
     package var isMembership: Bool
+    /// How the comparisons with a list of values combine (`age == ANY {1, 2}`); nil for `IN` and
+    /// `BETWEEN` (their own meaning) and for ordered list matching.
+    package var valuesModifier: QueryCollectionModifier? = nil
+    /// The list's modifier is the outer quantifier (`ALL {1, 2} IN ages`: every value is in ages).
+    package var valuesFirst = false
+    /// `prices == {1, 2}` with no modifier on either side: the path's values, in order, against
+    /// the list's (as many, each pair matching; `!=` is the negation).
+    package var isOrderedList = false
 }
 
 extension QueryPlan {
@@ -108,8 +117,11 @@ private struct QueryBinder {
         // SUBQUERY(...).@count op value
         if case .subqueryCount(let collection, let variable, let predicate, let subPosition) = comparison.left {
             let path = try resolve(collection, aggregate: nil, from: table, at: subPosition)
-            guard path.last.property.kind == .object, path.last.property.collection != nil,
-                  let targetName = path.last.property.objectClassName, let target = catalog.tables[targetName] else {
+            // Over linking objects the variable is an object of the linking class (the step's
+            // table), not the class its link points to.
+            let targetName = path.last.backlinkFrom != nil ? path.last.table.name : path.last.property.objectClassName
+            guard path.last.property.kind == .object, path.last.property.collection != nil || path.last.backlinkFrom != nil,
+                  let targetName, let target = catalog.tables[targetName] else {
                 throw QueryError("SUBQUERY needs a collection of objects, but '\(collection.joined(separator: "."))' is not one", at: subPosition)
             }
             guard case .value(let value) = comparison.right, let count = value.numeric else {
@@ -140,6 +152,12 @@ private struct QueryBinder {
         if isMembership { op = .equal }
         let kind = path.valueKind
         let name = components.joined(separator: ".")
+        if let modifier = comparison.modifier, !path.isMultiValued {
+            // realm-core's message (test_parser.cpp, "ANY fav_item.name == 'milk'").
+            throw QueryError("The keypath following '\(modifier.rawValue)' must contain a list", at: pathPosition)
+        }
+        var valuesModifier: QueryCollectionModifier?
+        var isOrderedList = false
         let bound: BoundOperand
         switch right {
         case .value(let value):
@@ -148,8 +166,18 @@ private struct QueryBinder {
             if op == .between, values.count != 2 {
                 throw QueryError("BETWEEN needs exactly two values, {low, high}, but got \(values.count)", at: position)
             }
-            guard op == .in || op == .between else {
-                throw QueryError("A list of values {…} can only follow IN or BETWEEN", at: position)
+            if op == .between, comparison.valuesModifier != nil {
+                throw QueryError("BETWEEN takes {low, high}, not a list with \(comparison.valuesModifier!.rawValue)", at: position)
+            }
+            if op == .in, let modifier = comparison.valuesModifier {
+                op = .equal  // `age IN ALL {…}` is `age == ALL {…}`
+                valuesModifier = modifier
+            } else if op != .in && op != .between {
+                if comparison.valuesModifier == nil && comparison.modifier == nil {
+                    isOrderedList = true
+                } else {
+                    valuesModifier = comparison.valuesModifier ?? .any
+                }
             }
             bound = .values(try values.map { try convert($0, to: kind, path: path, name: name, at: position) })
         case .keyPath(let otherComponents, let otherAggregate, let otherPosition):
@@ -163,7 +191,9 @@ private struct QueryBinder {
         }
         try check(op, on: kind, path: path, name: name, options: comparison.options, at: position)
         return .compare(BoundComparison(path: path, op: op, right: bound, options: comparison.options,
-                                        modifier: comparison.modifier ?? .any, isMembership: isMembership))
+                                        modifier: comparison.modifier ?? .any, isMembership: isMembership,
+                                        valuesModifier: valuesModifier, valuesFirst: comparison.valuesFirst && valuesModifier != nil,
+                                        isOrderedList: isOrderedList))
     }
 
     /// Resolves a key path: every component but the last must be a link.
@@ -198,8 +228,9 @@ private struct QueryBinder {
                 if let aggregate {
                     switch aggregate {
                     case .count:
-                        guard property.collection != nil || [.string, .data].contains(property.kind) else {
-                            throw QueryError("@count needs a collection, a string or data, but '\(name)' is \(property.typeName)", at: position)
+                        // A to-one link counts 0 or 1, as realm-core's "ints == link.@count".
+                        guard property.collection != nil || [.string, .data, .object].contains(property.kind) else {
+                            throw QueryError("@count needs a collection, a link, a string or data, but '\(name)' is \(property.typeName)", at: position)
                         }
                     case .min, .max, .sum, .average:
                         let numeric: Set<PropertyKind> = aggregate == .min || aggregate == .max
@@ -239,9 +270,10 @@ private struct QueryBinder {
             QueryError("Cannot compare '\(name)' of type '\(kind.rawValue)' with \(value.typeDescription)", at: position)
         }
         if case .null = value {
-            guard path.last.property.isOptional || kind == .object || kind == .mixed || path.aggregate != nil
-                    || path.hops.contains(where: { $0.property.collection == nil }) else {
-                throw QueryError("'\(name)' is not optional and cannot be compared with nil", at: position)
+            // realm-core: a non-optional property compared with nil is valid and never equal
+            // ("ints == NULL" matches nothing); a list of links or linking objects is not a value.
+            if kind == .object, path.aggregate == nil, path.isMultiValued {
+                throw QueryError("Cannot compare linklist ('\(name)') with NULL", at: position)
             }
             return .null
         }
@@ -251,9 +283,14 @@ private struct QueryBinder {
         case (.int, .bool(let bool)): return .int(bool ? 1 : 0)
         case (.double, .int(let int)), (.float, .int(let int)): return .double(Double(int))
         case (.double, .double(let double)), (.float, .double(let double)): return .double(double)
-        case (.decimal128, .int(let int)): return .double(Double(int))
-        case (.decimal128, .double(let double)): return .double(double)
-        case (.decimal128, .decimal128(_, let approximately)): return .double(approximately)
+        // A number for a decimal property: the decimal it stands for, so rows compare exactly.
+        // A sum or average of decimals is a double (``QueryComparisons/aggregate``).
+        case (.decimal128, .int(let int)): return .fixed(DecimalEncoding.storedBytes(of: int))
+        case (.decimal128, .double(let double)): return .fixed(DecimalEncoding.storedBytes(of: double))
+        case (.decimal128, .decimal128(let bytes, _)): return .fixed(bytes)
+        case (.int, .decimal128(_, let approximately)), (.double, .decimal128(_, let approximately)),
+             (.float, .decimal128(_, let approximately)):
+            return .double(approximately)
         case (.bool, .bool(let bool)): return .bool(bool)
         case (.bool, .int(let int)) where int == 0 || int == 1: return .bool(int == 1)
         case (.string, .string(let string)): return .bytes(Array(string.utf8))
