@@ -19,6 +19,7 @@ final class QLCart: Object {
     @Persisted var items: List<QLItem>
     @Persisted var favorite: QLItem?
     @Persisted var scores: List<Int>
+    @Persisted var stock: Map<String, Int>
 }
 
 /// The Realm Query Language as realm-core defines it (its test/test_parser.cpp), theme by theme,
@@ -41,6 +42,10 @@ final class QLCart: Object {
                                               "scores": [1, 2, 3], "created": Date(timeIntervalSince1970: 100)])
             realm.create(QLCart.self, value: ["name": "Bob", "age": 20, "items": [bread, cheese], "scores": [5]])
             realm.create(QLCart.self, value: ["name": "Cy", "age": 40, "favorite": cheese])
+            let carts = realm.objects(QLCart.self)
+            carts[0].stock["apples"] = 3
+            carts[0].stock["pears.ripe"] = 7
+            carts[1].stock["apples"] = 9
         }
         return realm
     }
@@ -175,6 +180,38 @@ final class QLCart: Object {
         #expect(try Self.carts(realm, "{1, 2, 3} == scores") == ["Ann"])
         #expect(try Self.carts(realm, "scores != {1, 2, 3}") == ["Bob", "Cy"])
         #expect(try Self.carts(realm, "items.name == {'bread', 'cheese'}") == ["Bob"])
+    }
+
+    @Test func listSubscripts() throws {
+        let realm = try Self.shop()
+        #expect(try Self.carts(realm, "scores[FIRST] == 1") == ["Ann"])
+        #expect(try Self.carts(realm, "scores[first] > 1") == ["Bob"])
+        #expect(try Self.carts(realm, "scores[LAST] == 3") == ["Ann"])
+        #expect(try Self.carts(realm, "scores[1] == 2") == ["Ann"])
+        #expect(try Self.carts(realm, "scores[5] == 2") == [], "out of range: no value")
+        #expect(try Self.carts(realm, "scores[SIZE] == 3") == ["Ann"])
+        #expect(try Self.carts(realm, "scores[*] == 5") == ["Bob"])
+        #expect(try Self.carts(realm, "items[FIRST].name == 'milk'") == ["Ann"])
+        #expect(try Self.carts(realm, "items[LAST].name == 'milk'") == ["Ann"])
+        #expect(try Self.carts(realm, "items[1].price > 5") == ["Bob"])
+        #expect(try Self.carts(realm, "items[SIZE] == 0") == ["Cy"])
+        #expect(try Self.carts(realm, "items[FIRST].owners.@count == 2") == ["Ann", "Bob"])
+        #expect(throws: Realm.Error.self) { try Self.carts(realm, "name[FIRST] == 'A'") }
+        #expect(throws: Realm.Error.self) { try Self.carts(realm, "favorite[0].name == 'milk'") }
+        #expect(throws: Realm.Error.self) { try Self.carts(realm, "stock[FIRST] == 3") }
+        #expect(throws: Realm.Error.self) { try Self.carts(realm, "scores[-1] == 3") }
+    }
+
+    @Test func mapKeysAndValues() throws {
+        let realm = try Self.shop()
+        #expect(try Self.carts(realm, "stock['apples'] == 3") == ["Ann"])
+        #expect(try Self.carts(realm, "stock['pears.ripe'] > 5") == ["Ann"], "a key with a dot")
+        #expect(try Self.carts(realm, "stock['plums'] == nil") == ["Ann", "Bob", "Cy"], "a missing key: nil")
+        #expect(try Self.carts(realm, "stock.@keys == 'apples'") == ["Ann", "Bob"])
+        #expect(try Self.carts(realm, "stock.@keys BEGINSWITH 'pe'") == ["Ann"])
+        #expect(try Self.carts(realm, "stock.@values > 8") == ["Bob"])
+        #expect(try Self.carts(realm, "ALL stock.@values < 8") == ["Ann", "Cy"])
+        #expect(try Self.carts(realm, "stock.@count == 2") == ["Ann"])
     }
 
     @Test func arrayArguments() throws {

@@ -241,7 +241,7 @@ struct QueryRandom: RandomNumberGenerator {
         ("age BETWEEN {1}", "exactly two values"),
         ("dogs.@avg.name > 1", "collection of numbers"),
         ("SUBQUERY(tags, $t, $t == 'x').@count > 0", "collection of objects"),
-        ("age[c] == 1", "Expected an operator"),
+        ("age[c] == 1", "Expected FIRST, LAST, SIZE"),
         ("score ==[c] 1.0", "apply to strings"),
     ] as [(String, String)])
     func badQueryStringsThrow(predicate: String, expected: String) throws {

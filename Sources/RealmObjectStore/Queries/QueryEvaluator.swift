@@ -279,7 +279,9 @@ package struct QueryEvaluator {
             var next: [(ClusterLeaf, Int)] = []
             for (currentLeaf, currentRow) in rows {
                 let value = try source.value(currentLeaf, row: currentRow, column: hop.column, spec: hop.table.layout[hop.column])
-                for key in hop.table.linkedKeys(value, column: hop.column) {
+                let keys = hop.selection == nil ? hop.table.linkedKeys(value, column: hop.column)
+                    : Self.elements(of: value, hop).compactMap { if case .int(let key) = $0 { UInt64(bitPattern: key) } else { nil } }
+                for key in keys {
                     if let found = try source.row(in: targetRoot, key: key) { next.append(found) }
                 }
             }
@@ -296,6 +298,7 @@ package struct QueryEvaluator {
             let value = try source.value(currentLeaf, row: currentRow, column: last.column, spec: last.table.layout[last.column])
             switch (last.property.collection, value) {
             case (nil, _): gathered.append(value)
+            case (_, .bytes) where last.selection != nil: gathered += Self.elements(of: value, last)
             case (.map?, .bytes(let bytes)): gathered += PackedCollection.entries(PackedCollection.decode(bytes)).map(\.value)
             case (_, .bytes(let bytes)): gathered += PackedCollection.decode(bytes)
             default: break
@@ -304,6 +307,26 @@ package struct QueryEvaluator {
         guard let aggregate = path.aggregate else { return gathered }
         return [QueryComparisons.aggregate(aggregate, of: gathered, kind: last.property.kind,
                                            isCollection: last.property.collection != nil || !path.hops.isEmpty)]
+    }
+
+    /// The elements of a collection value that `step.selection` keeps (a map's elements are key,
+    /// value, key, value…).
+    static func elements(of value: ColumnValue, _ step: PathStep) -> [ColumnValue] {
+        guard case .bytes(let bytes) = value else { return [] }
+        let all = PackedCollection.decode(bytes)
+        let isMap = step.property.collection == .map
+        switch step.selection {
+        case .first?: return all.first.map { [$0] } ?? []
+        case .last?: return all.last.map { [$0] } ?? []
+        case .index(let index)?: return index < all.count ? [all[index]] : []
+        case .key(let key)?:
+            guard isMap else { return [] }
+            for index in stride(from: 0, to: all.count - 1, by: 2) where all[index] == .bytes(key) { return [all[index + 1]] }
+            return []
+        case .keys?: return isMap ? stride(from: 0, to: all.count - 1, by: 2).map { all[$0] } : []
+        case .values?: return isMap ? stride(from: 1, to: all.count, by: 2).map { all[$0] } : all
+        case nil: return isMap ? stride(from: 1, to: all.count, by: 2).map { all[$0] } : all
+        }
     }
 
     /// The rows of the objects of `step.table` whose `step.column` links to any of `rows` (of

@@ -145,14 +145,15 @@ private struct Parser {
         if byte == 0x54, index + 1 < bytes.count, isDigit(bytes[index + 1]) || bytes[index + 1] == 0x2D {
             return try scanTimestamp(from: start)
         }
-        // Identifiers, keywords and key paths (and `.@count` after SUBQUERY(…)).
-        if Self.isIdentifierStart(byte) || (byte == 0x2E && index + 1 < bytes.count && bytes[index + 1] == 0x40) {
+        // Identifiers, keywords and key paths (and `.@count` after SUBQUERY(…), `.name` after a
+        // subscript).
+        if Self.isIdentifierStart(byte) || (byte == 0x2E && index + 1 < bytes.count && Self.isIdentifierStart(bytes[index + 1])) {
             index += 1
             while index < bytes.count, Self.isIdentifierPart(bytes[index]) { index += 1 }
             return (.identifier(text(start..<index)), start, index)
         }
         // Symbols, longest first.
-        for symbol in ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "=", "<", ">", "!", "(", ")", "{", "}", ",", "[", "]"] {
+        for symbol in ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "=", "<", ">", "!", "(", ")", "{", "}", ",", "[", "]", "*"] {
             let symbolBytes = Array(symbol.utf8)
             if index + symbolBytes.count <= bytes.count, Array(bytes[index..<(index + symbolBytes.count)]) == symbolBytes {
                 return (.symbol(symbol), start, index + symbolBytes.count)
@@ -459,7 +460,19 @@ private struct Parser {
                 throw QueryError("Expected a property or a value but found the keyword '\(word)'", at: start)
             default:
                 try next()
-                return try keyPath(word, at: start)
+                var parts = word.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+                var text = word
+                while try scanned().token == .symbol("[") {
+                    let component = try parseSubscript().component
+                    parts.append(component)
+                    text += component
+                    if case .identifier(let more) = try scanned().token, more.hasPrefix(".") {
+                        try next()
+                        parts += more.dropFirst().split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+                        text += more
+                    }
+                }
+                return try keyPath(parts: parts, text: text, at: start)
             }
         case .integer(let value): try next(); return .value(.int(value))
         case .number(let value): try next(); return .value(.double(value))
@@ -503,12 +516,45 @@ private struct Parser {
         return result
     }
 
+    /// `[FIRST]`, `[LAST]`, `[SIZE]`, `[*]`, `[n]` or `['key']` after a key path.
+    mutating func parseSubscript() throws -> QuerySubscript {
+        let open = try next().start
+        let (token, position) = try next()
+        let result: QuerySubscript
+        switch token {
+        case .identifier(let word) where word.uppercased() == "FIRST": result = .first
+        case .identifier(let word) where word.uppercased() == "LAST": result = .last
+        case .identifier(let word) where word.uppercased() == "SIZE": result = .size
+        case .symbol("*"): result = .all
+        case .integer(let index) where index >= 0 && index <= Int64(Int32.max): result = .index(Int(index))
+        case .string(let key): result = .key(key)
+        default:
+            throw QueryError("Expected FIRST, LAST, SIZE, *, an index or a key in '[…]' but found \(token.description)", at: position)
+        }
+        try expect("]", "to close the subscript opened at offset \(open)")
+        return result
+    }
+
     /// A key path token: components split at dots, an aggregate (`@count`…) lifted out.
     func keyPath(_ text: String, at position: Int) throws -> QueryOperand {
+        try keyPath(parts: text.split(separator: ".", omittingEmptySubsequences: false).map(String.init), text: text, at: position)
+    }
+
+    /// A key path from its parts (names, subscript components, `@keys`, an aggregate).
+    func keyPath(parts: [String], text: String, at position: Int) throws -> QueryOperand {
         var components: [String] = []
         var aggregate: QueryAggregate?
-        for part in text.split(separator: ".", omittingEmptySubsequences: false) {
+        for part in parts {
             guard !part.isEmpty else { throw QueryError("Empty component in key path '\(text)'", at: position) }
+            if part == QuerySubscript.size.component {  // `children[SIZE]` is `children.@count`
+                guard aggregate == nil else { throw QueryError("Two aggregates in key path '\(text)'", at: position) }
+                aggregate = .count
+                continue
+            }
+            if part.lowercased() == "@keys" || part.lowercased() == "@values" {
+                components.append(part.lowercased())
+                continue
+            }
             if part.hasPrefix("@") {
                 guard aggregate == nil else { throw QueryError("Two aggregates in key path '\(text)'", at: position) }
                 switch part.lowercased() {

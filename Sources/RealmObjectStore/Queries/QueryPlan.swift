@@ -25,6 +25,31 @@ package struct PathStep: Sendable {
     /// A `LinkingObjects` step: from an object to the objects of `table` whose `column` links
     /// to it (found in that column's link index). `from` is the table stepped from.
     package var backlinkFrom: Table? = nil
+    /// Which elements of the collection the step keeps (a subscript, a map's keys); nil: all.
+    package var selection: PathSelection? = nil
+
+    /// Whether the step reaches several values (a collection, or linking objects, unless a
+    /// subscript picks one element).
+    var isMultiValued: Bool {
+        if backlinkFrom != nil { return true }
+        guard property.collection != nil else { return false }
+        switch selection {
+        case .first?, .last?, .index?, .key?: return false
+        case .keys?, .values?, nil: return true
+        }
+    }
+}
+
+/// The elements of a collection a path step keeps: `list[FIRST]`, `list[LAST]`, `list[2]`,
+/// `map['key']`, `map.@keys`, `map.@values`.
+package enum PathSelection: Sendable, Equatable {
+    case first
+    case last
+    case index(Int)
+    /// The value of the key (its UTF-8 bytes, as the map stores keys).
+    case key([UInt8])
+    case keys
+    case values
 }
 
 /// A key path from the queried object: link hops, then the final property.
@@ -37,8 +62,7 @@ package struct BoundPath: Sendable {
 
     /// Whether the path can reach several values (through or into a collection).
     package var isMultiValued: Bool {
-        hops.contains { $0.property.collection != nil || $0.backlinkFrom != nil }
-            || ((last.property.collection != nil || last.backlinkFrom != nil) && aggregate == nil)
+        hops.contains(where: \.isMultiValued) || (last.isMultiValued && aggregate == nil)
     }
 
     /// The kind of the values compared (after the aggregate).
@@ -48,7 +72,7 @@ package struct BoundPath: Sendable {
         case .average: .double
         case .sum where last.property.kind == .decimal128: .double
         case .min, .max, .sum: last.property.kind == .float ? .double : last.property.kind
-        case nil: last.property.kind
+        case nil: last.selection == .keys ? .string : last.property.kind
         }
     }
 }
@@ -145,7 +169,7 @@ private struct QueryBinder {
             throw QueryError("Expected a property name on one side of '\(comparison.op.rawValue)'", at: position)
         }
         let path = try resolve(components, aggregate: aggregate, from: table, at: pathPosition)
-        if op == .contains, path.last.property.collection != nil, aggregate == nil, case .value = right {
+        if op == .contains, path.last.property.collection != nil, path.last.isMultiValued, aggregate == nil, case .value = right {
             isMembership = true
             op = .equal
         }
@@ -205,11 +229,38 @@ private struct QueryBinder {
             table = scoped
             components.removeFirst()
         }
-        guard !components.isEmpty else { throw QueryError("Expected a property name", at: position) }
+        // Subscripts and `@keys`/`@values` belong to the property before them.
+        var steps: [(name: String, selection: PathSelection?, written: String)] = []
+        for component in components {
+            let selection: PathSelection?
+            if let subscripted = QuerySubscript(component: component) {
+                switch subscripted {
+                case .first: selection = .first
+                case .last: selection = .last
+                case .index(let index): selection = .index(index)
+                case .key(let key): selection = .key(Array(key.utf8))
+                case .all: selection = nil
+                case .size: throw QueryError("[SIZE] must end a key path", at: position)
+                }
+            } else if component == "@keys" || component == "@values" {
+                selection = component == "@keys" ? .keys : .values
+            } else {
+                steps.append((component, nil, component))
+                continue
+            }
+            guard let previous = steps.popLast(), previous.selection == nil else {
+                throw QueryError("'\(component)' must follow a collection property", at: position)
+            }
+            steps.append((previous.name, selection, previous.written + component))
+        }
+        guard !steps.isEmpty else { throw QueryError("Expected a property name", at: position) }
         var hops: [PathStep] = []
-        for (index, name) in components.enumerated() {
+        for (index, (name, selection, written)) in steps.enumerated() {
             if table.columns[name] == nil, let backlink = try backlinkStep(name, of: table, at: position) {
-                if index == components.count - 1 {
+                if selection != nil {
+                    throw QueryError("Linking objects '\(written)' cannot be subscripted", at: position)
+                }
+                if index == steps.count - 1 {
                     guard aggregate == nil || aggregate == .count else {
                         throw QueryError("\(aggregate!.rawValue) needs a property of the linking objects, not '\(name)' itself", at: position)
                     }
@@ -223,8 +274,12 @@ private struct QueryBinder {
                 throw QueryError("Property '\(name)' not found in object of type '\(table.name)'", at: position)
             }
             let target = property.kind == .object ? property.objectClassName.flatMap { catalog.tables[$0] } : nil
-            let step = PathStep(table: table, column: column, property: property, target: target)
-            if index == components.count - 1 {
+            var step = PathStep(table: table, column: column, property: property, target: target)
+            if let selection {
+                try check(selection, on: property, written: written, at: position)
+                step.selection = selection
+            }
+            if index == steps.count - 1 {
                 if let aggregate {
                     switch aggregate {
                     case .count:
@@ -244,12 +299,24 @@ private struct QueryBinder {
                 return BoundPath(hops: hops, last: step, aggregate: aggregate)
             }
             guard let target else {
-                throw QueryError("Property '\(name)' of '\(table.name)' is not a link, so '\(components[index + 1])' cannot follow it", at: position)
+                throw QueryError("Property '\(name)' of '\(table.name)' is not a link, so '\(steps[index + 1].name)' cannot follow it", at: position)
             }
             hops.append(step)
             table = target
         }
         throw QueryError("Expected a property name", at: position)
+    }
+
+    /// Whether `selection` applies to `property`: positions to lists, keys to maps (realm-core
+    /// rejects `set[1]` and `dict[FIRST]`).
+    func check(_ selection: PathSelection, on property: PropertyInfo, written: String, at position: Int) throws {
+        let fits = switch selection {
+        case .first, .last, .index: property.collection == .list
+        case .key, .keys, .values: property.collection == .map
+        }
+        guard fits else {
+            throw QueryError("'\(written)' does not apply to '\(property.name)', which is \(property.typeName)", at: position)
+        }
     }
 
     /// The step back along the link a `LinkingObjects` property of `table` stands for, if `name`
