@@ -20,6 +20,8 @@ public struct Query<T> {
         case path([String], aggregate: QueryAggregate?)
         /// A finished condition.
         case predicate(QueryExpression)
+        /// A value computed from a condition: a subquery's count (`(cond).count`).
+        case operand(QueryOperand)
     }
 
     let node: Node
@@ -32,12 +34,14 @@ public struct Query<T> {
     var predicate: QueryExpression {
         switch node {
         case .predicate(let expression): return expression
+        case .operand: fatalError("A subquery's count is not a condition; compare it with a number")
         case .path(let components, let aggregate):
             return .comparison(QueryComparison(.keyPath(components, aggregate: aggregate, position: 0), .equal, .value(.bool(true))))
         }
     }
 
     var keyPath: QueryOperand {
+        if case .operand(let operand) = node { return operand }
         guard case .path(let components, let aggregate) = node, !components.isEmpty else {
             fatalError("A condition cannot be compared; compare a property instead")
         }
@@ -49,6 +53,15 @@ public struct Query<T> {
             fatalError("Cannot follow '\(name)' from a condition or an aggregate")
         }
         return Query<U>(.path(components + [name], aggregate: nil))
+    }
+
+    /// The same query seen as of another type (an enum's raw value, as stored).
+    func retyped<U>() -> Query<U> {
+        switch node {
+        case .path(let components, let aggregate): Query<U>(.path(components, aggregate: aggregate))
+        case .predicate(let expression): Query<U>(.predicate(expression))
+        case .operand(let operand): Query<U>(.operand(operand))
+        }
     }
 
     func comparing(_ op: QueryOperator, _ right: QueryOperand, options: QueryStringOptions = .plain,
@@ -121,6 +134,39 @@ extension Query where T: _Persistable & Comparable {
     public func contains(_ range: ClosedRange<T>) -> Query<Bool> {
         comparing(.between, .values([QueryKeyPaths.value(range.lowerBound), QueryKeyPaths.value(range.upperBound)]))
     }
+
+    /// Whether the value lies in `range` (its upper bound excluded): `value >= lower AND value <
+    /// upper`, as Realm Swift builds it.
+    public func contains(_ range: Range<T>) -> Query<Bool> {
+        Query<Bool>(.predicate(.and([
+            comparing(.greaterOrEqual, .value(QueryKeyPaths.value(range.lowerBound))).predicate,
+            comparing(.less, .value(QueryKeyPaths.value(range.upperBound))).predicate,
+        ])))
+    }
+}
+
+extension Query where T: _QueryOptionalComparable {
+    /// Whether the optional value lies in `range` (inclusive): `BETWEEN`; nil does not.
+    public func contains(_ range: ClosedRange<T._QueryWrapped>) -> Query<Bool> {
+        comparing(.between, .values([QueryKeyPaths.value(range.lowerBound), QueryKeyPaths.value(range.upperBound)]))
+    }
+
+    /// Whether the optional value lies in `range` (its upper bound excluded); nil does not.
+    public func contains(_ range: Range<T._QueryWrapped>) -> Query<Bool> {
+        Query<Bool>(.predicate(.and([
+            comparing(.greaterOrEqual, .value(QueryKeyPaths.value(range.lowerBound))).predicate,
+            comparing(.less, .value(QueryKeyPaths.value(range.upperBound))).predicate,
+        ])))
+    }
+}
+
+/// An optional of a comparable persistable type, for `contains(range)` on optional properties.
+public protocol _QueryOptionalComparable {
+    /// The wrapped type.
+    associatedtype _QueryWrapped: _Persistable & Comparable
+}
+extension Optional: _QueryOptionalComparable where Wrapped: _PersistableNonOptional & Comparable {
+    public typealias _QueryWrapped = Wrapped
 }
 
 /// String and data operators (`BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE`, `==` with options).
@@ -148,6 +194,36 @@ extension Query where T: _QueryText {
     /// Whether the value equals `text` under `options`.
     public func equals<S: _QueryText>(_ text: S, options: StringOptions = []) -> Query<Bool> {
         comparing(.equal, .value(QueryKeyPaths.value(text)), options: options.queryOptions)
+    }
+
+    /// Whether the value differs from `text` under `options`: `!=[c]`, `!=[d]`, `!=[cd]`.
+    public func notEquals<S: _QueryText>(_ text: S, options: StringOptions = []) -> Query<Bool> {
+        comparing(.notEqual, .value(QueryKeyPaths.value(text)), options: options.queryOptions)
+    }
+
+    /// Whether the value starts with another property's value: `name BEGINSWITH nickname`.
+    public func starts<U: _QueryText>(with column: Query<U>, options: StringOptions = []) -> Query<Bool> {
+        comparing(.beginsWith, column.keyPath, options: options.queryOptions)
+    }
+
+    /// Whether the value ends with another property's value: `name ENDSWITH nickname`.
+    public func ends<U: _QueryText>(with column: Query<U>, options: StringOptions = []) -> Query<Bool> {
+        comparing(.endsWith, column.keyPath, options: options.queryOptions)
+    }
+
+    /// Whether the value contains another property's value: `name CONTAINS nickname`.
+    public func contains<U: _QueryText>(_ column: Query<U>, options: StringOptions = []) -> Query<Bool> {
+        comparing(.contains, column.keyPath, options: options.queryOptions)
+    }
+
+    /// Whether the value equals another property's value under `options`: `name ==[c] nickname`.
+    public func equals<U: _QueryText>(_ column: Query<U>, options: StringOptions = []) -> Query<Bool> {
+        comparing(.equal, column.keyPath, options: options.queryOptions)
+    }
+
+    /// Whether the value differs from another property's value under `options`: `name !=[c] nickname`.
+    public func notEquals<U: _QueryText>(_ column: Query<U>, options: StringOptions = []) -> Query<Bool> {
+        comparing(.notEqual, column.keyPath, options: options.queryOptions)
     }
 
     /// Whether the value matches a `LIKE` pattern (`?` one character, `*` any run).
@@ -238,6 +314,10 @@ public func != <V: _Persistable>(lhs: Query<V>, rhs: Query<V>) -> Query<Bool> { 
 public func < <V: _Persistable>(lhs: Query<V>, rhs: Query<V>) -> Query<Bool> { lhs.comparing(.less, rhs.keyPath) }
 /// Two properties compared: greater than.
 public func > <V: _Persistable>(lhs: Query<V>, rhs: Query<V>) -> Query<Bool> { lhs.comparing(.greater, rhs.keyPath) }
+/// Two properties compared: less than or equal (`a <= b`).
+public func <= <V: _Persistable>(lhs: Query<V>, rhs: Query<V>) -> Query<Bool> { lhs.comparing(.lessOrEqual, rhs.keyPath) }
+/// Two properties compared: greater than or equal (`a >= b`).
+public func >= <V: _Persistable>(lhs: Query<V>, rhs: Query<V>) -> Query<Bool> { lhs.comparing(.greaterOrEqual, rhs.keyPath) }
 
 /// Both conditions.
 public func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> {

@@ -139,7 +139,10 @@ private struct QueryBinder {
     mutating func bind(_ comparison: QueryComparison, _ table: Table) throws -> QueryPlan {
         let position = comparison.position
         // SUBQUERY(...).@count op value
-        if case .subqueryCount(let collection, let variable, let predicate, let subPosition) = comparison.left {
+        if case .subqueryCount(var collection, var variable, var predicate, let subPosition) = comparison.left {
+            if collection.isEmpty {  // the type-safe form, `(condition).count`: find the collection
+                (collection, variable, predicate) = try implicitSubquery(predicate, from: table, at: subPosition)
+            }
             let path = try resolve(collection, aggregate: nil, from: table, at: subPosition)
             // Over linking objects the variable is an object of the linking class (the step's
             // table), not the class its link points to.
@@ -169,7 +172,10 @@ private struct QueryBinder {
             throw QueryError("Expected a property name on one side of '\(comparison.op.rawValue)'", at: position)
         }
         let path = try resolve(components, aggregate: aggregate, from: table, at: pathPosition)
-        if op == .contains, path.last.property.collection != nil, path.last.isMultiValued, aggregate == nil, case .value = right {
+        // (`map.@keys CONTAINS 'e'` and `map.@values CONTAINS 'e'` search each key or value, as Realm
+        // Swift's `$0.map.keys.contains("e")` means.)
+        if op == .contains, path.last.property.collection != nil, path.last.isMultiValued, path.last.selection == nil,
+           aggregate == nil, case .value = right {
             isMembership = true
             op = .equal
         }
@@ -305,6 +311,62 @@ private struct QueryBinder {
             table = target
         }
         throw QueryError("Expected a property name", at: position)
+    }
+
+    /// The type-safe subquery `($0.dogs.age > 5 && $0.dogs.name == "Rex").count`, whose condition
+    /// names the collection in every key path: that collection (the one collection of objects
+    /// every path goes through first), a variable, and the condition on the variable.
+    func implicitSubquery(_ predicate: QueryExpression, from table: Table, at position: Int) throws
+        -> (collection: [String], variable: String, predicate: QueryExpression) {
+        var prefixes: Set<[String]> = []
+        func visit(_ operand: QueryOperand) throws {
+            guard case .keyPath(let components, _, _) = operand, components.first?.hasPrefix("$") != true else { return }
+            var current = table
+            for (index, name) in components.enumerated() {
+                if current.columns[name] == nil, try backlinkStep(name, of: current, at: position) != nil {
+                    prefixes.insert(Array(components[...index]))
+                    return
+                }
+                guard let column = current.columns[name], let property = current.property(column), property.kind == .object,
+                      let target = property.objectClassName.flatMap({ catalog.tables[$0] }) else { break }
+                if property.collection != nil {
+                    prefixes.insert(Array(components[...index]))
+                    return
+                }
+                current = target
+            }
+            throw QueryError("A subquery's condition must go through a collection of objects, but '\(components.joined(separator: "."))' does not", at: position)
+        }
+        func walk(_ expression: QueryExpression) throws {
+            switch expression {
+            case .constant: break
+            case .and(let operands), .or(let operands): try operands.forEach(walk)
+            case .not(let operand): try walk(operand)
+            case .comparison(let comparison): try visit(comparison.left); try visit(comparison.right)
+            }
+        }
+        try walk(predicate)
+        guard prefixes.count == 1, let collection = prefixes.first else {
+            throw QueryError("A subquery's condition must go through one collection of objects, not \(prefixes.count)", at: position)
+        }
+        let variable = "$subquery\(variables.count)"
+        func rewrite(_ operand: QueryOperand) -> QueryOperand {
+            guard case .keyPath(let components, let aggregate, let at) = operand, components.starts(with: collection) else { return operand }
+            return .keyPath([variable] + components.dropFirst(collection.count), aggregate: aggregate, position: at)
+        }
+        func rewrite(_ expression: QueryExpression) -> QueryExpression {
+            switch expression {
+            case .constant: return expression
+            case .and(let operands): return .and(operands.map(rewrite))
+            case .or(let operands): return .or(operands.map(rewrite))
+            case .not(let operand): return .not(rewrite(operand))
+            case .comparison(var comparison):
+                comparison.left = rewrite(comparison.left)
+                comparison.right = rewrite(comparison.right)
+                return .comparison(comparison)
+            }
+        }
+        return (collection, variable, rewrite(predicate))
     }
 
     /// Whether `selection` applies to `property`: positions to lists, keys to maps (realm-core
