@@ -129,3 +129,56 @@ import RealmObjectStore
         }
     }
 }
+
+/// The forms added for Realm's behaviour: modifiers on lists of values, subscripts, map keys,
+/// infinity and NaN, array arguments.
+extension QueryParserTests {
+    @Test func listsOfValuesWithModifiers() throws {
+        // A list written first is turned around and keeps its modifier as the outer one.
+        #expect(try QueryParser.parse("ANY {1, 2} == age")
+                == .comparison(QueryComparison(Self.key("age", at: 14), .equal, .values([.int(1), .int(2)]),
+                                               valuesModifier: .any, valuesFirst: true)))
+        #expect(try QueryParser.parse("ALL {1} < age")
+                == .comparison(QueryComparison(Self.key("age", at: 10), .greater, .values([.int(1)]), valuesModifier: .all, valuesFirst: true)))
+        #expect(try QueryParser.parse("age == NONE {1}")
+                == .comparison(QueryComparison(Self.key("age"), .equal, .values([.int(1)]), valuesModifier: QueryCollectionModifier.none)))
+        #expect(try QueryParser.parse("5 IN ALL scores")
+                == .comparison(QueryComparison(.value(.int(5)), .in, Self.key("scores", at: 9), modifier: .all)))
+        #expect(try QueryParser.parse("age IN $0", arguments: [.values([.int(1)])])
+                == Self.compare(Self.key("age"), .in, .values([.int(1)])))
+        #expect(throws: QueryError.self) { try QueryParser.parse("ANY 5 IN scores") }
+        #expect(throws: QueryError.self) { try QueryParser.parse("ANY 'x' == name") }
+    }
+
+    @Test func subscriptsAndMapKeys() throws {
+        #expect(try QueryParser.parse("dogs[FIRST].name == 'a'")
+                == Self.compare(.keyPath(["dogs", "[FIRST]", "name"], aggregate: nil, position: 0), .equal, .value(.string("a"))))
+        #expect(try QueryParser.parse("scores[last] > 1")
+                == Self.compare(.keyPath(["scores", "[LAST]"], aggregate: nil, position: 0), .greater, .value(.int(1))))
+        #expect(try QueryParser.parse("scores[2][*] > 1")
+                == Self.compare(.keyPath(["scores", "[2]", "[*]"], aggregate: nil, position: 0), .greater, .value(.int(1))))
+        #expect(try QueryParser.parse("dogs[SIZE] == 2") == Self.compare(Self.key("dogs", .count), .equal, .value(.int(2))))
+        #expect(try QueryParser.parse("prices['a.b'] == 2")
+                == Self.compare(.keyPath(["prices", "['a.b']"], aggregate: nil, position: 0), .equal, .value(.int(2))))
+        #expect(try QueryParser.parse("prices.@keys == 'a'") == Self.compare(Self.key("prices.@keys"), .equal, .value(.string("a"))))
+        #expect(QuerySubscript(component: QuerySubscript.key("x']").component) == .key("x']"))
+        #expect(QuerySubscript(component: "name") == nil)
+        #expect(throws: QueryError.self) { try QueryParser.parse("dogs[] == 1") }
+        #expect(throws: QueryError.self) { try QueryParser.parse("dogs[FIRST == 1") }
+    }
+
+    @Test func infinityNaNAndRejectedLiterals() throws {
+        #expect(try QueryParser.parse("x < inf") == Self.compare(Self.key("x"), .less, .value(.double(.infinity))))
+        #expect(try QueryParser.parse("x > -Infinity") == Self.compare(Self.key("x"), .greater, .value(.double(-.infinity))))
+        guard case .comparison(let nan) = try QueryParser.parse("x == -NaN"), case .value(.double(let value)) = nan.right else {
+            Issue.record("-NaN did not parse as a double")
+            return
+        }
+        #expect(value.isNaN)
+        for bad in ["d == T1:-1", "d == T-1:1", "d == 2001-02-29@00:00:00", "d == 2001-01-01@24:00:00", "d == 2001-01-01@00:00:00:-1",
+                    "s == '\\x'", "s == '\\u00g0'"] {
+            #expect(throws: QueryError.self, "\(bad)") { try QueryParser.parse(bad) }
+        }
+        #expect(try QueryParser.parse("d == T-1:-1") == Self.compare(Self.key("d"), .equal, .value(.date(-1 - 978_307_200 - 1e-9))))
+    }
+}
