@@ -325,6 +325,10 @@ extension QueryTests {
         #expect(Set(realm.objects(QPet.self).where { $0.owners.name == "Bob" }.map(\.name)) == ["Rex"])
         // Realm counts a backlink per link: Ace is in Ann's list twice, so it has two owners.
         #expect(realm.objects(QPet.self).where { $0.owners.count == 2 }.map(\.name) == ["Rex", "Ace"])
+        // …and so does the collection itself, as Realm's linking objects do.
+        let ace = owner.pets[1]
+        #expect(ace.owners.map(\.name) == ["Ann", "Ann"] && ace.owners.count == 2)
+        #expect(ace.owners.filter("name == 'Ann'").count == 2)
         let young = owner.pets.where { $0.age == 1 }
         try realm.write { owner.pets.remove(at: 1) }
         #expect(young.map(\.name) == ["Bo", "Ace"], "live: follows the list")

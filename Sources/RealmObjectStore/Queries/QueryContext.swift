@@ -162,7 +162,20 @@ package struct QueryContext {
             guard let column = origin.columns[property], origin.property(column)?.canLink == true else {
                 fatalError("Property '\(originClass).\(property)' declared as origin of linking objects is not a link")
             }
-            return try linkingObjectKeys(to: targetKey, of: target, from: origin, column: column)
+            let origins = try linkingObjectKeys(to: targetKey, of: target, from: origin, column: column)
+            guard origin.property(column)?.collection != nil else { return origins }
+            // Realm keeps a backlink per link: an origin whose list holds the object twice is
+            // among its linking objects twice. (The link index lists each origin once.)
+            let originRoot = try evaluator.root(origin.tree)
+            var keys: [UInt64] = []
+            keys.reserveCapacity(origins.count)
+            for key in origins {
+                guard let (leaf, row) = try source.row(in: originRoot, key: key) else { continue }
+                let value = try source.value(leaf, row: row, column: column, spec: origin.layout[column])
+                let links = origin.linkedKeys(value, column: column).reduce(0) { $0 + ($1 == targetKey ? 1 : 0) }
+                keys.append(contentsOf: repeatElement(key, count: max(links, 1)))
+            }
+            return keys
         }
     }
 
