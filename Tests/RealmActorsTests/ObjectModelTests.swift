@@ -400,3 +400,46 @@ final class TransientFieldDog: Object {
         #expect(realm.objects(TransientFieldDog.self).first?.cachedGreeting == "woof")
     }
 }
+
+final class LOWrongOwner: Object {
+    @Persisted var name = ""
+    @Persisted var pets: List<LOPet>
+}
+
+final class LOPet: Object {
+    @Persisted var name = ""
+}
+
+/// Declares linking objects through `LOWrongOwner.pets`, which links to `LOPet`, not to this class.
+final class LOWrongTarget: Object {
+    @Persisted var name = ""
+    @Persisted(originProperty: "pets") var owners: LinkingObjects<LOWrongOwner>
+}
+
+final class LOMissingOrigin: Object {
+    @Persisted var name = ""
+    @Persisted(originProperty: "nosuch") var owners: LinkingObjects<LOWrongOwner>
+}
+
+/// Realm's schema rule for linking objects: the origin property must exist and link to the
+/// declaring class.
+@Suite struct LinkingObjectsDeclarationTests {
+    @Test func anOriginLinkingElsewhereIsRefusedAtOpen() throws {
+        var configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
+        configuration.objectTypes = [LOWrongTarget.self, LOWrongOwner.self, LOPet.self]
+        let error = try #require(throws: Realm.Error.self) { try Realm(configuration: configuration) }
+        #expect(error.message.contains("Property 'LOWrongOwner.pets' declared as origin of linking objects property 'LOWrongTarget.owners' links to type 'LOPet'"))
+        configuration.objectTypes = [LOMissingOrigin.self, LOWrongOwner.self, LOPet.self]
+        let missing = try #require(throws: Realm.Error.self) { try Realm(configuration: configuration) }
+        #expect(missing.message.contains("'LOWrongOwner.nosuch' declared as origin of linking objects property 'LOMissingOrigin.owners' does not exist"))
+    }
+
+    @Test func anOriginLinkingElsewhereIsRefusedAtFirstUse() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+        let error = try #require(throws: Realm.Error.self) {
+            try realm.write { realm.add(LOWrongTarget(value: ["name": "x"])) }
+        }
+        #expect(error.message.contains("links to type 'LOPet'"))
+        #expect(realm.objects(LOPet.self).isEmpty)
+    }
+}

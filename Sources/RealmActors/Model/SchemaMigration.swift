@@ -65,6 +65,11 @@ enum SchemaMigration {
             do { try schema.validate() } catch { throw Realm.Error.from(error, configuration: configuration) }
             desired.append(schema)
         }
+        do {
+            for schema in desired { try schema.validateLinkingObjects { name in desired.first { $0.className == name } } }
+        } catch {
+            throw Realm.Error.from(error, configuration: configuration)
+        }
         return desired
     }
 

@@ -58,3 +58,14 @@ extension List where Element: _Persistable & Comparable {
         return filter { seen.insert($0).inserted }
     }
 }
+
+extension MutableSet where Element: _Persistable & Comparable {
+    /// The values sorted (a copy at the realm's current version; see `List.sorted(ascending:)`
+    /// for why an array).
+    public func sorted(ascending: Bool = true) -> [Element] {
+        ascending ? sorted(by: <) : sorted(by: >)
+    }
+
+    /// The values, each once, in the set's order (a set's values are already distinct).
+    public func distinct() -> [Element] { Array(self) }
+}

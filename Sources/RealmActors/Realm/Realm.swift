@@ -441,6 +441,9 @@ public final class Realm {
         if let checked = checkedTables[ObjectIdentifier(type)] { return checked }
         for linked in ObjectSchemaDiscovery.linkedClosure(of: type) {
             let schema = ObjectSchemaDiscovery.schema(for: linked)
+            try schema.validateLinkingObjects { name in
+                ObjectSchemaDiscovery.registeredType(named: name).map(ObjectSchemaDiscovery.schema(for:))
+            }
             if let table = catalog.tables[schema.className] {
                 try SchemaMigration.checkMatches(table, schema, configuration: configuration)
                 if table.schema.linkingObjects != schema.linkingObjects, writer != nil {

@@ -193,4 +193,23 @@ package struct ObjectSchemaInfo: Codable, Hashable, Sendable {
             throw StorageError(.invalidInput, "Embedded object '\(className)' cannot have a primary key ('\(key.name)')")
         }
     }
+
+    /// Realm's rule for linking objects: each origin property exists in its class (when
+    /// `schema(_:)` knows the class) and links to this class; thrown as `.invalidInput` with
+    /// realm-core's wording.
+    package func validateLinkingObjects(_ schema: (String) -> ObjectSchemaInfo?) throws {
+        for linking in linkingObjects {
+            guard let origin = schema(linking.originClass) else { continue }
+            let described = "Property '\(linking.originClass).\(linking.originProperty)' declared as origin of linking objects property '\(className).\(linking.name)'"
+            guard let property = origin.properties.first(where: { $0.name == linking.originProperty }) else {
+                throw StorageError(.invalidInput, "\(described) does not exist")
+            }
+            guard property.kind == .object, let target = property.objectClassName else {
+                throw StorageError(.invalidInput, "\(described) is not a link")
+            }
+            guard target == className else {
+                throw StorageError(.invalidInput, "\(described) links to type '\(target)'")
+            }
+        }
+    }
 }
