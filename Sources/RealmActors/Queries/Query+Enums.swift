@@ -13,7 +13,7 @@ extension Query where T: PersistableEnum {
     /// query language sees the stored property: `status == 2`).
     public var rawValue: Query<T.RawValue> { retyped() }
 
-    /// The value as stored — for a `PersistableEnum`, its raw value (see ``rawValue``).
+    /// The value as stored — for a `PersistableEnum`, its raw value (see `rawValue`).
     public var persistableValue: Query<T.RawValue> { retyped() }
 }
 

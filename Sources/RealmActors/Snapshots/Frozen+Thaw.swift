@@ -4,7 +4,7 @@
 
 extension Frozen {
     /// The live object in `realm` at its current version, or nil if it no longer exists there
-    /// (see ``Realm/thaw(_:)``).
+    /// (see `Realm.thaw(_:)`).
     public func thaw(in realm: Realm) -> T? { realm.thaw(self) }
 
     /// The live object in a handle opened on the caller's isolation (an actor, or the main
@@ -25,7 +25,7 @@ extension Frozen {
 }
 
 extension FrozenResults {
-    /// The same query, live, in `realm` (see ``Realm/thaw(_:)-(FrozenResults<T>)``).
+    /// The same query, live, in `realm` (see `Realm.thaw(_:)`).
     public func thaw(in realm: Realm) -> Results<T> { realm.thaw(self) }
 
     /// The same query, live, in a handle opened on the caller's isolation with the configuration
