@@ -58,19 +58,19 @@ extension Results {
     }
 }
 
-extension List where Element: Object {
-    /// A `Sendable` snapshot of the list's objects at the realm's current version.
-    public func freeze() -> FrozenResults<Element> {
-        guard let realm else { fatalError("Cannot freeze an unmanaged List") }
-        let snapshot = realm.currentSnapshot()
-        let keys = map { $0.realmState!.key }
-        return FrozenResults(snapshot: snapshot, table: snapshot.catalog.tables[Element.className()], keys: keys,
-                             query: results.query)
-    }
+extension ObjectCollectionQueries {
+    /// A `Sendable` snapshot of the collection's objects (a list's, a set's, linking objects')
+    /// at the realm's current version, in the collection's order.
+    public func freeze() -> FrozenResults<Element> { results.freeze() }
 }
 
 extension List where Element: Sendable {
     /// The list's values at the realm's current version (a copy: values need no pinned version).
+    public func freeze() -> [Element] { Array(self) }
+}
+
+extension MutableSet where Element: Sendable {
+    /// The set's values at the realm's current version, in the set's order (a copy).
     public func freeze() -> [Element] { Array(self) }
 }
 
