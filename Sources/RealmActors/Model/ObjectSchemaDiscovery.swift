@@ -189,6 +189,10 @@ extension PropertyInfo {
         if let enumCase = value as? any PersistableEnum {
             return try columnValue(from: rawValue(of: enumCase), className: className)
         }
+        // So does a custom persistable value its persisted value.
+        if let custom = value as? any _CustomPersistable {
+            return try columnValue(from: persistedValue(of: custom), className: className)
+        }
         // Unwrap optionals hidden inside `Any`.
         let mirror = Mirror(reflecting: value)
         if mirror.displayStyle == .optional {
@@ -231,6 +235,8 @@ extension PropertyInfo {
     }
 
     private func rawValue<E: PersistableEnum>(of value: E) -> Any { value.rawValue }
+
+    private func persistedValue<C: _CustomPersistable>(of value: C) -> Any { value.persistableValue }
 
     /// A stored scalar as the Swift value dynamic access returns.
     func swiftValue(_ value: ColumnValue) -> Any? {
