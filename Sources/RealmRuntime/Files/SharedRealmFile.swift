@@ -95,7 +95,14 @@ package final class SharedRealmFile: Sendable {
     /// in this process has it open.
     package static func open(_ identity: Identity, readOnly: Bool, maximumActiveVersions: Int? = nil) throws -> SharedRealmFile {
         try registry.withLock { files in
-            if let file = files[identity]?.file { return file }
+            if let file = files[identity]?.file {
+                // One file, one way of opening it in a process, as in Realm.
+                guard file.database.options.readOnly == readOnly else {
+                    let path = if case .file(let path) = identity { path } else { "" }
+                    throw StorageError(.alreadyOpen, "Realm at path '\(path)' already opened with different read permissions", path: path)
+                }
+                return file
+            }
             let database: Database
             switch identity {
             case .file(let path):

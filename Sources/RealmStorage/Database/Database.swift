@@ -157,6 +157,10 @@ package final class Database: Sendable {
     ///   `.filePermissionDenied`, `.incompatibleLockFile` (open in another process),
     ///   `.invalidDatabase` (empty, truncated, corrupt, foreign or newer-format file).
     package static func open(path: String, options: DatabaseOptions = DatabaseOptions()) throws -> Database {
+        // A read-only open of a missing file creates nothing, not even the lock file.
+        if options.readOnly && access(path, F_OK) != 0 && errno == ENOENT {
+            throw StorageError.fromErrno(ENOENT, "Could not open the realm file", path: path)
+        }
         let lock = try acquireLock(path: path + ".lock", readOnly: options.readOnly)
         do {
             if !options.readOnly && access(path, F_OK) != 0 && errno == ENOENT {
@@ -202,7 +206,11 @@ package final class Database: Sendable {
         // open file description, lock files too, with the child until the child's exec closes
         // it, so a file this process has just closed may look locked for a moment. Retry for
         // about 100 ms before reporting another process.
-        func tryLock() -> Int32 { flock(descriptor, LOCK_EX | LOCK_NB) == 0 ? 0 : errno }
+        // Writers lock exclusively; read-only opens share the lock, so several read-only
+        // processes may read the file at once while none writes it (a reader cannot follow
+        // another process's commits: page reuse is coordinated only within one process).
+        let mode = readOnly ? LOCK_SH : LOCK_EX
+        func tryLock() -> Int32 { flock(descriptor, mode | LOCK_NB) == 0 ? 0 : errno }
         var code = tryLock()
         var attempts = 0
         while code == EWOULDBLOCK && attempts < 50 {
@@ -213,8 +221,9 @@ package final class Database: Sendable {
         guard code == 0 else {
             closeDescriptor(descriptor)
             if code == EWOULDBLOCK {
-                throw StorageError(.incompatibleLockFile,
-                                   "The realm file is open in another process; RealmActors supports one process per file",
+                throw StorageError(.incompatibleLockFile, readOnly
+                                   ? "The realm file is open for writing in another process; it can be read only when no process writes it"
+                                   : "The realm file is open in another process; RealmActors supports one writing process per file",
                                    path: path)
             }
             throw StorageError.fromErrno(code, "Could not lock the realm file", path: path)
