@@ -29,6 +29,17 @@ extension Realm {
         /// Opens the file without ever writing to it; write transactions fail.
         public var readOnly: Bool = false
 
+        /// A realm file to start from: when the realm is opened and no file exists at `fileURL`,
+        /// a copy of this file is installed there first (a bundled, pre-populated realm). Later
+        /// opens never overwrite the file; a missing seed file is an error (`fileNotFound`).
+        ///
+        /// ```swift
+        /// var configuration = Realm.Configuration()
+        /// configuration.seedFilePath = Bundle.main.url(forResource: "seed", withExtension: "realm")
+        /// let realm = try await Realm.open(configuration: configuration)
+        /// ```
+        public var seedFilePath: URL?
+
         /// The current version of the schema (default 0). It must not decrease between opens.
         public var schemaVersion: UInt64 = 0
 

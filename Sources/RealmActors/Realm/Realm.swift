@@ -180,6 +180,9 @@ public final class Realm {
                     try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 }
                 identity = .file(url.standardizedFileURL.path)
+                if let seed = configuration.seedFilePath {
+                    try Database.installSeed(from: seed.standardizedFileURL.path, to: url.standardizedFileURL.path)
+                }
             case .inMemory(let identifier):
                 identity = .inMemory(identifier)
             }
