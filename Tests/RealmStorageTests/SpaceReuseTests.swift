@@ -87,6 +87,35 @@ import Testing
         #expect(report.freePages == database.freePageCount)
     }
 
+    /// The space report adds up, and says where the pages are: held under a pin while a reader
+    /// keeps an old version, reusable once it is released; the live bytes match the integrity
+    /// check's count of pages the newest version reaches.
+    @Test func theSpaceReportAccountsForEveryPage() throws {
+        let directory = try TemporaryDirectory()
+        let (database, tree) = try Self.makeDatabase(directory)
+        var step: UInt64 = 0
+        func check(_ label: String) throws -> SpaceUsage {
+            try database.flush()
+            let usage = database.spaceUsage
+            #expect(usage.fileBytes == usage.liveBytes + usage.freeBytes + usage.heldBytes, "\(label): \(usage)")
+            #expect(usage.fileBytes == database.pageCount * UInt64(PageLayout.pageSize), "\(label)")
+            let usedPages = try database.verify().usedPages
+            #expect(usage.liveBytes == usedPages * UInt64(PageLayout.pageSize), "\(label): \(usage)")
+            return usage
+        }
+        for _ in 0..<20 { try Self.slide(database, tree, step: step); step += 1 }
+        _ = try check("steady")
+        var pinned: ReadTransaction? = try database.beginRead()
+        for _ in 0..<50 { try Self.slide(database, tree, step: step); step += 1 }
+        let held = try check("pinned")
+        #expect(held.heldBytes > 0, "a pinned version holds pages: \(held)")
+        _ = try pinned?.count(of: tree)
+        pinned = nil
+        try Self.slide(database, tree, step: step)  // the next write transaction releases them
+        let released = try check("released")
+        #expect(released.heldBytes < held.heldBytes && released.freeBytes > 0, "\(held) → \(released)")
+    }
+
     /// Under a long-pinned reader each commit frees what it replaced (a leaf, an inner page, a
     /// catalog leaf, a free-list page), and the next commit reuses it: the free list neither
     /// grows with the commits nor is rewritten whole by each of them (which was quadratic).

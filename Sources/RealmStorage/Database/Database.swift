@@ -354,6 +354,20 @@ package final class Database: Sendable {
         }
     }
 
+    /// How the file's pages are used at the newest prepared version (see ``SpaceUsage``).
+    ///
+    /// - Complexity: O(free runs), under the state lock.
+    package var spaceUsage: SpaceUsage {
+        state.withLock { state in
+            let page = UInt64(PageLayout.pageSize)
+            let total = state.tip.meta.pageCount
+            let free = state.tip.freeList.pageCount
+            let reusable = state.tip.freeList.reusablePageCount
+            return SpaceUsage(fileBytes: total * page, liveBytes: (total - free) * page,
+                              freeBytes: reusable * page, heldBytes: (free - reusable) * page)
+        }
+    }
+
     /// The number of distinct versions readers pin, plus the newest one (always live).
     package var activeVersionCount: Int {
         state.withLock { state in

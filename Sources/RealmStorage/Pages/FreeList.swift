@@ -77,6 +77,9 @@ package struct FreeList: Sendable {
             + pinned.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.run.count } }
     }
 
+    /// The free pages that may be reused now.
+    package var reusablePageCount: UInt64 { reusable.reduce(0) { $0 + $1.count } }
+
     /// Every free page, sorted and coalesced: what a base of the stored free list holds.
     ///
     /// - Complexity: O(n log n) in the number of runs.
