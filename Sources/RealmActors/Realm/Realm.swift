@@ -62,6 +62,9 @@ public final class Realm {
     /// identities; `columnCache` retains what they name and is cleared with them.
     @exclusivity(unchecked) private var recentColumns = RecentColumns()
     private var catalogChanged = false
+
+    /// Whether this handle's write transaction created or changed tables not yet recorded in it.
+    var schemaChangedInWrite: Bool { catalogChanged }
     /// The first error of the current write transaction from an operation that cannot throw
     /// (`add`, `create`): the transaction cannot commit and `commitWrite`/`write` throw it.
     private var deferredError: Realm.Error?

@@ -135,6 +135,17 @@ package final class WriteTransaction: PageSource {
         return id
     }
 
+    /// Creates an empty tree with a given id (a copy keeps its source's ids); throws if the id is
+    /// taken.
+    package func createTree(id: TreeID) throws {
+        try checkActive()
+        if let known = roots[id], known != nil { throw StorageError(.invalidInput, "Tree \(id) exists") }
+        if roots[id] == nil, try withValue(in: catalog, forKey: id, { _ in true }) == true {
+            throw StorageError(.invalidInput, "Tree \(id) exists")
+        }
+        roots[id] = .some(.empty)
+    }
+
     /// Deletes a tree and frees all its pages.
     package func dropTree(_ id: TreeID) throws {
         pendingIndexEntries[id] = nil
