@@ -40,6 +40,20 @@ extension Realm {
         /// ```
         public var seedFilePath: URL?
 
+        /// Decides whether to compact the file when it is first opened in the process: called
+        /// with the file's size and the bytes its data uses (both in bytes); returning true
+        /// rewrites the file compactly before the open (all objects kept; a crash meanwhile
+        /// leaves the old file or the new one). Not called for in-memory or read-only realms, nor
+        /// while another handle of the process has the file open (another process cannot have
+        /// it open while this one does).
+        ///
+        /// ```swift
+        /// configuration.shouldCompactOnLaunch = { totalBytes, usedBytes in
+        ///     totalBytes > 100 * 1024 * 1024 && Double(usedBytes) / Double(totalBytes) < 0.5
+        /// }
+        /// ```
+        public var shouldCompactOnLaunch: (@Sendable (Int, Int) -> Bool)?
+
         /// The current version of the schema (default 0). It must not decrease between opens.
         public var schemaVersion: UInt64 = 0
 
@@ -100,6 +114,15 @@ extension Realm {
         }
 
         var location: Location { storage }
+
+        /// Whether two configurations open the same realm the same way. Callbacks cannot be
+        /// compared: two configurations are equal if both have one or both have none.
+        public static func == (lhs: Configuration, rhs: Configuration) -> Bool {
+            lhs.storage == rhs.storage && lhs.readOnly == rhs.readOnly && lhs.seedFilePath == rhs.seedFilePath
+                && (lhs.shouldCompactOnLaunch == nil) == (rhs.shouldCompactOnLaunch == nil)
+                && lhs.schemaVersion == rhs.schemaVersion && lhs.objectTypesStorage == rhs.objectTypesStorage
+                && lhs.maximumNumberOfActiveVersions == rhs.maximumNumberOfActiveVersions
+        }
 
         /// The configuration `Realm()` uses. Change it once at startup, before opening realms.
         public static var defaultConfiguration: Configuration {

@@ -190,7 +190,8 @@ public final class Realm {
                 identity = .inMemory(identifier)
             }
             return try SharedRealmFile.open(identity, readOnly: configuration.readOnly,
-                                            maximumActiveVersions: configuration.maximumNumberOfActiveVersions.map { Int(clamping: $0) })
+                                            maximumActiveVersions: configuration.maximumNumberOfActiveVersions.map { Int(clamping: $0) },
+                                            shouldCompact: configuration.shouldCompactOnLaunch)
         } catch {
             throw Realm.Error.from(error, configuration: configuration)
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// What every realm handle on one file (or one in-memory identifier) shares in this process:
@@ -87,13 +88,43 @@ package final class SharedRealmFile: Sendable {
         faultInjectors.withLock { $0[path] = faults }
     }
 
+    /// Compaction on launch: opens the file at `path` (which no handle of this process has open,
+    /// and which the lock keeps every other process away from meanwhile), asks `shouldCompact`
+    /// with its total and used bytes, and if it answers true replaces the file with a compacted
+    /// copy of its newest version (``Database/writeCompactCopy(of:tables:to:replacing:)``: the
+    /// copy is synced before it is renamed over the file, so a crash leaves the old file or the
+    /// new one). A missing file is left to the open that follows.
+    private static func compact(path: String, if shouldCompact: @Sendable (Int, Int) -> Bool) throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        let database = try Database.open(path: path)
+        do {
+            let usage = database.spaceUsage
+            if shouldCompact(Int(clamping: usage.fileBytes), Int(clamping: usage.liveBytes)) {
+                let read = try database.beginRead()
+                let catalog = try read.storedSchema().map(SchemaCatalog.init) ?? .empty
+                let layouts = Dictionary(catalog.tables.values.map { ($0.tree, $0.layout) }) { first, _ in first }
+                try Database.writeCompactCopy(of: read, tables: layouts, to: path, replacing: true)
+                withExtendedLifetime(read) {}  // pinned until the copy is written; released before close
+            }
+        } catch {
+            try? database.close()
+            throw error
+        }
+        try database.close()
+    }
+
     private struct WeakFile: Sendable {
         weak var file: SharedRealmFile?
     }
 
     /// The shared state for `identity`, opening the file (and reading its schema) if no handle
     /// in this process has it open.
-    package static func open(_ identity: Identity, readOnly: Bool, maximumActiveVersions: Int? = nil) throws -> SharedRealmFile {
+    ///
+    /// `shouldCompact`, when given, is asked on the first open of a file in the process (not for
+    /// in-memory or read-only realms) with the file's total and used bytes; if it answers true, the
+    /// file is first rewritten compactly (see ``compact(path:)``).
+    package static func open(_ identity: Identity, readOnly: Bool, maximumActiveVersions: Int? = nil,
+                             shouldCompact: (@Sendable (Int, Int) -> Bool)? = nil) throws -> SharedRealmFile {
         try registry.withLock { files in
             if let file = files[identity]?.file {
                 // One file, one way of opening it in a process, as in Realm.
@@ -107,6 +138,7 @@ package final class SharedRealmFile: Sendable {
             switch identity {
             case .file(let path):
                 let faults = faultInjectors.withLock { $0[path] }
+                if let shouldCompact, !readOnly { try compact(path: path, if: shouldCompact) }
                 database = try Database.open(path: path, options: DatabaseOptions(readOnly: readOnly, faults: faults))
             case .inMemory: database = try Database.inMemory()
             }
