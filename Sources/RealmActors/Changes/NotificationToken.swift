@@ -47,10 +47,11 @@ public final class NotificationToken: Sendable {
 extension RealmChanges {
     /// Registers with the notifier now, calls `block` on `actor` with each element (the first
     /// one before returning, for streams that have one), and returns the token that stops it.
+    /// Traps if the file can no longer be read (the stream is of a live handle's file).
     func observe<A: Actor>(on actor: A, firstElement: Bool,
-                           _ block: @escaping @Sendable (isolated A, Element) -> Void) async -> NotificationToken? {
+                           _ block: @escaping @Sendable (isolated A, Element) -> Void) async -> NotificationToken {
         var iterator = makeAsyncIterator()
-        guard let id = await iterator.register() else { return nil }
+        guard let id = await iterator.register() else { fatalError("The realm file can no longer be read") }
         let token = NotificationToken(registrationID: id)
         if firstElement, let first = await iterator.next() {
             await Self.deliver(first, to: block, on: actor, unless: token)

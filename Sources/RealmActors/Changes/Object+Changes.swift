@@ -18,10 +18,7 @@ extension FreezableObject {
         guard let state = realmState else { fatalError("Only managed objects can be observed") }
         keyPaths?.forEach { state.realm.checkObservedKeyPath($0, in: state.table) }
         let filter = ChangeFilter(keyPaths: keyPaths) ?? .everything(depth: ChangeFilter.defaultLinkDepth)
-        let className = state.table.name, key = state.key
-        return state.realm.changes(startingFrom: { snapshot in
-            ObjectChangeTracker(className: className, key: key, filter: filter, snapshot: snapshot)
-        }, element: ObjectChange.init)
+        return objectChanges(filter: filter, element: ObjectChange.init)
     }
 
     /// ``changes(keyPaths:)-([String]?)`` with key paths of the object's own properties (`\Dog.name`).
@@ -38,10 +35,7 @@ extension FreezableObject {
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken {
         let changes = changes(keyPaths: keyPaths)
-        guard let token = await changes.observe(on: actor, firstElement: false, block) else {
-            fatalError("The realm file can no longer be read")
-        }
-        return token
+        return await changes.observe(on: actor, firstElement: false, block)
     }
 
     /// `observe(keyPaths:on:_isolation:_:)` with key paths of the object's own properties.
@@ -63,5 +57,18 @@ extension FreezableObject {
     public func observe(keyPaths: [PartialKeyPath<Self>], on queue: DispatchQueue? = nil,
                         _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) -> NotificationToken {
         observe(keyPaths: keyPaths.map(QueryKeyPaths.name(ofProperty:)), on: queue, block)
+    }
+}
+
+extension ObjectBase {
+    /// The notifier's changes of this managed object where `filter` says what counts, each
+    /// element in the public form `element` makes of it. Traps if the object is unmanaged.
+    func objectChanges<Element: Sendable>(filter: ChangeFilter,
+                                          element: @escaping @Sendable (ChangeElement, Realm.Configuration) -> Element?) -> RealmChanges<Element> {
+        guard let state = realmState else { fatalError("Only managed objects can be observed") }
+        let className = state.table.name, key = state.key
+        return state.realm.changes(startingFrom: { snapshot in
+            ObjectChangeTracker(className: className, key: key, filter: filter, snapshot: snapshot)
+        }, element: element)
     }
 }

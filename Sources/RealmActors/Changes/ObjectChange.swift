@@ -12,8 +12,10 @@ public struct PropertyChange: Sendable {
     public let newValue: (any Sendable)?
 }
 
-/// A change to an observed object, delivered by its ``FreezableObject/changes`` stream.
-public enum ObjectChange<T: ObjectBase>: Sendable {
+/// A change to an observed object, delivered by its ``FreezableObject/changes`` stream, or to
+/// an observed projection (``ProjectionObservable/changes``; the snapshot is then the projection
+/// and the property changes name its properties).
+public enum ObjectChange<T: Freezable>: Sendable {
     /// Properties of the object changed (the snapshot is the object after them).
     case change(Frozen<T>, [PropertyChange])
     /// The object was deleted; the stream ends after this.
@@ -27,14 +29,23 @@ extension ObjectChange {
     /// version and its changed properties with their Swift values. Nil for any other element
     /// (the stream then ends).
     init?(_ element: ChangeElement, configuration: Realm.Configuration) {
+        self.init(element, configuration: configuration) { changes, table, _ in
+            changes.compactMap { change -> PropertyChange? in
+                guard let property = table.property(change.column) else { return nil }
+                return PropertyChange(name: property.name, oldValue: PropertyChange.sendableValue(change.old, property),
+                                      newValue: PropertyChange.sendableValue(change.new, property))
+            }
+        }
+    }
+
+    /// The public form of an object element, its property changes described by `describe`
+    /// (given the stored changes, the object's table and the frozen value).
+    init?(_ element: ChangeElement, configuration: Realm.Configuration,
+          describing describe: ([PropertyValueChange], Table, Frozen<T>) -> [PropertyChange]) {
         switch element {
         case .object(let version, let table, let key, let changes):
-            let properties = changes.compactMap { change -> PropertyChange? in
-                guard let property = table.property(change.column) else { return nil }
-                return PropertyChange(name: property.name, oldValue: Self.sendableValue(change.old, property),
-                                      newValue: Self.sendableValue(change.new, property))
-            }
-            self = .change(Frozen(snapshot: FrozenSnapshot(configuration: configuration, version: version), table: table, key: key), properties)
+            let frozen = Frozen<T>(snapshot: FrozenSnapshot(configuration: configuration, version: version), table: table, key: key)
+            self = .change(frozen, describe(changes, table, frozen))
         case .objectDeleted:
             self = .deleted
         case .failure(let error):
@@ -43,11 +54,20 @@ extension ObjectChange {
             return nil
         }
     }
+}
 
-    /// A scalar's Swift value; nil for links and collections (which have no `Sendable` value).
-    private static func sendableValue(_ value: ColumnValue?, _ property: PropertyInfo) -> (any Sendable)? {
+extension PropertyChange {
+    /// A stored scalar's Swift value; nil for links, collections and `AnyRealmValue` (which
+    /// have no `Sendable` value).
+    static func sendableValue(_ value: ColumnValue?, _ property: PropertyInfo) -> (any Sendable)? {
         guard let value, property.collection == nil, property.kind != .object, property.kind != .mixed else { return nil }
-        switch property.swiftValue(value) {
+        return sendable(property.swiftValue(value))
+    }
+
+    /// `value` if it is a scalar of a persisted type (an optional one unwrapped); nil otherwise,
+    /// for nil and for values that are not `Sendable` (objects, collections).
+    static func sendable(_ value: Any?) -> (any Sendable)? {
+        switch value {
         case let value as Bool: return value
         case let value as Int: return value
         case let value as Float: return value

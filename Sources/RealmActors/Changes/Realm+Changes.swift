@@ -79,10 +79,7 @@ extension Realm {
     /// Calls `block` on `actor` with a frozen realm for each new version from now on, until the
     /// token is invalidated.
     public func observe<A: Actor>(on actor: A, _ block: @escaping @Sendable (isolated A, FrozenRealm) -> Void) async -> NotificationToken {
-        guard let token = await changes.observe(on: actor, firstElement: false, block) else {
-            fatalError("The realm file can no longer be read")
-        }
-        return token
+        return await changes.observe(on: actor, firstElement: false, block)
     }
 
     /// What a realm notification block is told: Realm Swift's `Realm.Notification`.

@@ -13,6 +13,12 @@ public struct RealmChanges<Element: Sendable>: AsyncSequence, Sendable {
     /// The public form of one of the notifier's elements (nil ends the stream).
     let element: @Sendable (ChangeElement) -> Element?
 
+    /// The same stream with each element transformed.
+    func map<Other: Sendable>(_ transform: @escaping @Sendable (Element) -> Other) -> RealmChanges<Other> {
+        let element = self.element
+        return RealmChanges<Other>(start: start, element: { element($0).map(transform) })
+    }
+
     /// An iterator; iterate with `for await`.
     public func makeAsyncIterator() -> Iterator { Iterator(start: start, element: element) }
 

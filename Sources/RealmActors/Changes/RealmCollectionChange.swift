@@ -37,3 +37,15 @@ extension RealmCollectionChange {
         }
     }
 }
+
+extension RealmCollectionChange {
+    /// The same change with the collection transformed (the indices are unchanged).
+    func map<Other: Sendable>(_ transform: (Collection) -> Other) -> RealmCollectionChange<Other> {
+        switch self {
+        case .initial(let collection): .initial(transform(collection))
+        case .update(let collection, let deletions, let insertions, let modifications):
+            .update(transform(collection), deletions: deletions, insertions: insertions, modifications: modifications)
+        case .error(let error): .error(error)
+        }
+    }
+}

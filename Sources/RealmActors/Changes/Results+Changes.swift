@@ -47,10 +47,7 @@ extension Results {
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @escaping @Sendable (isolated A, RealmCollectionChange<FrozenResults<Element>>) -> Void) async -> NotificationToken {
         let changes = changes(keyPaths: keyPaths)
-        guard let token = await changes.observe(on: actor, firstElement: true, block) else {
-            fatalError("The realm file can no longer be read")
-        }
-        return token
+        return await changes.observe(on: actor, firstElement: true, block)
     }
 
     /// `observe(keyPaths:on:_isolation:_:)` with key paths of the object's own

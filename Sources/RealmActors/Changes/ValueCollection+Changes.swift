@@ -74,10 +74,7 @@ extension List where Element: Sendable {
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @escaping @Sendable (isolated A, RealmCollectionChange<[Element]>) -> Void) async -> NotificationToken {
-        guard let token = await changes.observe(on: actor, firstElement: true, block) else {
-            fatalError("The realm file can no longer be read")
-        }
-        return token
+        return await changes.observe(on: actor, firstElement: true, block)
     }
 
     /// Calls `block` on `queue` with `.initial` and then each change of the list, until the
@@ -105,10 +102,7 @@ extension MutableSet where Element: Sendable {
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @escaping @Sendable (isolated A, RealmCollectionChange<[Element]>) -> Void) async -> NotificationToken {
-        guard let token = await changes.observe(on: actor, firstElement: true, block) else {
-            fatalError("The realm file can no longer be read")
-        }
-        return token
+        return await changes.observe(on: actor, firstElement: true, block)
     }
 
     /// Calls `block` on `queue` with `.initial` and then each change of the set, until the token
@@ -152,10 +146,7 @@ extension Map where Key: Sendable, Value: Sendable {
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @escaping @Sendable (isolated A, RealmMapChange<[Key: Value], Key>) -> Void) async -> NotificationToken {
-        guard let token = await changes.observe(on: actor, firstElement: true, block) else {
-            fatalError("The realm file can no longer be read")
-        }
-        return token
+        return await changes.observe(on: actor, firstElement: true, block)
     }
 
     /// Calls `block` on `queue` with `.initial` and then each change of the map, until the token

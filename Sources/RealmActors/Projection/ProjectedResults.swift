@@ -95,6 +95,30 @@ public struct ProjectedResults<Element: ProjectionObservable>: RandomAccessColle
         ProjectedResults(objects.distinct(by: keyPaths))
     }
 
+    /// The smallest value of a property of the root class (`"age"`) over the objects, or nil
+    /// if there are none: Realm Swift's aggregates on `Results<PersonProjection>`, which name the
+    /// root's properties (see ``Results/min(ofProperty:)``).
+    public func min<T: _Persistable>(ofProperty property: String) -> T? {
+        objects.min(ofProperty: property)
+    }
+
+    /// The largest value of a property of the root class over the objects, or nil if there are
+    /// none.
+    public func max<T: _Persistable>(ofProperty property: String) -> T? {
+        objects.max(ofProperty: property)
+    }
+
+    /// The sum of a numeric property of the root class over the objects (zero if there are none).
+    public func sum<T: _Persistable>(ofProperty property: String) -> T {
+        objects.sum(ofProperty: property)
+    }
+
+    /// The average of a numeric property of the root class over the objects, or nil if there
+    /// are none.
+    public func average<T: _Persistable>(ofProperty property: String) -> T? {
+        objects.average(ofProperty: property)
+    }
+
     /// `Results<PersonProjection> <3 objects>`, as Realm Swift prints the results of a projection.
     public var description: String { "Results<\(Element.self)> <\(count) objects>" }
 }

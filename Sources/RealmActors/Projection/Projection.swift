@@ -2,14 +2,24 @@ import Foundation
 import Synchronization
 
 /// A type that presents an object through a subset of its properties: what ``Projection``
-/// subclasses are, and what `realm.objects(_:)` accepts to return ``ProjectedResults``.
-public protocol ProjectionObservable: AnyObject {
+/// subclasses are, and what `realm.objects(_:)` accepts to return ``ProjectedResults``. A
+/// projection freezes into a `Frozen<Self>` (``freeze()``) and is observed
+/// (``changes``, `observe(keyPaths:on:_:)`) like an object.
+public protocol ProjectionObservable: AnyObject, Freezable {
     /// The class of the projected objects.
     associatedtype Root: ObjectBase
     /// The projected object.
     var rootObject: Root { get }
     /// A projection of `object`.
     init(projecting object: Root)
+}
+
+extension ProjectionObservable {
+    /// The root class: a frozen projection reads an object of it.
+    public static var _frozenRootType: ObjectBase.Type { Root.self }
+
+    /// A projection of `root`, an accessor of the root class.
+    public static func _viewing(_ root: ObjectBase) -> Self { Self(projecting: root as! Root) }
 }
 
 /// A lightweight view of an object through chosen properties: Realm Swift's `Projection`.
@@ -118,7 +128,8 @@ enum ProjectionSchema {
 
     /// The projected properties of `projection`'s class, in declaration order (superclasses
     /// first). Traps if a key path reads no persisted property of the root class.
-    static func properties<Root: ObjectBase>(of projection: Projection<Root>) -> [Property] {
+    static func properties<P: ProjectionObservable>(of projection: P) -> [Property] {
+        typealias Root = P.Root
         let id = ObjectIdentifier(type(of: projection))
         if let known = cache.withLock({ $0[id] }) { return known }
         var levels: [[Property]] = []
@@ -137,6 +148,40 @@ enum ProjectionSchema {
         let properties = levels.reversed().flatMap { $0 }
         cache.withLock { $0[id] = properties }
         return properties
+    }
+
+    /// The projected properties `names` designate: a projected property's name designates it;
+    /// a root key path (`"lastName"`, `"address.city"`) designates every projected property
+    /// reading the property it starts with. Every property for nil or no names. Traps on a name
+    /// that designates none, as Realm Swift throws.
+    static func observed<P>(_ names: [String]?, in properties: [Property], of projection: P.Type) -> [Property] {
+        guard let names, !names.isEmpty else { return properties }
+        var labels = Set<String>(), origins = Set<String>()
+        for name in names {
+            if properties.contains(where: { $0.label == name }) {
+                labels.insert(name)
+                continue
+            }
+            let first = String(name.prefix { $0 != "." })
+            guard properties.contains(where: { $0.originName == first }) else {
+                fatalError("'\(name)' is not a projected property of \(P.self), nor a key path of a property it projects")
+            }
+            origins.insert(first)
+        }
+        return properties.filter { labels.contains($0.label) || origins.contains($0.originName) }
+    }
+
+    /// The root property a key path of a projection class reads (`\PersonProjection.lastNameCaps`
+    /// reads `lastName`), learnt by reading it on a projection of a probe object.
+    static func rootPropertyName<P: ProjectionObservable>(of keyPath: PartialKeyPath<P>) -> String {
+        let probe = P.Root()
+        let recorder = KeyPathRecorder()
+        probe.keyPathRecorder = recorder
+        _ = P(projecting: probe)[keyPath: keyPath]
+        guard let name = recorder.names.first else {
+            fatalError("\(keyPath) reads no @Persisted property of \(P.Root.self)")
+        }
+        return name
     }
 
     /// The name of the first persisted property `keyPath` reads, learnt by reading it on a probe

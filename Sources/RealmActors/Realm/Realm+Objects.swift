@@ -269,7 +269,7 @@ extension Realm {
 
     /// A new accessor for a stored object.
     func managedObject<Element: ObjectBase>(_ type: Element.Type, table: Table, key: UInt64) -> Element {
-        let object = Element()
+        let object = type.init()
         object.realmState = ObjectState(realm: self, table: table, key: key)
         return object
     }

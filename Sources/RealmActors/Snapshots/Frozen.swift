@@ -1,7 +1,9 @@
 internal import RealmRuntime
 
 /// A frozen object: an immutable, `Sendable` snapshot of one object at one version, read like the
-/// live object. Made by `freeze()` and by frozen collections.
+/// live object. Made by `freeze()` and by frozen collections; `Frozen<PersonProjection>`
+/// is a frozen projection (``ProjectionObservable/freeze()``), read through the projection's
+/// properties.
 ///
 /// ```swift
 /// let frozen = dog.freeze()
@@ -14,21 +16,33 @@ internal import RealmRuntime
 /// reads use ``read(_:)``. Links and collections read through it are frozen too, and stay valid
 /// in the current context; freeze them (`freeze()`) to pass them on.
 @dynamicMemberLookup
-public struct Frozen<T: ObjectBase>: Sendable, Hashable, CustomStringConvertible {
+public struct Frozen<T: Freezable>: Sendable, Hashable, CustomStringConvertible {
     let snapshot: FrozenSnapshot
+    /// The table and key of the stored object: of `T`'s class, or of a projection's root class.
     let table: Table
     let key: UInt64
+
+    /// The same stored object presented as `T`: a frozen object as a projection of it, or back.
+    init<Other>(_ other: Frozen<Other>) {
+        self.init(snapshot: other.snapshot, table: other.table, key: other.key)
+    }
+
+    init(snapshot: FrozenSnapshot, table: Table, key: UInt64) {
+        self.snapshot = snapshot
+        self.table = table
+        self.key = key
+    }
 
     /// The value of a property at the snapshot's version.
     public subscript<Value>(dynamicMember keyPath: KeyPath<T, Value>) -> Value {
         read { $0[keyPath: keyPath] }
     }
 
-    /// Calls `body` with a frozen accessor of the object (valid only inside `body`'s context).
-    /// Traps if the object did not exist at the snapshot's version.
+    /// Calls `body` with a frozen accessor of the object, or a projection of one (valid only
+    /// inside `body`'s context). Traps if the object did not exist at the snapshot's version.
     public func read<R>(_ body: (T) throws -> R) rethrows -> R {
         let realm = snapshot.handle()
-        return try body(realm.managedObject(T.self, table: table, key: key))
+        return try body(T._viewing(realm.managedObject(T._frozenRootType, table: table, key: key)))
     }
 
     /// Whether the object existed at the snapshot's version (false for one frozen after its
@@ -52,11 +66,29 @@ public struct Frozen<T: ObjectBase>: Sendable, Hashable, CustomStringConvertible
     public var description: String { read { "\($0)" } }
 }
 
+/// What a ``Frozen`` snapshot can present: every object class (``Object``, ``EmbeddedObject``)
+/// and every projection class (``Projection``). The library conforms them; its requirements are
+/// how a snapshot reads a stored object as `Self`.
+public protocol Freezable: SendableMetatype {
+    /// The class of the stored objects a snapshot of `Self` reads: `Self` for an object class,
+    /// the root class for a projection.
+    static var _frozenRootType: ObjectBase.Type { get }
+    /// `Self` over `root`, an accessor of an object of ``_frozenRootType``: the object itself,
+    /// or a projection of it.
+    static func _viewing(_ root: ObjectBase) -> Self
+}
+
 /// Objects that can be frozen into ``Frozen`` snapshots and observed: every ``Object`` and
 /// ``EmbeddedObject``.
-public protocol FreezableObject: ObjectBase {}
+public protocol FreezableObject: ObjectBase, Freezable {}
 
-extension ObjectBase: FreezableObject {}
+extension ObjectBase: FreezableObject {
+    /// The class itself: a frozen object reads an object of its own class.
+    public static var _frozenRootType: ObjectBase.Type { self }
+
+    /// `root` itself, an accessor of this class.
+    public static func _viewing(_ root: ObjectBase) -> Self { root as! Self }
+}
 
 extension FreezableObject {
     /// A `Sendable` snapshot of the object at its realm's current version. Traps if the object

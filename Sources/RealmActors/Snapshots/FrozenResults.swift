@@ -104,7 +104,7 @@ extension FrozenResults {
     }
 
     /// Applies a live-results operation on a frozen handle of the snapshot and freezes the outcome.
-    private func refined(_ operation: (Results<T>) throws -> Results<T>) rethrows -> FrozenResults<T> {
+    func refined(_ operation: (Results<T>) throws -> Results<T>) rethrows -> FrozenResults<T> {
         // The query evaluated at the snapshot's version holds exactly `keys`, so refining it
         // refines them, and the refined query is what `thaw` continues live.
         let refined = try operation(Results(realm: snapshot.handle(), query: query))

@@ -23,9 +23,10 @@ extension Realm {
         FrozenRealm(snapshot: currentSnapshot())
     }
 
-    /// The live object, at this handle's version, of a frozen object; nil if it was deleted.
-    public func thaw<T: ObjectBase>(_ frozen: Frozen<T>) -> T? {
+    /// The live object (or the projection of it), at this handle's version, of a frozen one;
+    /// nil if it was deleted.
+    public func thaw<T: Freezable>(_ frozen: Frozen<T>) -> T? {
         guard let table = catalog.tables[frozen.table.name], locate(table, frozen.key) != nil else { return nil }
-        return managedObject(T.self, table: table, key: frozen.key)
+        return T._viewing(managedObject(T._frozenRootType, table: table, key: frozen.key))
     }
 }
