@@ -1,7 +1,7 @@
 public import Dispatch
 internal import RealmRuntime
 
-/// The block of `Realm.observe(on:_:)`: Realm Swift's `NotificationBlock`, given a frozen realm
+/// The block of ``Realm/observe(on:_:)-(DispatchQueue?,_)``: Realm Swift's `NotificationBlock`, given a frozen realm
 /// of the new version in place of the live handle.
 public typealias NotificationBlock = @Sendable (_ notification: Realm.Notification, _ realm: FrozenRealm) -> Void
 

@@ -4,7 +4,7 @@
 
 extension Frozen {
     /// The live object in `realm` at its current version, or nil if it no longer exists there
-    /// (see `Realm.thaw(_:)`).
+    /// (see ``Realm/thaw(_:)->T?``).
     public func thaw(in realm: Realm) -> T? { realm.thaw(self) }
 
     /// The live object in a handle opened on the caller's isolation (an actor, or the main

@@ -1,7 +1,7 @@
 internal import RealmRuntime
 
 /// A frozen object: an immutable, `Sendable` snapshot of one object at one version, read like the
-/// live object. Made by `freeze()` and by frozen collections; `Frozen<PersonProjection>`
+/// live object. Made by ``FreezableObject/freeze()`` and by frozen collections; `Frozen<PersonProjection>`
 /// is a frozen projection (``ProjectionObservable/freeze()``), read through the projection's
 /// properties.
 ///
@@ -14,7 +14,7 @@ internal import RealmRuntime
 ///
 /// Each property read makes a frozen accessor of the object (about a microsecond); for several
 /// reads use ``read(_:)``. Links and collections read through it are frozen too, and stay valid
-/// in the current context; freeze them (`freeze()`) to pass them on.
+/// in the current context; freeze them (``FreezableObject/freeze()``) to pass them on.
 @dynamicMemberLookup
 public struct Frozen<T: Freezable>: Sendable, Hashable, CustomStringConvertible {
     let snapshot: FrozenSnapshot
