@@ -191,6 +191,34 @@ private actor Directory {
         #expect(thawed.map(\.name) == ["Arya", "Sansa", "Jon"], "thawing continues the query live")
     }
 
+    @Test func projectedResultsChangesStreamAndThaw() async throws {
+        let realm = try Self.realm()
+        let adults = realm.objects(POProjection.self).where { $0.age >= 18 }
+        let (stream, continuation) = AsyncStream.makeStream(of: FrozenProjectedResults<POProjection>.self)
+        let changes = adults.changes
+        let reader = Task {
+            for await change in changes {
+                switch change {
+                case .initial(let people), .update(let people, _, _, _): continuation.yield(people)
+                case .error: return
+                }
+            }
+        }
+        var received = stream.makeAsyncIterator()
+        let initial = try #require(await received.next())
+        #expect(initial.map(\.name) == ["Jon", "Arya"])
+        try realm.write { realm.add(POPerson(value: ["id": 3, "firstName": "Bran", "age": 10])) }  // not an adult
+        try realm.write { realm.add(POPerson(value: ["id": 4, "firstName": "Sansa", "age": 20])) }
+        let updated = try #require(await received.next())
+        #expect(updated.map(\.name) == ["Jon", "Arya", "Sansa"] && initial.count == 2)
+        reader.cancel()
+
+        // Thawed on the caller's isolation with the frozen results' configuration.
+        try realm.write { realm.delete(realm.objects(POPerson.self).filter("id == 1")) }
+        let live = try await updated.thaw()
+        #expect(live.map(\.name) == ["Arya", "Sansa"] && !live.isFrozen)
+    }
+
     @Test func projectedResultsObserveOnAQueue() async throws {
         let realm = try Self.realm()
         let queue = DispatchQueue(label: "ProjectionObserveTests.results")
