@@ -55,7 +55,51 @@ import RealmObjectStore
         for value in values { #expect(MixedValue(stored: value.stored) == value) }
         #expect(MixedValue(stored: .bytes([200, 1])) == .null, "an unknown kind reads as null")
         #expect(MixedValue(stored: .bytes([UInt8(PropertyKind.allCases.firstIndex(of: .object)!), 1])) == .null)
-        #expect(MixedValue.link(table: 3, key: 9).linkIndexKey != MixedValue.link(table: 4, key: 9).linkIndexKey)
-        #expect(MixedValue.value(.int, .int(1)).linkIndexKey == nil)
+        #expect(MixedValue.link(table: 3, key: 9).linkIndexKeys != MixedValue.link(table: 4, key: 9).linkIndexKeys)
+        #expect(MixedValue.value(.int, .int(1)).linkIndexKeys.isEmpty)
+    }
+
+    @Test func nestedCollectionsRoundTripAndIndexTheirLinks() {
+        let link = MixedValue.link(table: 3, key: 9)
+        let inner = MixedValue.list([MixedValue.value(.int, .int(1)).stored, link.stored, .null])
+        let dictionary = MixedValue.dictionary(PackedCollection.mapElements([
+            (key: "b", value: inner.stored), (key: "a", value: link.stored),
+        ]))
+        let outer = MixedValue.list([dictionary.stored, MixedValue.list([]).stored])
+        #expect(MixedValue(stored: outer.stored) == outer)
+        #expect(MixedValue.isCollection(outer.stored) && !MixedValue.isCollection(link.stored))
+        #expect(outer.linkIndexKeys == [link.linkIndexKeys[0], link.linkIndexKeys[0]])
+        #expect(MixedValue(stored: .bytes([MixedValue.listTag, 1])) == .list([]), "a damaged list reads as empty")
+
+        // Unlinking: the list element goes, the dictionary value becomes null.
+        let unlinked = outer.unlinking(table: 3, key: 9)
+        let expected = MixedValue.list([
+            MixedValue.dictionary(PackedCollection.mapElements([
+                (key: "a", value: .null),
+                (key: "b", value: MixedValue.list([MixedValue.value(.int, .int(1)).stored, .null]).stored),
+            ])).stored,
+            MixedValue.list([]).stored,
+        ])
+        #expect(unlinked == expected)
+        #expect(unlinked.linkIndexKeys.isEmpty)
+    }
+
+    @Test func pathsReachAndRewriteNestedCollections() {
+        let inner = MixedValue.list([MixedValue.value(.int, .int(1)).stored])
+        let dictionary = MixedValue.dictionary(PackedCollection.mapElements([(key: "k", value: inner.stored)]))
+        let column = MixedValue.list([dictionary.stored]).stored
+        #expect(MixedPath.value(in: column, collection: nil, path: [.index(0), .key("k")]) == inner.stored)
+        #expect(MixedPath.value(in: column, collection: nil, path: [.index(1)]) == nil)
+        #expect(MixedPath.value(in: column, collection: nil, path: [.key("k")]) == nil, "a key does not index a list")
+        let two = [MixedValue.value(.int, .int(2)).stored]
+        let rewritten = MixedPath.replacing(in: column, collection: nil, path: [.index(0), .key("k")], with: two)
+        #expect(rewritten.flatMap { MixedPath.value(in: $0, collection: nil, path: [.index(0), .key("k")]) } == MixedValue.list(two).stored)
+
+        // A List<AnyRealmValue> column: the first step picks one of its elements.
+        let listColumn = ColumnValue.bytes(PackedCollection.encode([.null, inner.stored]))
+        #expect(MixedPath.value(in: listColumn, collection: .list, path: [.index(1)]) == inner.stored)
+        let replaced = MixedPath.replacing(in: listColumn, collection: .list, path: [.index(1)], with: [])
+        #expect(replaced == .bytes(PackedCollection.encode([.null, MixedValue.list([]).stored])))
+        #expect(MixedPath.replacing(in: listColumn, collection: .list, path: [.index(0)], with: []) == nil, "not a collection")
     }
 }

@@ -7,25 +7,72 @@ protocol RealmCollectionContent: AnyObject {
     var _rlmContent: _RealmValue { get }
 }
 
-/// Where a managed collection lives: a column of an object. Reads go to the packed value in the
-/// object's row at the realm's current version (see ``PackedCollection``): `count` and one
-/// element are O(1) with nothing decoded but that element; a change rewrites the packed value.
+/// Where a managed collection lives: a column of an object, or a list or dictionary nested in a
+/// mixed value of that column (`nested`). Reads go to the packed value in the object's row at the
+/// realm's current version (see ``PackedCollection``): `count` and one element are O(1) with
+/// nothing decoded but that element; a change rewrites the packed value. A nested collection is
+/// found by its path on every access (O(size of the column's value)) and a change rewrites the
+/// column's whole value.
 struct CollectionLocation {
+    /// A collection nested in a mixed value: the steps from the column's value to it (see
+    /// ``MixedPath``) and whether it is a dictionary.
+    struct Nested: Equatable {
+        var steps: [MixedPathStep]
+        var isMap: Bool
+
+        /// The value of a mixed column itself (its kind is checked when it is read).
+        static let root = Nested(steps: [], isMap: false)
+    }
+
     let owner: ObjectState
     let column: Int
+    /// nil for the column's own collection.
+    var nested: Nested? = nil
 
     var realm: Realm { owner.realm }
-    /// The collection property.
+    /// The collection property (for a nested collection, the mixed property holding it).
     var property: PropertyInfo { owner.table.property(column)! }
 
-    /// Whether the owner still exists at the realm's version.
-    var isValid: Bool { owner.location() != nil }
+    /// Whether the owner still exists at the realm's version (and, for a nested collection,
+    /// whether its path still leads to a collection of its kind).
+    var isValid: Bool {
+        guard owner.location() != nil else { return false }
+        guard nested != nil else { return true }
+        return nestedValue() != nil
+    }
+
+    /// This location with the kind of the collection at its path set.
+    func nested(isMap: Bool) -> CollectionLocation {
+        var location = self
+        location.nested = Nested(steps: nested?.steps ?? [], isMap: isMap)
+        return location
+    }
+
+    /// The location of the collection held by the element at `step` of this collection.
+    func child(_ step: MixedPathStep) -> CollectionLocation {
+        var location = self
+        location.nested = Nested(steps: (nested?.steps ?? []) + [step], isMap: false)
+        return location
+    }
+
+    /// The stored mixed value holding the nested collection, if the path leads to one of its kind.
+    private func nestedValue() -> ColumnValue? {
+        guard let nested, let value = MixedPath.value(in: realm.value(of: owner, column: column),
+                                                      collection: property.collection, path: nested.steps),
+              let container = MixedPath.container(value), container.isMap == nested.isMap else { return nil }
+        return value
+    }
 
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         guard let (leaf, row) = owner.location() else {
             fatalError("Collection is no longer valid: its object has been deleted or invalidated.")
         }
-        return realm.withBytes(leaf.storedBytes(row, column), body)
+        guard nested != nil else { return realm.withBytes(leaf.storedBytes(row, column), body) }
+        guard case .bytes(let bytes)? = nestedValue() else {
+            fatalError("Collection is no longer valid: the value holding it in '\(property.name)' was replaced or removed.")
+        }
+        // The packed collection follows the tag byte.
+        return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
     }
 
     /// The number of stored elements (for a map, twice its entries).
@@ -35,9 +82,15 @@ struct CollectionLocation {
 
     func allStored() -> [ColumnValue] { withBytes { PackedCollection.decode($0) } }
 
-    /// The element at `index` as the Swift type `E`.
-    func element<E: _Persistable>(_ type: E.Type, at index: Int) -> E {
-        realm.element(E.self, stored(index), property: property.element)
+    /// The element at `index` (for a map, the value of `key` at `index`) as the Swift type `E`;
+    /// a collection in a mixed element is live at its path.
+    func element<E: _Persistable>(_ type: E.Type, at index: Int, key: String? = nil) -> E {
+        let stored = stored(index)
+        if E.self == AnyRealmValue.self, MixedValue.isCollection(stored),
+           let value = realm.anyRealmValue(stored, at: child(key.map { .key($0) } ?? .index(index))) as? E {
+            return value
+        }
+        return realm.element(E.self, stored, property: property.element)
     }
 
     /// A value in stored form, adding an unmanaged object first; nil (after recording the error
@@ -45,6 +98,9 @@ struct CollectionLocation {
     func storedElement(_ value: _RealmValue) -> ColumnValue? {
         _ = realm.requireWrite()
         do {
+            if property.collection == .set, case .mixed(let mixed) = value.storage, mixed.isCollection {
+                throw Realm.Error(.invalidInput, "A set of AnyRealmValue cannot hold a list or a dictionary ('\(property.name)')")
+            }
             return try realm.storedElement(value, for: property.element, update: .error)
         } catch {
             realm.recordDeferredError(error)
@@ -54,7 +110,13 @@ struct CollectionLocation {
 
     /// Rewrites the stored elements. Must be in a write transaction.
     func replaceStored(_ elements: [ColumnValue]) {
-        realm.setStored(.bytes(PackedCollection.encode(elements)), column: column, of: owner)
+        guard let nested else {
+            return realm.setStored(.bytes(PackedCollection.encode(elements)), column: column, of: owner)
+        }
+        guard owner.location() != nil, let value = MixedPath.replacing(
+            in: realm.value(of: owner, column: column), collection: property.collection, path: nested.steps, with: elements)
+        else { fatalError("Collection is no longer valid: the value holding it in '\(property.name)' was replaced or removed.") }
+        realm.setStored(value, column: column, of: owner)
     }
 
     /// Applies `change` to the stored elements.

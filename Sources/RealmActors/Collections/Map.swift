@@ -69,7 +69,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
         get {
             guard let location else { return unmanaged[key] }
             guard let index = storedIndex(of: key._rlmKey, in: location) else { return nil }
-            return location.element(Value.self, at: 2 * index + 1)
+            return location.element(Value.self, at: 2 * index + 1, key: key._rlmKey)
         }
         set {
             if let newValue { updateValue(newValue, forKey: key) } else { removeObject(for: key) }
@@ -115,7 +115,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: Sequence, Cus
         return (0..<(location.storedCount / 2)).map { index in
             let key = location.stored(2 * index)
             guard case .bytes(let bytes) = key else { return (Key(_rlmKey: ""), location.element(Value.self, at: 2 * index + 1)) }
-            return (Key(_rlmKey: String(decoding: bytes, as: UTF8.self)), location.element(Value.self, at: 2 * index + 1))
+            let name = String(decoding: bytes, as: UTF8.self)
+            return (Key(_rlmKey: name), location.element(Value.self, at: 2 * index + 1, key: name))
         }
     }
 

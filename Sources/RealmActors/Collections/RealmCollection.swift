@@ -42,7 +42,7 @@ extension CollectionLocation {
     /// the same handle (Realm's equality of managed collections).
     func isSame(as other: CollectionLocation) -> Bool {
         owner.realm === other.owner.realm && owner.table.name == other.owner.table.name
-            && owner.key == other.owner.key && column == other.column
+            && owner.key == other.owner.key && column == other.column && nested == other.nested
     }
 }
 

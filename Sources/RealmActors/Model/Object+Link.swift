@@ -50,6 +50,9 @@ extension Realm {
         case (.list, .elements(let elements)):
             return .bytes(PackedCollection.encode(try elements.map { try storedElement($0, for: element, update: update) }))
         case (.set, .elements(let elements)):
+            if elements.contains(where: { if case .mixed(let mixed) = $0.storage { mixed.isCollection } else { false } }) {
+                throw Realm.Error(.invalidInput, "A set of AnyRealmValue cannot hold a list or a dictionary ('\(property.name)')")
+            }
             let stored = try elements.map { try storedElement($0, for: element, update: update) }
             return .bytes(PackedCollection.encode(PackedCollection.setElements(stored)))
         case (_, .stored(.null)):
@@ -123,13 +126,15 @@ extension Realm {
     }
 
     /// A stored value (or collection element) as a `_RealmValue` a Swift type converts from.
-    func realmValue(_ stored: ColumnValue, element property: PropertyInfo, type: ObjectBase.Type?) -> _RealmValue {
+    /// A mixed value's nested collection is live at `location` if one is given.
+    func realmValue(_ stored: ColumnValue, element property: PropertyInfo, type: ObjectBase.Type?,
+                    location: CollectionLocation? = nil) -> _RealmValue {
         switch property.kind {
         case .object:
             guard case .int(let key) = stored else { return _RealmValue(.object(nil)) }
             return _RealmValue(.object(linkedObject(UInt64(bitPattern: key), className: property.objectClassName, type: type)))
         case .mixed:
-            return _RealmValue(.mixed(anyRealmValue(stored)))
+            return _RealmValue(.mixed(anyRealmValue(stored, at: location)))
         default:
             return _RealmValue(stored)
         }

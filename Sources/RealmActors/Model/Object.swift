@@ -97,6 +97,8 @@ open class ObjectBase: Hashable, CustomStringConvertible {
             case let array as [Any?]: "[" + array.map(describe).joined(separator: ", ") + "]"
             case let map as [String: Any?]: "[" + map.sorted { $0.key < $1.key }.map { "\($0.key): \(describe($0.value))" }.joined(separator: ", ") + "]"
             case let mixed as AnyRealmValue: describe(mixed.swiftValue)
+            case let list as List<AnyRealmValue>: "[" + list.map { describe($0) }.joined(separator: ", ") + "]"
+            case let map as Map<String, AnyRealmValue>: "[" + map.map { "\($0.key): \(describe($0.value))" }.joined(separator: ", ") + "]"
             default: "\(value!)"
             }
         }
@@ -107,7 +109,7 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     /// Reads or writes a persisted property by name (dynamic access).
     ///
     /// Links read as objects, lists and sets as arrays, maps as dictionaries, `AnyRealmValue`s
-    /// as ``AnyRealmValue``. Writing accepts what `Object(value:)` accepts for the property.
+    /// as the value they hold (a nested list or dictionary as its live ``List`` or ``Map``). Writing accepts what `Object(value:)` accepts for the property.
     /// Reading a name that is not a persisted property, or writing a value of the wrong type,
     /// traps with a message naming the property, as in Realm.
     public subscript(key: String) -> Any? {

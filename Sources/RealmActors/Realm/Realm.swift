@@ -591,7 +591,8 @@ public final class Realm {
     func swiftValue(of state: ObjectState, column: Int, property: PropertyInfo) -> Any? {
         let stored = value(of: state, column: column)
         guard let collection = property.collection else {
-            return ObjectValues.swiftValue(realmValue(stored, element: property, type: nil), property)
+            let location = CollectionLocation(owner: state, column: column, nested: .root)
+            return ObjectValues.swiftValue(realmValue(stored, element: property, type: nil, location: location), property)
         }
         let elements = CollectionLocation(owner: state, column: column).allStored()
         let element = property.element

@@ -16,6 +16,22 @@ internal import RealmRuntime
 ///
 /// The value's type is stored with it. A linked object is unlinked (the value becomes `.none`)
 /// when the object is deleted, as for any other link.
+///
+/// A mixed value can also be a list or a dictionary of mixed values, nested to any depth (up to
+/// 100 levels), as in Realm:
+///
+/// ```swift
+/// try realm.write {
+///     setting.value = .fromDictionary(["sizes": .fromArray([.int(1), .int(2)]), "owner": .object(person)])
+/// }
+/// setting.value.dictionaryValue?["sizes"]?.listValue?[1]  // .int(2)
+/// try realm.write { setting.value.dictionaryValue?["sizes"]?.listValue?.append(.int(3)) }
+/// ```
+///
+/// Read from a managed object, a nested collection is live: it reads the object's property at
+/// the realm's current version, and changing it (in a write transaction) rewrites the property.
+/// Deleting an object linked from a nested collection removes it from a list and makes a
+/// dictionary's value `.none`. Sets of mixed values cannot hold collections.
 public enum AnyRealmValue: Equatable, Hashable {
     /// No value (nil).
     case none
@@ -41,6 +57,27 @@ public enum AnyRealmValue: Equatable, Hashable {
     case decimal128(Decimal128)
     /// A UUID.
     case uuid(UUID)
+    /// A dictionary of mixed values (string keys).
+    case dictionary(Map<String, AnyRealmValue>)
+    /// A list of mixed values.
+    case list(List<AnyRealmValue>)
+
+    /// `.none`.
+    public init() { self = .none }
+
+    /// A dictionary value holding a new unmanaged ``Map`` of `dictionary`'s entries.
+    public static func fromDictionary(_ dictionary: [String: AnyRealmValue]) -> AnyRealmValue {
+        let map = Map<String, AnyRealmValue>()
+        for (key, value) in dictionary { map[key] = value }
+        return .dictionary(map)
+    }
+
+    /// A list value holding a new unmanaged ``List`` of `array`'s elements.
+    public static func fromArray(_ array: [AnyRealmValue]) -> AnyRealmValue {
+        let list = List<AnyRealmValue>()
+        list.append(contentsOf: array)
+        return .list(list)
+    }
 
     /// The integer, if the value is one.
     public var intValue: Int? { if case .int(let value) = self { value } else { nil } }
@@ -62,6 +99,61 @@ public enum AnyRealmValue: Equatable, Hashable {
     public var decimal128Value: Decimal128? { if case .decimal128(let value) = self { value } else { nil } }
     /// The UUID, if the value is one.
     public var uuidValue: UUID? { if case .uuid(let value) = self { value } else { nil } }
+    /// The dictionary, if the value is one (live when read from a managed object).
+    public var dictionaryValue: Map<String, AnyRealmValue>? { if case .dictionary(let value) = self { value } else { nil } }
+    /// The list, if the value is one (live when read from a managed object).
+    public var listValue: List<AnyRealmValue>? { if case .list(let value) = self { value } else { nil } }
+
+    /// Whether two values are equal: the same case with equal payloads. Two managed nested
+    /// collections are equal when they are the same collection (the same path in the same
+    /// property of the same object, as Realm's managed collections); otherwise collections are
+    /// compared element by element.
+    public static func == (lhs: AnyRealmValue, rhs: AnyRealmValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.none, .none): true
+        case (.int(let a), .int(let b)): a == b
+        case (.bool(let a), .bool(let b)): a == b
+        case (.float(let a), .float(let b)): a == b
+        case (.double(let a), .double(let b)): a == b
+        case (.string(let a), .string(let b)): a == b
+        case (.data(let a), .data(let b)): a == b
+        case (.date(let a), .date(let b)): a == b
+        case (.object(let a), .object(let b)): a == b
+        case (.objectId(let a), .objectId(let b)): a == b
+        case (.decimal128(let a), .decimal128(let b)): a == b
+        case (.uuid(let a), .uuid(let b)): a == b
+        case (.list(let a), .list(let b)):
+            if let left = a.managedLocation, let right = b.managedLocation { left.isSame(as: right) } else { a.elementsEqual(b) }
+        case (.dictionary(let a), .dictionary(let b)):
+            if let left = a.managedLocation, let right = b.managedLocation {
+                left.isSame(as: right)
+            } else {
+                a.count == b.count && a.allSatisfy { b[$0.key] == $0.value }
+            }
+        default: false
+        }
+    }
+
+    /// Hashes the case and its payload; collections hash their case only (their equality can be
+    /// identity or content), as Realm Swift does.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .none: hasher.combine(0)
+        case .int(let value): hasher.combine(1); hasher.combine(value)
+        case .bool(let value): hasher.combine(2); hasher.combine(value)
+        case .float(let value): hasher.combine(3); hasher.combine(value)
+        case .double(let value): hasher.combine(4); hasher.combine(value)
+        case .string(let value): hasher.combine(5); hasher.combine(value)
+        case .data(let value): hasher.combine(6); hasher.combine(value)
+        case .date(let value): hasher.combine(7); hasher.combine(value)
+        case .object(let value): hasher.combine(8); hasher.combine(value)
+        case .objectId(let value): hasher.combine(9); hasher.combine(value)
+        case .decimal128(let value): hasher.combine(10); hasher.combine(value)
+        case .uuid(let value): hasher.combine(11); hasher.combine(value)
+        case .dictionary: hasher.combine(12)
+        case .list: hasher.combine(13)
+        }
+    }
 
     /// The linked object as a ``DynamicObject`` (whatever its class), if the value is a link.
     public var dynamicObject: DynamicObject? {
@@ -93,11 +185,24 @@ public enum AnyRealmValue: Equatable, Hashable {
         case let id as ObjectId: self = .objectId(id)
         case let decimal as Decimal128: self = .decimal128(decimal)
         case let uuid as UUID: self = .uuid(uuid)
+        case let list as List<AnyRealmValue>: self = .list(list)
+        case let map as Map<String, AnyRealmValue>: self = .dictionary(map)
+        case let array as [AnyRealmValue]: self = .fromArray(array)
+        case let dictionary as [String: AnyRealmValue]: self = .fromDictionary(dictionary)
         default: self = .none
         }
     }
 
-    /// The value as a plain Swift value (for dynamic access).
+    /// Whether the value is a list or a dictionary.
+    var isCollection: Bool {
+        switch self {
+        case .list, .dictionary: true
+        default: false
+        }
+    }
+
+    /// The value as a plain Swift value (for dynamic access); a nested collection is its ``List``
+    /// or ``Map``.
     var swiftValue: Any? {
         switch self {
         case .none: nil
@@ -112,6 +217,8 @@ public enum AnyRealmValue: Equatable, Hashable {
         case .objectId(let value): value
         case .decimal128(let value): value
         case .uuid(let value): value
+        case .list(let value): value
+        case .dictionary(let value): value
         }
     }
 }
@@ -124,7 +231,8 @@ extension AnyRealmValue: RealmCollectionValue {
     /// Reads and decodes the tagged value.
     public static func _rlmGet(_ object: ObjectBase, column: Int) -> AnyRealmValue {
         let state = object.realmState!
-        return state.realm.anyRealmValue(state.realm.value(of: state, column: column))
+        return state.realm.anyRealmValue(state.realm.value(of: state, column: column),
+                                         at: CollectionLocation(owner: state, column: column, nested: .root))
     }
     /// The value, resolved when stored.
     public var _rlmValue: _RealmValue { _RealmValue(.mixed(self)) }
@@ -140,11 +248,21 @@ extension AnyRealmValue: RealmCollectionValue {
 }
 
 extension Realm {
-    /// Decodes a stored mixed value; a link to a deleted object reads as `.none`.
-    func anyRealmValue(_ stored: ColumnValue) -> AnyRealmValue {
+    /// Decodes a stored mixed value; a link to a deleted object reads as `.none`. A nested
+    /// collection is live at `location` (where the value lives, for a collection there), else an
+    /// unmanaged copy.
+    func anyRealmValue(_ stored: ColumnValue, at location: CollectionLocation? = nil) -> AnyRealmValue {
+        if let location, let container = MixedPath.container(stored) {
+            return container.isMap ? .dictionary(Map(location: location.nested(isMap: true)))
+                : .list(List(location: location.nested(isMap: false)))
+        }
         switch MixedValue(stored: stored) {
         case .null:
             return .none
+        case .list(let elements):
+            return .fromArray(elements.map { anyRealmValue($0) })
+        case .dictionary(let elements):
+            return .fromDictionary(Dictionary(PackedCollection.entries(elements).map { ($0.key, anyRealmValue($0.value)) }) { $1 })
         case .link(let tree, let key):
             guard let table = catalog.tables.values.first(where: { $0.tree == tree }), locate(table, key) != nil,
                   let object = linkedObject(key, className: table.name, type: nil) as? Object
@@ -167,8 +285,13 @@ extension Realm {
         }
     }
 
-    /// The stored form of a mixed value, adding a linked unmanaged object first.
-    func storedMixed(_ value: AnyRealmValue, update: UpdatePolicy) throws -> ColumnValue {
+    private static var tooDeep: Realm.Error {
+        Realm.Error(.invalidInput, "Collections in an AnyRealmValue nest deeper than \(MixedValue.maximumNesting) levels (or a collection contains itself)")
+    }
+
+    /// The stored form of a mixed value, adding a linked unmanaged object first. `depth` is how
+    /// deep in nested collections the value is.
+    func storedMixed(_ value: AnyRealmValue, update: UpdatePolicy, depth: Int = 0) throws -> ColumnValue {
         let mixed: MixedValue
         switch value {
         case .none: mixed = .null
@@ -188,6 +311,13 @@ extension Realm {
                 throw Realm.Error(.invalidInput, "'\(type(of: object).className())' is not in the realm's schema")
             }
             mixed = .link(table: table.tree, key: key)
+        case .list(let list):
+            guard depth < MixedValue.maximumNesting else { throw Self.tooDeep }
+            mixed = .list(try list.map { try storedMixed($0, update: update, depth: depth + 1) })
+        case .dictionary(let map):
+            guard depth < MixedValue.maximumNesting else { throw Self.tooDeep }
+            let entries = try map.map { (key: $0.key, value: try storedMixed($0.value, update: update, depth: depth + 1)) }
+            mixed = .dictionary(PackedCollection.mapElements(entries))
         }
         return mixed.stored
     }

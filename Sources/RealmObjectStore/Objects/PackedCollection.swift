@@ -132,18 +132,35 @@ package enum PackedCollection {
 }
 
 /// The stored form of an `AnyRealmValue`: a byte string holding the value's kind and its stored
-/// value, or, for an object, its table and object key. Null is the column's null.
+/// value, or, for an object, its table and object key, or, for a nested list or dictionary, its
+/// elements. Null is the column's null.
 ///
 /// ```
 /// u8 kind (PropertyKind's index) | the value as a one-element PackedCollection element
 /// u8 kind = object               | u64 table tree | u64 object key
+/// u8 0x40 (list)                 | PackedCollection of stored mixed values (null, or these bytes)
+/// u8 0x41 (dictionary)           | PackedCollection in map form: key, stored mixed value, …, sorted by key
 /// ```
+///
+/// The collection tags lie outside `PropertyKind`'s indices, so the tags of files written before
+/// nested collections existed keep their meaning (and an older reader reads a nested collection
+/// as null). Nesting is unbounded in the format; writers stop at ``maximumNesting``.
 package enum MixedValue: Equatable, Sendable {
     case null
     case value(PropertyKind, ColumnValue)
     case link(table: TreeID, key: UInt64)
+    /// A list: each element a stored mixed value.
+    case list([ColumnValue])
+    /// A dictionary: its elements in map form (see ``PackedCollection/mapElements(_:)``), each
+    /// value a stored mixed value.
+    case dictionary([ColumnValue])
 
     private static let kinds = PropertyKind.allCases
+    package static let listTag: UInt8 = 0x40
+    package static let dictionaryTag: UInt8 = 0x41
+    /// How deep collections may nest in a mixed value (Realm's limit is of the same order); it
+    /// also stops a list that contains itself.
+    package static let maximumNesting = 100
 
     package var stored: ColumnValue {
         switch self {
@@ -157,12 +174,25 @@ package enum MixedValue: Equatable, Sendable {
             withUnsafeBytes(of: table.littleEndian) { bytes += $0 }
             withUnsafeBytes(of: key.littleEndian) { bytes += $0 }
             return .bytes(bytes)
+        case .list(let elements):
+            return .bytes([Self.listTag] + PackedCollection.encode(elements))
+        case .dictionary(let elements):
+            return .bytes([Self.dictionaryTag] + PackedCollection.encode(elements))
         }
     }
 
     /// Decodes a stored value; anything malformed reads as null.
     package init(stored: ColumnValue) {
-        guard case .bytes(let bytes) = stored, let first = bytes.first, Int(first) < Self.kinds.count else {
+        guard case .bytes(let bytes) = stored, let first = bytes.first else {
+            self = .null
+            return
+        }
+        if first == Self.listTag || first == Self.dictionaryTag {
+            let elements = bytes.withUnsafeBytes { PackedCollection.decode(UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
+            self = first == Self.listTag ? .list(elements) : .dictionary(elements)
+            return
+        }
+        guard Int(first) < Self.kinds.count else {
             self = .null
             return
         }
@@ -180,9 +210,139 @@ package enum MixedValue: Equatable, Sendable {
         self = value == .null ? .null : .value(kind, value)
     }
 
-    /// The index entry that finds this value's link: table tree, then object key.
-    package var linkIndexKey: [UInt8]? {
-        guard case .link(let table, let key) = self else { return nil }
-        return IndexKey.int(Int64(bitPattern: table)) + IndexKey.int(Int64(bitPattern: key))
+    /// Whether a stored mixed value is a nested list or dictionary (without decoding it).
+    package static func isCollection(_ stored: ColumnValue) -> Bool {
+        guard case .bytes(let bytes) = stored, let first = bytes.first else { return false }
+        return first == listTag || first == dictionaryTag
+    }
+
+    /// The index entries that find this value's links, nested collections included: table tree,
+    /// then object key.
+    package var linkIndexKeys: [[UInt8]] {
+        switch self {
+        case .link(let table, let key): [IndexKey.int(Int64(bitPattern: table)) + IndexKey.int(Int64(bitPattern: key))]
+        case .list(let elements): elements.flatMap { MixedValue(stored: $0).linkIndexKeys }
+        case .dictionary(let elements): PackedCollection.entries(elements).flatMap { MixedValue(stored: $0.value).linkIndexKeys }
+        default: []
+        }
+    }
+
+    /// The index entry that finds a link to object `key` of table `table`.
+    package static func linkIndexKey(table: TreeID, key: UInt64) -> [UInt8] {
+        IndexKey.int(Int64(bitPattern: table)) + IndexKey.int(Int64(bitPattern: key))
+    }
+
+    /// This value with every link to object `key` of `table` removed, as Realm does: a link
+    /// becomes null, and inside nested collections a list loses the element and a dictionary's
+    /// value becomes null.
+    package func unlinking(table: TreeID, key: UInt64) -> MixedValue {
+        switch self {
+        case .link(table, key): .null
+        case .list(let elements):
+            .list(elements.filter { MixedValue(stored: $0) != .link(table: table, key: key) }
+                .map { MixedValue(stored: $0).unlinking(table: table, key: key).stored })
+        case .dictionary(let elements):
+            .dictionary(PackedCollection.mapElements(PackedCollection.entries(elements).map {
+                (key: $0.key, value: MixedValue(stored: $0.value).unlinking(table: table, key: key).stored)
+            }))
+        default: self
+        }
+    }
+}
+
+/// One step from a collection to a collection nested in it: a list position or a dictionary key.
+package enum MixedPathStep: Hashable, Sendable {
+    case index(Int)
+    case key(String)
+}
+
+/// Reaching and rewriting collections nested in mixed values: a path of steps from a column's
+/// value. The column is either a collection of mixed values (`List<AnyRealmValue>`,
+/// `Map<String, AnyRealmValue>`: the first step picks one of its elements) or one mixed value
+/// (the path starts at that value, which must be a collection).
+package enum MixedPath {
+    /// The packed elements of a container and whether it is a map.
+    package typealias Container = (isMap: Bool, elements: [ColumnValue])
+
+    /// The stored mixed value the path leads to (for an empty path from a mixed column, the
+    /// column's value); nil if a step does not exist.
+    package static func value(in column: ColumnValue, collection: CollectionKind?, path: [MixedPathStep]) -> ColumnValue? {
+        var current = column
+        var steps = path[...]
+        if let collection {
+            guard let first = steps.popFirst(), case .bytes(let bytes) = column else { return nil }
+            guard let child = child(of: (collection == .map, PackedCollection.decode(bytes)), at: first) else { return nil }
+            current = child
+        }
+        for step in steps {
+            guard let container = container(current), let child = child(of: container, at: step) else { return nil }
+            current = child
+        }
+        return current
+    }
+
+    /// The nested collection's elements; nil if the path does not lead to a list or dictionary.
+    package static func container(_ stored: ColumnValue) -> Container? {
+        switch MixedValue(stored: stored) {
+        case .list(let elements): (false, elements)
+        case .dictionary(let elements): (true, elements)
+        default: nil
+        }
+    }
+
+    /// The column's value with the collection at `path` (non-empty for a collection column)
+    /// replaced by `elements` of the same kind; nil if the path no longer leads to a collection.
+    package static func replacing(in column: ColumnValue, collection: CollectionKind?, path: [MixedPathStep],
+                                  with elements: [ColumnValue]) -> ColumnValue? {
+        if let collection {
+            guard let first = path.first, case .bytes(let bytes) = column else { return nil }
+            let root: Container = (collection == .map, PackedCollection.decode(bytes))
+            guard let child = child(of: root, at: first),
+                  let newChild = replacing(inMixed: child, path: path.dropFirst(), with: elements),
+                  let newRoot = replacingChild(of: root, at: first, with: newChild) else { return nil }
+            return .bytes(PackedCollection.encode(newRoot))
+        }
+        return replacing(inMixed: column, path: path[...], with: elements)
+    }
+
+    private static func replacing(inMixed stored: ColumnValue, path: ArraySlice<MixedPathStep>, with elements: [ColumnValue]) -> ColumnValue? {
+        guard let container = container(stored) else { return nil }
+        guard let step = path.first else {
+            return (container.isMap ? MixedValue.dictionary(elements) : MixedValue.list(elements)).stored
+        }
+        guard let child = child(of: container, at: step),
+              let newChild = replacing(inMixed: child, path: path.dropFirst(), with: elements),
+              let newElements = replacingChild(of: container, at: step, with: newChild) else { return nil }
+        return (container.isMap ? MixedValue.dictionary(newElements) : MixedValue.list(newElements)).stored
+    }
+
+    private static func child(of container: Container, at step: MixedPathStep) -> ColumnValue? {
+        switch (container.isMap, step) {
+        case (false, .index(let index)):
+            return container.elements.indices.contains(index) ? container.elements[index] : nil
+        case (true, .key(let key)):
+            return entryIndex(of: key, in: container.elements).map { container.elements[2 * $0 + 1] }
+        default:
+            return nil
+        }
+    }
+
+    private static func replacingChild(of container: Container, at step: MixedPathStep, with child: ColumnValue) -> [ColumnValue]? {
+        var elements = container.elements
+        switch (container.isMap, step) {
+        case (false, .index(let index)) where elements.indices.contains(index):
+            elements[index] = child
+        case (true, .key(let key)):
+            guard let entry = entryIndex(of: key, in: elements) else { return nil }
+            elements[2 * entry + 1] = child
+        default:
+            return nil
+        }
+        return elements
+    }
+
+    private static func entryIndex(of key: String, in elements: [ColumnValue]) -> Int? {
+        let target = ColumnValue.bytes(Array(key.utf8))
+        return stride(from: 0, to: elements.count - 1, by: 2).first { elements[$0] == target }.map { $0 / 2 }
     }
 }

@@ -51,7 +51,7 @@ package final class Table: Sendable {
         func add(_ element: ColumnValue) {
             switch (property.kind, element) {
             case (.object, .int(let key)): keys.append(IndexKey.int(key))
-            case (.mixed, _): if let key = MixedValue(stored: element).linkIndexKey { keys.append(key) }
+            case (.mixed, _): keys += MixedValue(stored: element).linkIndexKeys
             default: break
             }
         }
@@ -67,12 +67,13 @@ package final class Table: Sendable {
     /// The encoded value under which `indexValues` files a link to object `key` of `target`.
     package func linkIndexValue(column: Int, to key: UInt64, in target: Table) -> [UInt8] {
         stored.columns[column]?.kind == .mixed
-            ? MixedValue.link(table: target.tree, key: key).linkIndexKey!
+            ? MixedValue.linkIndexKey(table: target.tree, key: key)
             : IndexKey.int(Int64(bitPattern: key))
     }
 
     /// `value` (of `column`) with every link to object `key` of `target` removed: a to-one link
-    /// becomes nil, list and set elements are removed, map values become nil, as in Realm.
+    /// becomes nil, list and set elements are removed, map values become nil, as in Realm; the
+    /// same holds inside collections nested in mixed values.
     package func unlinking(_ value: ColumnValue, column: Int, from key: UInt64, in target: Table) -> ColumnValue {
         guard let property = stored.columns[column] else { return value }
         func isLink(_ element: ColumnValue) -> Bool {
@@ -80,16 +81,21 @@ package final class Table: Sendable {
                 ? MixedValue(stored: element) == .link(table: target.tree, key: key)
                 : element == .int(Int64(bitPattern: key))
         }
+        /// A kept element, with links inside a nested collection removed.
+        func unlinkingNested(_ element: ColumnValue) -> ColumnValue {
+            guard property.kind == .mixed, MixedValue.isCollection(element) else { return element }
+            return MixedValue(stored: element).unlinking(table: target.tree, key: key).stored
+        }
         switch (property.collection, value) {
         case (nil, _):
-            return isLink(value) ? .null : value
+            return isLink(value) ? .null : unlinkingNested(value)
         case (.map?, .bytes(let bytes)):
             let entries = PackedCollection.entries(PackedCollection.decode(bytes)).map { entry in
-                (key: entry.key, value: isLink(entry.value) ? ColumnValue.null : entry.value)
+                (key: entry.key, value: isLink(entry.value) ? ColumnValue.null : unlinkingNested(entry.value))
             }
             return .bytes(PackedCollection.encode(PackedCollection.mapElements(entries)))
         case (_, .bytes(let bytes)):
-            return .bytes(PackedCollection.encode(PackedCollection.decode(bytes).filter { !isLink($0) }))
+            return .bytes(PackedCollection.encode(PackedCollection.decode(bytes).filter { !isLink($0) }.map(unlinkingNested)))
         default:
             return value
         }
