@@ -247,4 +247,93 @@ final class MCItem: Object {
         #expect(throws: Realm.Error.self) { try realm.write { holder.distinct.insert(.fromArray([])) } }
         #expect(holder.distinct.isEmpty && holder.value == AnyRealmValue.none)
     }
+
+    /// realm-core's Parser_NestedMixedDictionaryList, in miniature: paths into nested values.
+    func band() throws -> Realm {
+        let realm = try inMemory()
+        try realm.write {
+            realm.create(MCHolder.self, value: ["id": 1, "value": AnyRealmValue.fromDictionary([
+                "instruments": .fromArray([
+                    .fromDictionary(["brand": .string("hofner"), "strings": .int(4)]),
+                    .fromDictionary(["brand": .string("gibson"), "strings": .int(6)]),
+                ]),
+                "name": .string("Paul"),
+            ])])
+            realm.create(MCHolder.self, value: ["id": 2, "value": AnyRealmValue.fromDictionary([
+                "instruments": .fromArray([.fromDictionary(["brand": .string("fender"), "strings": .int(6), "color": .string("red")])]),
+                "tickets": .fromArray([]),
+            ])])
+            realm.create(MCHolder.self, value: ["id": 3, "value": AnyRealmValue.fromArray([.int(1), .int(2), .int(3)])])
+            realm.create(MCHolder.self, value: ["id": 4, "value": AnyRealmValue.string("plain")])
+            let listed = realm.create(MCHolder.self, value: ["id": 5])
+            listed.values.append(objectsIn: [.fromArray([.int(7), .int(8)]), .int(9)])
+            listed.byName["m"] = .fromDictionary(["k": .int(10)])
+        }
+        return realm
+    }
+
+    func ids(_ realm: Realm, _ predicate: String, sourceLocation: SourceLocation = #_sourceLocation) -> [Int] {
+        do {
+            return try realm.objects(MCHolder.self).filter(validating: predicate).map(\.id).sorted()
+        } catch {
+            Issue.record("\(predicate): \(error)", sourceLocation: sourceLocation)
+            return []
+        }
+    }
+
+    @Test func queriesReachIntoNestedCollections() throws {
+        let realm = try band()
+        #expect(ids(realm, "value[0] == 1") == [3])
+        #expect(ids(realm, "value[LAST] == 3") == [3])
+        #expect(ids(realm, "value[*] == 2") == [3])
+        #expect(ids(realm, "ALL value[*] > 0") == [3, 4, 5], "ALL over no elements holds, as in Realm")
+        #expect(ids(realm, "value['name'] == 'Paul'") == [1])
+        #expect(ids(realm, "value.name == 'Paul'") == [1])
+        #expect(ids(realm, "value.instruments[0].strings == 6") == [2])
+        #expect(ids(realm, "value.instruments[*].strings == 6") == [1, 2])
+        #expect(ids(realm, "value.instruments[*].brand BEGINSWITH 'gi'") == [1])
+        #expect(ids(realm, "value['instruments'][*].@keys == 'color'") == [2])
+        #expect(ids(realm, "value.@keys == 'tickets'") == [2])
+        #expect(ids(realm, "value.@count == 3") == [3])
+        #expect(ids(realm, "value.@size == 2") == [1, 2])
+        #expect(ids(realm, "value.instruments.@count == 1") == [2])
+        #expect(ids(realm, "value.@type == 'list'") == [3])
+        #expect(ids(realm, "value.@type == 'dictionary'") == [1, 2])
+        #expect(ids(realm, "value.@type == 'collection'") == [1, 2, 3])
+        #expect(ids(realm, "value.@type != 'collection'") == [4, 5])
+        #expect(ids(realm, "value.@type IN {'string', 'array'}") == [3, 4])
+        #expect(ids(realm, "value[*].@type == 'numeric'") == [3])
+        #expect(ids(realm, "values[0][1] == 8") == [5])
+        #expect(ids(realm, "values[*][*] == 7") == [5])
+        #expect(ids(realm, "values[*].@type == 'list'") == [5])
+        #expect(ids(realm, "values.@count == 2") == [5], "a List<AnyRealmValue>'s own count")
+        #expect(ids(realm, "values[0].@count == 2") == [5], "the count of the list at 0")
+        #expect(ids(realm, "values[1].@count == 1").isEmpty, "an int has no count")
+        #expect(ids(realm, "byName['m'].@count == 1") == [5])
+        #expect(ids(realm, "byName['m']['k'] == 10") == [5])
+        #expect(ids(realm, "byName.m.k == 10") == [5])
+
+        // The type-safe forms.
+        let typed = realm.objects(MCHolder.self)
+        #expect(typed.where { $0.value[0] == .int(1) }.map(\.id) == [3])
+        #expect(typed.where { $0.value["instruments"].any["strings"] == .int(4) }.map(\.id) == [1])
+        #expect(typed.where { $0.value.any == .int(2) }.map(\.id) == [3])
+
+        // Bad input.
+        for bad in ["value.@type == 'banana'", "value.@type > 'int'", "id.@type == 'int'", "value.@sum == 1",
+                    "value[*].@avg > 1", "id[0] == 1"] {
+            #expect(throws: Realm.Error.self, "\(bad)") { _ = try realm.objects(MCHolder.self).filter(validating: bad) }
+        }
+    }
+
+    @Test func changingANestedValueChangesQueryResults() throws {
+        let realm = try band()
+        let sixStrings = realm.objects(MCHolder.self).filter("value.instruments[*].strings == 12")
+        #expect(sixStrings.isEmpty)
+        try realm.write {
+            let paul = realm.object(ofType: MCHolder.self, forPrimaryKey: 1)!
+            paul.value.dictionaryValue?["instruments"]?.listValue?.append(.fromDictionary(["strings": .int(12)]))
+        }
+        #expect(sixStrings.map(\.id) == [1])
+    }
 }

@@ -184,7 +184,7 @@ package struct QueryEvaluator {
               case .value(let right) = comparison.right else { return nil }
         let property = comparison.path.last.property
         let column = comparison.path.last.column
-        guard property.collection == nil, column < leaf.columnCount else { return nil }
+        guard property.collection == nil, comparison.path.last.nested.isEmpty, column < leaf.columnCount else { return nil }
         if leaf.isNull(row, column) {
             return QueryComparisons.compare(.null, comparison.op, right, kind: property.kind, options: comparison.options)
         }
@@ -304,9 +304,41 @@ package struct QueryEvaluator {
             default: break
             }
         }
+        if !last.nested.isEmpty { gathered = gathered.flatMap { Self.nestedValues(of: $0, last.nested[...]) } }
         guard let aggregate = path.aggregate else { return gathered }
+        if last.aggregatesEachValue(aggregate) {
+            return gathered.map { value in
+                if aggregate == .type { return .bytes(Array(QueryValueType.name(ofMixed: value).utf8)) }
+                guard let container = MixedPath.container(value) else { return .null }
+                return .int(Int64(container.isMap ? container.elements.count / 2 : container.elements.count))
+            }
+        }
         return [QueryComparisons.aggregate(aggregate, of: gathered, kind: last.property.kind,
                                            isCollection: last.property.collection != nil || !path.hops.isEmpty)]
+    }
+
+    /// The values `selections` reach inside a stored mixed value (see ``PathStep/nested``): a
+    /// dictionary's keys as mixed strings, nothing where a step does not fit the value.
+    static func nestedValues(of value: ColumnValue, _ selections: ArraySlice<PathSelection?>) -> [ColumnValue] {
+        guard let selection = selections.first else { return [value] }
+        guard let (isMap, all) = MixedPath.container(value) else { return [] }
+        let values = isMap ? stride(from: 1, to: all.count, by: 2).map { all[$0] } : all
+        let picked: [ColumnValue]
+        switch selection {
+        case nil, .values?: picked = values
+        case .first?: picked = isMap ? [] : Array(all.prefix(1))
+        case .last?: picked = isMap ? [] : Array(all.suffix(1))
+        case .index(let index)?: picked = !isMap && index < all.count ? [all[index]] : []
+        case .key(let key)?:
+            picked = isMap ? stride(from: 0, to: all.count - 1, by: 2).filter { all[$0] == .bytes(key) }.map { all[$0 + 1] } : []
+        case .keys?:
+            guard isMap else { return [] }
+            return stride(from: 0, to: all.count - 1, by: 2).compactMap {
+                guard case .bytes(let key) = all[$0] else { return nil }
+                return MixedValue.value(.string, .bytes(key)).stored
+            }
+        }
+        return picked.flatMap { nestedValues(of: $0, selections.dropFirst()) }
     }
 
     /// The elements of a collection value that `step.selection` keeps (a map's elements are key,
@@ -500,6 +532,7 @@ package enum QueryComparisons {
             if case .float(let float) = best { return .double(Double(float)) }
             return best
         case .count: return .int(Int64(values.count))
+        case .type: return .null  // per value (``PathStep/aggregatesEachValue(_:)``), never of a whole collection
         }
     }
 }

@@ -91,13 +91,16 @@ package enum QueryCollectionModifier: String, Equatable, Sendable {
 }
 
 /// `@count`, `@min`, `@max`, `@sum`, `@avg` at the end of a key path to a collection (or, for
-/// `@count`/`@size`, to a string or data: its length).
+/// `@count`/`@size`, to a string or data: its length; to an `AnyRealmValue`: the size of the
+/// collection it holds), and `@type` after an `AnyRealmValue`.
 package enum QueryAggregate: String, Equatable, Sendable {
     case count = "@count"
     case min = "@min"
     case max = "@max"
     case sum = "@sum"
     case average = "@avg"
+    /// `@type`: the type name of each `AnyRealmValue` reached (see ``QueryValueType``).
+    case type = "@type"
 }
 
 /// A subscript in a key path (`scores[FIRST]`, `dogs[2].name`, `prices['eur']`, `dogs[SIZE]`),

@@ -563,6 +563,7 @@ private struct Parser {
                 case "@max": aggregate = .max
                 case "@sum": aggregate = .sum
                 case "@avg": aggregate = .average
+                case "@type": aggregate = .type
                 default: throw QueryError("Unknown aggregate '\(part)' in key path '\(text)'", at: position)
                 }
                 continue

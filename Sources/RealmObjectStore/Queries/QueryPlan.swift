@@ -27,15 +27,32 @@ package struct PathStep: Sendable {
     package var backlinkFrom: Table? = nil
     /// Which elements of the collection the step keeps (a subscript, a map's keys); nil: all.
     package var selection: PathSelection? = nil
+    /// For an `AnyRealmValue` property (or each element of a collection of them): the steps
+    /// into collections nested in the value (`value[0]['key'][*]`, `value.key`), applied in
+    /// order; nil is `[*]`. A value that is not a collection of the right kind has no elements.
+    package var nested: [PathSelection?] = []
 
     /// Whether the step reaches several values (a collection, or linking objects, unless a
-    /// subscript picks one element).
+    /// subscript picks one element; a `[*]`, `@keys` or `@values` into a nested collection).
     var isMultiValued: Bool {
         if backlinkFrom != nil { return true }
+        if nested.contains(where: { $0 == nil || $0 == .keys || $0 == .values }) { return true }
         guard property.collection != nil else { return false }
         switch selection {
         case .first?, .last?, .index?, .key?: return false
         case .keys?, .values?, nil: return true
+        }
+    }
+
+    /// Whether an aggregate applies to each value the step reaches rather than to them all:
+    /// `@type`, and `@count` of nested collections (`value.@count`, `list[*][*].@count`).
+    func aggregatesEachValue(_ aggregate: QueryAggregate?) -> Bool {
+        switch aggregate {
+        case .type?: true
+        case .count?:
+            // (`values[0].@count` counts the collection the element holds, `values.@count` the elements.)
+            property.kind == .mixed && (property.collection == nil || !nested.isEmpty || !isMultiValued)
+        default: false
         }
     }
 }
@@ -62,17 +79,18 @@ package struct BoundPath: Sendable {
 
     /// Whether the path can reach several values (through or into a collection).
     package var isMultiValued: Bool {
-        hops.contains(where: \.isMultiValued) || (last.isMultiValued && aggregate == nil)
+        hops.contains(where: \.isMultiValued) || (last.isMultiValued && (aggregate == nil || last.aggregatesEachValue(aggregate)))
     }
 
     /// The kind of the values compared (after the aggregate).
     package var valueKind: PropertyKind {
         switch aggregate {
         case .count: .int
+        case .type: .string
         case .average: .double
         case .sum where last.property.kind == .decimal128: .double
         case .min, .max, .sum: last.property.kind == .float ? .double : last.property.kind
-        case nil: last.selection == .keys ? .string : last.property.kind
+        case nil: last.selection == .keys && last.nested.isEmpty ? .string : last.property.kind
         }
     }
 }
@@ -180,6 +198,7 @@ private struct QueryBinder {
             op = .equal
         }
         if isMembership { op = .equal }
+        if aggregate == .type { return try bindType(comparison, path: path, op: op, at: position) }
         let kind = path.valueKind
         let name = components.joined(separator: ".")
         if let modifier = comparison.modifier, !path.isMultiValued {
@@ -226,6 +245,32 @@ private struct QueryBinder {
                                         isOrderedList: isOrderedList))
     }
 
+    /// `value.@type == 'int'` (also `!=` and `IN {…}`): the value's type name is one of the names
+    /// the strings stand for (`'numeric'` is every number type, `'collection'` a list or a
+    /// dictionary).
+    func bindType(_ comparison: QueryComparison, path: BoundPath, op: QueryOperator, at position: Int) throws -> QueryPlan {
+        let written: [QueryValue]
+        switch comparison.right {
+        case .value(let value): written = [value]
+        case .values(let values) where op == .in: written = values
+        default: throw QueryError("@type must be compared with a type name string", at: position)
+        }
+        guard op == .equal || op == .notEqual || op == .in else {
+            throw QueryError("@type can only be compared with ==, != or IN", at: position)
+        }
+        var names: [ColumnValue] = []
+        for value in written {
+            guard case .string(let text) = value else { throw QueryError("@type must be compared with a type name string", at: position) }
+            guard let matching = QueryValueType.names(matching: text) else {
+                throw QueryError("Unknown type '\(text)' for @type; the names are \(QueryValueType.aliases.map(\.0).joined(separator: ", "))", at: position)
+            }
+            names += matching.map { .bytes(Array($0.utf8)) }
+        }
+        return .compare(BoundComparison(path: path, op: op == .notEqual ? .notEqual : .equal, right: .values(names),
+                                        options: .plain, modifier: comparison.modifier ?? .any, isMembership: false,
+                                        valuesModifier: op == .notEqual ? .all : .any))
+    }
+
     /// Resolves a key path: every component but the last must be a link.
     func resolve(_ components: [String], aggregate: QueryAggregate?, from root: Table, at position: Int) throws -> BoundPath {
         var components = components
@@ -235,8 +280,9 @@ private struct QueryBinder {
             table = scoped
             components.removeFirst()
         }
-        // Subscripts and `@keys`/`@values` belong to the property before them.
-        var steps: [(name: String, selection: PathSelection?, written: String)] = []
+        // Subscripts and `@keys`/`@values` belong to the property before them (an `AnyRealmValue`
+        // takes several: they step into nested collections). `[*]` is a nil selection.
+        var steps: [(name: String, selections: [PathSelection?], written: String)] = []
         for component in components {
             let selection: PathSelection?
             if let subscripted = QuerySubscript(component: component) {
@@ -251,19 +297,19 @@ private struct QueryBinder {
             } else if component == "@keys" || component == "@values" {
                 selection = component == "@keys" ? .keys : .values
             } else {
-                steps.append((component, nil, component))
+                steps.append((component, [], component))
                 continue
             }
-            guard let previous = steps.popLast(), previous.selection == nil else {
+            guard let previous = steps.popLast() else {
                 throw QueryError("'\(component)' must follow a collection property", at: position)
             }
-            steps.append((previous.name, selection, previous.written + component))
+            steps.append((previous.name, previous.selections + [selection], previous.written + component))
         }
         guard !steps.isEmpty else { throw QueryError("Expected a property name", at: position) }
         var hops: [PathStep] = []
-        for (index, (name, selection, written)) in steps.enumerated() {
+        for (index, (name, selections, written)) in steps.enumerated() {
             if table.columns[name] == nil, let backlink = try backlinkStep(name, of: table, at: position) {
-                if selection != nil {
+                if selections.contains(where: { $0 != nil }) {
                     throw QueryError("Linking objects '\(written)' cannot be subscripted", at: position)
                 }
                 if index == steps.count - 1 {
@@ -281,13 +327,41 @@ private struct QueryBinder {
             }
             let target = property.kind == .object ? property.objectClassName.flatMap { catalog.tables[$0] } : nil
             var step = PathStep(table: table, column: column, property: property, target: target)
-            if let selection {
-                try check(selection, on: property, written: written, at: position)
-                step.selection = selection
+            if property.kind == .mixed {
+                // Selections past the collection's own step into nested collections, and so do
+                // names after the property (`value.key` is `value['key']`): this is the last step.
+                var all = selections
+                for (following, more, _) in steps.dropFirst(index + 1) {
+                    all += [PathSelection.key(Array(following.utf8))] + more
+                }
+                let nested = property.collection == nil ? all : Array(all.dropFirst())
+                step.nested = nested
+                if property.collection != nil, let selection = all.first ?? nil {
+                    try check(selection, on: property, written: written, at: position)
+                    step.selection = selection
+                }
+                switch aggregate {
+                case nil, .type?: return BoundPath(hops: hops, last: step, aggregate: aggregate)
+                case .count? where step.aggregatesEachValue(.count): return BoundPath(hops: hops, last: step, aggregate: aggregate)
+                case .count?: break  // the elements of a List<AnyRealmValue> or Map: counted below
+                default:
+                    throw QueryError("\(aggregate!.rawValue) needs a collection of numbers, but '\(components.joined(separator: "."))' is \(property.typeName)", at: position)
+                }
+            } else {
+                let picked = selections.compactMap { $0 }
+                if picked.count > 1 {
+                    throw QueryError("'\(written)' has more than one subscript, but '\(name)' is \(property.typeName)", at: position)
+                }
+                if let selection = picked.first {
+                    try check(selection, on: property, written: written, at: position)
+                    step.selection = selection
+                }
             }
             if index == steps.count - 1 {
                 if let aggregate {
                     switch aggregate {
+                    case .type:
+                        throw QueryError("@type needs an AnyRealmValue property, but '\(name)' is \(property.typeName)", at: position)
                     case .count:
                         // A to-one link counts 0 or 1, as realm-core's "ints == link.@count".
                         guard property.collection != nil || [.string, .data, .object].contains(property.kind) else {
@@ -528,4 +602,45 @@ extension QueryPlan {
 extension BoundPath {
     /// Whether no step walks a link backwards (`LinkingObjects`).
     var followsOnlyOutgoingLinks: Bool { last.backlinkFrom == nil && hops.allSatisfy { $0.backlinkFrom == nil } }
+}
+
+/// The type names of `@type`, as realm-core's `TypeOfValue` spells them (case-insensitive), and
+/// the name of a stored mixed value's type.
+package enum QueryValueType {
+    /// Each accepted name and the type names it matches.
+    static let aliases: [(String, [String])] = [
+        ("null", ["null"]), ("int", ["int"]), ("integer", ["int"]), ("int16", ["int"]), ("int32", ["int"]),
+        ("int64", ["int"]), ("short", ["int"]), ("long", ["int"]), ("byte", ["int"]), ("char", ["int"]),
+        ("bool", ["bool"]), ("boolean", ["bool"]), ("string", ["string"]), ("binary", ["binary"]),
+        ("data", ["binary"]), ("bytearray", ["binary"]), ("byte[]", ["binary"]), ("bindata", ["binary"]),
+        ("date", ["timestamp"]), ("datetimeoffset", ["timestamp"]), ("timestamp", ["timestamp"]),
+        ("float", ["float"]), ("double", ["double"]), ("decimal128", ["decimal128"]), ("decimal", ["decimal128"]),
+        ("objectlink", ["objectlink"]), ("link", ["objectlink"]), ("objectid", ["objectid"]), ("uuid", ["uuid"]),
+        ("guid", ["uuid"]), ("numeric", ["int", "float", "double", "decimal128"]), ("object", ["object"]),
+        ("dictionary", ["object"]), ("array", ["array"]), ("list", ["array"]), ("collection", ["array", "object"]),
+    ]
+
+    /// The type names a written name matches; nil for an unknown name.
+    static func names(matching written: String) -> [String]? {
+        let lowered = written.lowercased()
+        return aliases.first { $0.0 == lowered }?.1
+    }
+
+    /// The type name of a stored mixed value.
+    static func name(ofMixed stored: ColumnValue) -> String {
+        switch MixedValue(stored: stored) {
+        case .null: "null"
+        case .link: "objectlink"
+        case .list: "array"
+        case .dictionary: "object"
+        case .value(let kind, _):
+            switch kind {
+            case .data: "binary"
+            case .date: "timestamp"
+            case .objectId: "objectid"
+            case .object: "objectlink"
+            default: kind.rawValue
+            }
+        }
+    }
 }
