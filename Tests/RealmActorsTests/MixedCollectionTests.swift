@@ -336,4 +336,35 @@ final class MCItem: Object {
         }
         #expect(sixStrings.map(\.id) == [1])
     }
+
+    @Test func frozenSnapshotsKeepTheirNestedValues() throws {
+        let realm = try inMemory()
+        let holder = try realm.write {
+            let holder = realm.create(MCHolder.self, value: ["id": 1])
+            holder.value = .fromArray([.fromArray([.int(1)])])
+            return holder
+        }
+        let frozen = holder.freeze()
+        try realm.write { holder.value.listValue?[0].listValue?.append(.int(2)) }
+        #expect(frozen.read { $0.value.listValue?[0].listValue.map(Array.init) } == [.int(1)])
+        #expect(holder.value.listValue?[0].listValue.map(Array.init) == [.int(1), .int(2)])
+    }
+
+    @Test func assigningANestedCollectionCopiesIt() throws {
+        let realm = try inMemory()
+        let (first, second) = try realm.write {
+            let first = realm.create(MCHolder.self, value: ["id": 1])
+            let second = realm.create(MCHolder.self, value: ["id": 2])
+            first.value = .fromDictionary(["list": .fromArray([.int(1)])])
+            return (first, second)
+        }
+        try realm.write {
+            second.value = first.value                                     // a copy of the content
+            first.value = first.value.dictionaryValue!["list"]!            // a list replacing its own container
+        }
+        #expect(first.value.listValue.map(Array.init) == [.int(1)])
+        try realm.write { first.value.listValue?.append(.int(2)) }
+        #expect(second.value.dictionaryValue?["list"]?.listValue?.count == 1, "the copy is independent")
+        #expect(first.value.listValue?.count == 2)
+    }
 }

@@ -84,20 +84,36 @@ import RealmObjectStore
         #expect(unlinked.linkIndexKeys.isEmpty)
     }
 
+    /// The packed elements at `path` of a column value, decoded (nil if the path leads nowhere).
+    func nested(_ column: ColumnValue, _ collection: CollectionKind?, _ path: [MixedPathStep], isMap: Bool = false) -> [ColumnValue]? {
+        guard case .bytes(let bytes) = column else { return nil }
+        return bytes.withUnsafeBytes { buffer in
+            MixedPath.nestedBytes(in: buffer, collection: collection, path: path, isMap: isMap).map { PackedCollection.decode($0) }
+        }
+    }
+
     @Test func pathsReachAndRewriteNestedCollections() {
-        let inner = MixedValue.list([MixedValue.value(.int, .int(1)).stored])
-        let dictionary = MixedValue.dictionary(PackedCollection.mapElements([(key: "k", value: inner.stored)]))
+        let one = [MixedValue.value(.int, .int(1)).stored]
+        let inner = MixedValue.list(one)
+        let dictionary = MixedValue.dictionary(PackedCollection.mapElements([
+            (key: "k", value: inner.stored), (key: "a", value: .null), (key: "z", value: MixedValue.list([]).stored),
+        ]))
         let column = MixedValue.list([dictionary.stored]).stored
-        #expect(MixedPath.value(in: column, collection: nil, path: [.index(0), .key("k")]) == inner.stored)
-        #expect(MixedPath.value(in: column, collection: nil, path: [.index(1)]) == nil)
-        #expect(MixedPath.value(in: column, collection: nil, path: [.key("k")]) == nil, "a key does not index a list")
+        #expect(nested(column, nil, [.index(0), .key("k")]) == one)
+        #expect(nested(column, nil, [.index(0), .key("z")]) == [])
+        #expect(nested(column, nil, [.index(0)], isMap: true)?.count == 6)
+        #expect(nested(column, nil, [.index(0)]) == nil, "a dictionary is not a list")
+        #expect(nested(column, nil, [.index(0), .key("a")]) == nil, "null is not a collection")
+        #expect(nested(column, nil, [.index(0), .key("b")]) == nil, "no such key")
+        #expect(nested(column, nil, [.index(1)]) == nil)
+        #expect(nested(column, nil, [.key("k")]) == nil, "a key does not index a list")
         let two = [MixedValue.value(.int, .int(2)).stored]
         let rewritten = MixedPath.replacing(in: column, collection: nil, path: [.index(0), .key("k")], with: two)
-        #expect(rewritten.flatMap { MixedPath.value(in: $0, collection: nil, path: [.index(0), .key("k")]) } == MixedValue.list(two).stored)
+        #expect(rewritten.flatMap { nested($0, nil, [.index(0), .key("k")]) } == two)
 
         // A List<AnyRealmValue> column: the first step picks one of its elements.
         let listColumn = ColumnValue.bytes(PackedCollection.encode([.null, inner.stored]))
-        #expect(MixedPath.value(in: listColumn, collection: .list, path: [.index(1)]) == inner.stored)
+        #expect(nested(listColumn, .list, [.index(1)]) == one)
         let replaced = MixedPath.replacing(in: listColumn, collection: .list, path: [.index(1)], with: [])
         #expect(replaced == .bytes(PackedCollection.encode([.null, MixedValue.list([]).stored])))
         #expect(MixedPath.replacing(in: listColumn, collection: .list, path: [.index(0)], with: []) == nil, "not a collection")

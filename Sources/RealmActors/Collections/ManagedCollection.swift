@@ -11,7 +11,7 @@ protocol RealmCollectionContent: AnyObject {
 /// mixed value of that column (`nested`). Reads go to the packed value in the object's row at the
 /// realm's current version (see ``PackedCollection``): `count` and one element are O(1) with
 /// nothing decoded but that element; a change rewrites the packed value. A nested collection is
-/// found by its path on every access (O(size of the column's value)) and a change rewrites the
+/// found in place by its path on every access (O(depth × log n)), and a change rewrites the
 /// column's whole value.
 struct CollectionLocation {
     /// A collection nested in a mixed value: the steps from the column's value to it (see
@@ -36,9 +36,11 @@ struct CollectionLocation {
     /// Whether the owner still exists at the realm's version (and, for a nested collection,
     /// whether its path still leads to a collection of its kind).
     var isValid: Bool {
-        guard owner.location() != nil else { return false }
-        guard nested != nil else { return true }
-        return nestedValue() != nil
+        guard let (leaf, row) = owner.location() else { return false }
+        guard let nested else { return true }
+        return realm.withBytes(leaf.storedBytes(row, column)) {
+            MixedPath.nestedBytes(in: $0, collection: property.collection, path: nested.steps, isMap: nested.isMap) != nil
+        }
     }
 
     /// This location with the kind of the collection at its path set.
@@ -55,24 +57,18 @@ struct CollectionLocation {
         return location
     }
 
-    /// The stored mixed value holding the nested collection, if the path leads to one of its kind.
-    private func nestedValue() -> ColumnValue? {
-        guard let nested, let value = MixedPath.value(in: realm.value(of: owner, column: column),
-                                                      collection: property.collection, path: nested.steps),
-              let container = MixedPath.container(value), container.isMap == nested.isMap else { return nil }
-        return value
-    }
-
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         guard let (leaf, row) = owner.location() else {
             fatalError("Collection is no longer valid: its object has been deleted or invalidated.")
         }
-        guard nested != nil else { return realm.withBytes(leaf.storedBytes(row, column), body) }
-        guard case .bytes(let bytes)? = nestedValue() else {
-            fatalError("Collection is no longer valid: the value holding it in '\(property.name)' was replaced or removed.")
+        guard let nested else { return realm.withBytes(leaf.storedBytes(row, column), body) }
+        return realm.withBytes(leaf.storedBytes(row, column)) { columnBytes in
+            guard let packed = MixedPath.nestedBytes(in: columnBytes, collection: property.collection,
+                                                     path: nested.steps, isMap: nested.isMap) else {
+                fatalError("Collection is no longer valid: the value holding it in '\(property.name)' was replaced or removed.")
+            }
+            return body(packed)
         }
-        // The packed collection follows the tag byte.
-        return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
     }
 
     /// The number of stored elements (for a map, twice its entries).

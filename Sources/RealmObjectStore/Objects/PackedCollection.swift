@@ -57,6 +57,18 @@ package enum PackedCollection {
         return decodeElement(UnsafeRawBufferPointer(rebasing: bytes[(payload + start)..<(payload + end)]))
     }
 
+    /// The bytes of element `index`, in place, if it is a byte string (a string, data, a map's
+    /// key, a stored mixed value); nil otherwise or if the value is malformed.
+    package static func byteElement(_ index: Int, of bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        let count = count(bytes)
+        guard index >= 0, index < count else { return nil }
+        let payload = headerSize + (count + 1) * 4
+        let start = Int(bytes.loadUnaligned(fromByteOffset: headerSize + index * 4, as: UInt32.self).littleEndian)
+        let end = Int(bytes.loadUnaligned(fromByteOffset: headerSize + (index + 1) * 4, as: UInt32.self).littleEndian)
+        guard start < end, payload + end <= bytes.count, bytes[payload + start] == 5 else { return nil }
+        return UnsafeRawBufferPointer(rebasing: bytes[(payload + start + 1)..<(payload + end)])
+    }
+
     /// Every element.
     package static func decode(_ bytes: UnsafeRawBufferPointer) -> [ColumnValue] {
         (0..<count(bytes)).map { element($0, of: bytes) }
@@ -264,21 +276,48 @@ package enum MixedPath {
     /// The packed elements of a container and whether it is a map.
     package typealias Container = (isMap: Bool, elements: [ColumnValue])
 
-    /// The stored mixed value the path leads to (for an empty path from a mixed column, the
-    /// column's value); nil if a step does not exist.
-    package static func value(in column: ColumnValue, collection: CollectionKind?, path: [MixedPathStep]) -> ColumnValue? {
-        var current = column
-        var steps = path[...]
+    /// The packed elements of the collection at `path`, in place in `column` (the column's stored
+    /// bytes), if the path leads to a collection of the kind `isMap` says: O(depth × log n), with
+    /// nothing decoded or copied.
+    package static func nestedBytes(in column: UnsafeRawBufferPointer, collection: CollectionKind?, path: [MixedPathStep],
+                                    isMap: Bool) -> UnsafeRawBufferPointer? {
+        var container: (isMap: Bool, packed: UnsafeRawBufferPointer)
         if let collection {
-            guard let first = steps.popFirst(), case .bytes(let bytes) = column else { return nil }
-            guard let child = child(of: (collection == .map, PackedCollection.decode(bytes)), at: first) else { return nil }
-            current = child
+            container = (collection == .map, column)
+        } else {
+            guard let root = collectionBody(column) else { return nil }
+            container = root
         }
-        for step in steps {
-            guard let container = container(current), let child = child(of: container, at: step) else { return nil }
-            current = child
+        for step in path {
+            let element: UnsafeRawBufferPointer?
+            switch (container.isMap, step) {
+            case (false, .index(let index)): element = PackedCollection.byteElement(index, of: container.packed)
+            case (true, .key(let key)): element = valueBytes(of: key, in: container.packed)
+            default: element = nil
+            }
+            guard let element, let next = collectionBody(element) else { return nil }
+            container = next
         }
-        return current
+        return container.isMap == isMap ? container.packed : nil
+    }
+
+    /// A stored mixed value's collection: its kind and its packed elements (after the tag).
+    private static func collectionBody(_ mixed: UnsafeRawBufferPointer) -> (isMap: Bool, packed: UnsafeRawBufferPointer)? {
+        guard let tag = mixed.first, tag == MixedValue.listTag || tag == MixedValue.dictionaryTag else { return nil }
+        return (tag == MixedValue.dictionaryTag, UnsafeRawBufferPointer(rebasing: mixed.dropFirst()))
+    }
+
+    /// The value of `key` in a packed map, in place (keys are sorted by UTF-8 bytes).
+    private static func valueBytes(of key: String, in packed: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        let target = Array(key.utf8)
+        var (low, high) = (0, PackedCollection.count(packed) / 2)
+        while low < high {
+            let middle = (low + high) / 2
+            guard let stored = PackedCollection.byteElement(2 * middle, of: packed) else { return nil }
+            if stored.elementsEqual(target) { return PackedCollection.byteElement(2 * middle + 1, of: packed) }
+            if stored.lexicographicallyPrecedes(target) { low = middle + 1 } else { high = middle }
+        }
+        return nil
     }
 
     /// The nested collection's elements; nil if the path does not lead to a list or dictionary.
