@@ -16,7 +16,9 @@ extension Realm {
     /// written under a temporary name and put in place once synced, so a crash leaves no partial
     /// copy at `fileURL`. It opens with the same schema and data.
     ///
-    /// - Parameter encryptionKey: must be nil: encryption is not available yet.
+    /// - Parameters:
+    ///   - fileURL: where to write the copy; no file may exist there.
+    ///   - encryptionKey: must be nil: encryption is not available yet.
     /// - Throws: ``Realm/Error/Code/fileExists`` if a file exists at `fileURL`; a
     ///   ``Realm/Error`` if the copy cannot be written.
     public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
