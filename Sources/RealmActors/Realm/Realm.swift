@@ -604,18 +604,14 @@ public final class Realm {
 
     // MARK: Files
 
-    /// The lock file kept beside a realm file (`<file>.lock`).
-    static func lockFileURL(for fileURL: URL) -> URL {
-        fileURL.appendingPathExtension("lock")
-    }
-
     /// Whether the realm file of `config` exists. Always `false` for in-memory realms.
     public static func fileExists(for config: Configuration) -> Bool {
         guard let url = config.fileURL else { return false }
         return FileManager.default.fileExists(atPath: url.path)
     }
 
-    /// Deletes the realm file of `config` and its auxiliary files (the lock file).
+    /// Deletes the realm file of `config` and its auxiliary files: the lock file (`<file>.lock`)
+    /// and any temporary file a crash left behind (`.creating`, `.seeding`, `.copying`).
     ///
     /// - Returns: `true` if the realm file existed and was deleted, `false` if there was none.
     /// - Throws: ``Realm/Error`` with ``Realm/Error/Code/alreadyOpen`` while a handle — in this
@@ -629,7 +625,7 @@ public final class Realm {
             throw Realm.Error(.alreadyOpen, "Cannot delete files of an open Realm: '\(url.path)' is still in use.", fileURL: url)
         }
         var deleted = false
-        for file in [url, lockFileURL(for: url)] {
+        for file in [url] + AuxiliaryFile.allCases.map({ URL(fileURLWithPath: url.path + $0.suffix) }) {
             do {
                 try FileManager.default.removeItem(at: file)
                 if file == url { deleted = true }

@@ -42,12 +42,12 @@ extension Database {
         if !replacing && access(path, F_OK) == 0 {
             throw StorageError(.fileExists, "A file already exists at the destination of the copy", path: path)
         }
-        let temporary = path + ".copying"
+        let temporary = path + AuxiliaryFile.copying.suffix
         unlink(temporary)
-        unlink(temporary + ".lock")
+        unlink(path + AuxiliaryFile.copyingLock.suffix)
         defer {
             unlink(temporary)
-            unlink(temporary + ".lock")
+            unlink(path + AuxiliaryFile.copyingLock.suffix)
         }
         do {
             let copy = try Database.open(path: temporary, options: DatabaseOptions())

@@ -24,7 +24,7 @@ extension Database {
         let source = openDescriptor(seed, O_RDONLY)
         guard source >= 0 else { throw StorageError.fromErrno(errno, "Could not open the seed file", path: seed) }
         defer { closeDescriptor(source) }
-        let temporary = path + ".seeding"
+        let temporary = path + AuxiliaryFile.seeding.suffix
         unlink(temporary)
         let destination = openDescriptor(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         guard destination >= 0 else { throw StorageError.fromErrno(errno, "Could not create the realm file from its seed", path: path) }

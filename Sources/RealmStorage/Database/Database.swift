@@ -161,7 +161,7 @@ package final class Database: Sendable {
         if options.readOnly && access(path, F_OK) != 0 && errno == ENOENT {
             throw StorageError.fromErrno(ENOENT, "Could not open the realm file", path: path)
         }
-        let lock = try acquireLock(path: path + ".lock", readOnly: options.readOnly)
+        let lock = try acquireLock(path: path + AuxiliaryFile.lock.suffix, readOnly: options.readOnly)
         do {
             if !options.readOnly && access(path, F_OK) != 0 && errno == ENOENT {
                 try create(path: path)
@@ -185,7 +185,7 @@ package final class Database: Sendable {
     /// beside it is locked (see ``acquireLock(path:readOnly:)``). A probe: the answer can change
     /// as soon as it is given.
     package static func isOpen(path: String) -> Bool {
-        let descriptor = openDescriptor(path + ".lock", O_RDWR)
+        let descriptor = openDescriptor(path + AuxiliaryFile.lock.suffix, O_RDWR)
         guard descriptor >= 0 else { return false }  // no lock file: never opened for writing
         defer { closeDescriptor(descriptor) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
@@ -234,7 +234,7 @@ package final class Database: Sendable {
     /// Creates an empty database file atomically: written and synced under a temporary name, then
     /// renamed into place, then the directory synced. A crash leaves either no file or a valid one.
     private static func create(path: String) throws {
-        let temporary = path + ".creating"
+        let temporary = path + AuxiliaryFile.creating.suffix
         let descriptor = openDescriptor(temporary, O_RDWR | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else {
             let code = errno
