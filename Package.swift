@@ -17,6 +17,20 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// Hardware AES (issue 18; `Sources/RealmStorage/Crypto/HardwareAES.swift`) is opt-in:
+// `REALM_AES_HARDWARE=1 swift build …`. Its rounds need `import Builtin` and, on x86-64, code
+// generation for AES (`-Xcc -maes`: an unsafe flag, which SwiftPM refuses in a package others
+// depend on by version, so it cannot be the default). The instructions still run only after a
+// run-time check of the CPU. Without it the storage layer uses the portable constant-time AES.
+// (`#if arch` here is the machine building, so this does not suit cross-compilation.)
+var storageSettings = strictSettings
+if Context.environment["REALM_AES_HARDWARE"] == "1" {
+    storageSettings += [.define("REALM_AES_HARDWARE"), .enableExperimentalFeature("BuiltinModule")]
+    #if arch(x86_64)
+    storageSettings.append(.unsafeFlags(["-Xcc", "-maes"]))
+    #endif
+}
+
 let package = Package(
     name: "RealmActors",
     platforms: [.macOS(.v15), .iOS(.v18)],
@@ -26,7 +40,7 @@ let package = Package(
     ],
     targets: [
         // Layer 1: pages, copy-on-write B+trees, MVCC versions, durable commit, row change logs.
-        .target(name: "RealmStorage", exclude: ["FORMAT.md"], swiftSettings: strictSettings),
+        .target(name: "RealmStorage", exclude: ["FORMAT.md"], swiftSettings: storageSettings),
         // Layer 2: schema, tables, objects, typed values, queries (parse, bind, evaluate, sort).
         .target(name: "RealmObjectStore", dependencies: ["RealmStorage"], swiftSettings: strictSettings),
         // Layer 3: per-file shared state: the write pipeline (lock, commit order, group commit),

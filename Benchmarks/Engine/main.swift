@@ -4,6 +4,7 @@
 //   swift run -c release realm-engine-bench            # 1M rows
 //   swift run -c release realm-engine-bench --quick    # 20k rows (smoke test)
 //   swift run -c release realm-engine-bench --inspect FILE   # what the pages of a realm file hold
+//   swift run -c release realm-engine-bench --crypto   # page encryption primitives (CryptoBenchmarks.swift)
 //
 // Each measurement is the median of several runs on one machine in one process; compare numbers
 // from the same run only. Not a test: nothing here asserts a time.
@@ -24,6 +25,10 @@ if let flag = CommandLine.arguments.firstIndex(of: "--inspect"), flag + 1 < Comm
 }
 
 let quick = CommandLine.arguments.contains("--quick")
+if CommandLine.arguments.contains("--crypto") {
+    runCryptoBenchmarks(quick: quick)
+    exit(0)
+}
 let rowCount = CommandLine.arguments.firstIndex(of: "--rows").map { Int(CommandLine.arguments[$0 + 1])! } ?? (quick ? 20_000 : 1_000_000)
 let lookups = quick ? 10_000 : 100_000
 let durableCommits = quick ? 200 : 2_000

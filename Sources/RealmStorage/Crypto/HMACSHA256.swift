@@ -1,0 +1,62 @@
+/// HMAC-SHA-256 (RFC 2104, FIPS 198-1): SHA-256((K ⊕ opad) ‖ SHA-256((K ⊕ ipad) ‖ message)).
+///
+/// The key is absorbed once, in `init`: the two hash states after the padded key's block are
+/// kept, so authenticating a 4 KiB page costs its 64 compressions plus two, not four. A key
+/// longer than 64 bytes is hashed first, as the RFC says.
+///
+/// Safety: HMAC stays a secure MAC even if SHA-256's collision resistance weakens (its security
+/// rests on the compression function being a PRF). Verify with `isValid`, which compares in
+/// constant time. The two saved states are derived from the key and, being a struct, may be
+/// copied by Swift; they are not zeroed.
+package struct HMACSHA256: Sendable {
+    private let inner: SHA256
+    private let outer: SHA256
+
+    package init(key: UnsafeRawBufferPointer) {
+        var block: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &block) { raw in
+            if key.count > SHA256.blockByteCount {
+                SHA256.hash(key).withUnsafeBytes { raw.copyMemory(from: $0) }
+            } else if !key.isEmpty {
+                raw.copyMemory(from: key)
+            }
+        }
+        func state(padding: UInt8) -> SHA256 {
+            var padded = block
+            var hasher = SHA256()
+            withUnsafeMutableBytes(of: &padded) { raw in
+                for index in raw.indices { raw[index] ^= padding }
+                hasher.update(UnsafeRawBufferPointer(raw))
+                _ = raw.initializeMemory(as: UInt8.self, repeating: 0)
+            }
+            return hasher
+        }
+        inner = state(padding: 0x36)
+        outer = state(padding: 0x5C)
+        withUnsafeMutableBytes(of: &block) { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
+    }
+
+    package init(key: [UInt8]) {
+        self = key.withUnsafeBytes { HMACSHA256(key: $0) }
+    }
+
+    /// The authentication code of `message`.
+    package func code(for message: UnsafeRawBufferPointer) -> SHA256Digest {
+        var hasher = inner
+        hasher.update(message)
+        let innerDigest = hasher.finalize()
+        var outerHasher = outer
+        innerDigest.withUnsafeBytes { outerHasher.update($0) }
+        return outerHasher.finalize()
+    }
+
+    /// The authentication code of `message`.
+    package func code(for message: [UInt8]) -> SHA256Digest {
+        message.withUnsafeBytes { code(for: $0) }
+    }
+
+    /// Whether `code` (the 32 stored bytes) authenticates `message`, compared in constant time.
+    package func isValid(_ code: UnsafeRawBufferPointer, for message: UnsafeRawBufferPointer) -> Bool {
+        self.code(for: message).withUnsafeBytes { ConstantTime.equals($0, code) }
+    }
+}

@@ -1,0 +1,294 @@
+import Testing
+@testable import RealmStorage
+
+/// The cryptographic primitives of issue 18 (`Sources/RealmStorage/Crypto`): known-answer tests
+/// from FIPS-197, NIST SP 800-38A, FIPS 180-4 and RFC 4231, run against every AES implementation
+/// this build and CPU have (the portable one always, forced), plus agreement between the
+/// implementations, round trips on unaligned and in-place buffers, and MAC comparison.
+@Suite struct CryptoTests {
+    /// The implementations to test: the portable one always, the hardware one where it exists
+    /// (a build with `REALM_AES_HARDWARE=1` on a CPU with AES).
+    static let implementations: [AES256.Implementation] =
+        AES256.Implementation.isHardwareAvailable ? [.portable, .hardware] : [.portable]
+
+    static func bytes(_ hex: String) -> [UInt8] {
+        let digits = Array(hex.utf8.filter { $0 != 32 })
+        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<($0 + 2)], as: UTF8.self), radix: 16)! }
+    }
+
+    static let sp80038AKey = bytes("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4")
+    static let sp80038APlaintext = bytes("""
+        6bc1bee22e409f96e93d7e117393172a ae2d8a571e03ac9c9eb76fac45af8e51 \
+        30c81c46a35ce411e5fbc1191a0a52ef f69f2445df4f9b17ad2b417be66c3710
+        """)
+
+    /// SplitMix64: deterministic random bytes.
+    struct Generator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
+    }
+
+    // MARK: AES-256
+
+    /// FIPS-197 appendix C.3: the AES-256 example, both directions.
+    @Test(arguments: implementations) func fips197AppendixC3(_ implementation: AES256.Implementation) {
+        let aes = AES256(key: Self.bytes("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"),
+                         implementation: implementation)
+        let plaintext = AESBlock(Self.bytes("00112233445566778899aabbccddeeff"))
+        let ciphertext = aes.encrypt(plaintext)
+        #expect(ciphertext.bytes == Self.bytes("8ea2b7ca516745bfeafc49904b496089"))
+        #expect(aes.decrypt(ciphertext) == plaintext)
+    }
+
+    /// NIST SP 800-38A F.2.5 and F.2.6: CBC-AES256 encryption and decryption.
+    @Test(arguments: implementations) func sp80038ACBC(_ implementation: AES256.Implementation) {
+        let aes = AES256(key: Self.sp80038AKey, implementation: implementation)
+        let iv = AESBlock(Self.bytes("000102030405060708090a0b0c0d0e0f"))
+        let expected = Self.bytes("""
+            f58c4c04d6e5f1ba779eabfb5f7bfbd6 9cfc4e967edb808d679f777bc6702c7d \
+            39f23369a9d9bacfa530e26304231461 b2eb05e2c39be9fcda6c19078c6a9d1b
+            """)
+        var ciphertext = [UInt8](repeating: 0, count: 64)
+        Self.sp80038APlaintext.withUnsafeBytes { input in
+            ciphertext.withUnsafeMutableBytes { aes.cbcEncrypt(input, into: $0, iv: iv) }
+        }
+        #expect(ciphertext == expected)
+        // Decryption four blocks at a time, and one at a time (the tail loop).
+        var plaintext = [UInt8](repeating: 0, count: 64)
+        expected.withUnsafeBytes { input in plaintext.withUnsafeMutableBytes { aes.cbcDecrypt(input, into: $0, iv: iv) } }
+        #expect(plaintext == Self.sp80038APlaintext)
+        var firstThree = [UInt8](repeating: 0, count: 48)
+        expected.withUnsafeBytes { input in
+            firstThree.withUnsafeMutableBytes { aes.cbcDecrypt(UnsafeRawBufferPointer(rebasing: input[0..<48]), into: $0, iv: iv) }
+        }
+        #expect(firstThree == Array(Self.sp80038APlaintext[0..<48]))
+    }
+
+    /// NIST SP 800-38A F.5.5 and F.5.6: CTR-AES256 (the same operation both ways), whole and
+    /// with a partial last block.
+    @Test(arguments: implementations) func sp80038ACTR(_ implementation: AES256.Implementation) {
+        let aes = AES256(key: Self.sp80038AKey, implementation: implementation)
+        let counter = AESBlock(Self.bytes("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"))
+        let expected = Self.bytes("""
+            601ec313775789a5b7a7f504bbf3d228 f443e3ca4d62b59aca84e990cacaf5c5 \
+            2b0930daa23de94ce87017ba2d84988d dfc9c58db67aada613c2dd08457941a6
+            """)
+        for count in [64, 50, 16, 7] {
+            var output = [UInt8](repeating: 0, count: count)
+            Self.sp80038APlaintext.withUnsafeBytes { input in
+                output.withUnsafeMutableBytes { aes.ctr(UnsafeRawBufferPointer(rebasing: input[0..<count]), into: $0, counter: counter) }
+            }
+            #expect(output == Array(expected[0..<count]), "\(count) bytes")
+            var decrypted = [UInt8](repeating: 0, count: count)
+            output.withUnsafeBytes { input in decrypted.withUnsafeMutableBytes { aes.ctr(input, into: $0, counter: counter) } }
+            #expect(decrypted == Array(Self.sp80038APlaintext[0..<count]), "\(count) bytes")
+        }
+    }
+
+    /// The counter is one 128-bit big-endian integer: its low 64 bits carry into the high 64.
+    @Test(arguments: implementations) func ctrCounterCarries(_ implementation: AES256.Implementation) {
+        let aes = AES256(key: Self.sp80038AKey, implementation: implementation)
+        let input = [UInt8](repeating: 0, count: 32)
+        var output = input
+        input.withUnsafeBytes { source in
+            output.withUnsafeMutableBytes { aes.ctr(source, into: $0, counter: AESBlock(bigEndianHigh: 7, low: .max)) }
+        }
+        #expect(Array(output[0..<16]) == aes.encrypt(AESBlock(bigEndianHigh: 7, low: .max)).bytes)
+        #expect(Array(output[16..<32]) == aes.encrypt(AESBlock(bigEndianHigh: 8, low: 0)).bytes)
+    }
+
+    /// Hardware and portable rounds agree on random keys and blocks, and in both modes over a
+    /// page.
+    @Test(.enabled(if: AES256.Implementation.isHardwareAvailable, "needs a build with REALM_AES_HARDWARE=1 on a CPU with AES"))
+    func hardwareAgreesWithPortable() {
+        var generator = Generator(state: 18)
+        for _ in 0..<16 {
+            let key = generator.bytes(32)
+            let hardware = AES256(key: key, implementation: .hardware)
+            let portable = AES256(key: key, implementation: .portable)
+            for _ in 0..<8 {
+                let block = AESBlock(low: generator.next(), high: generator.next())
+                #expect(hardware.encrypt(block) == portable.encrypt(block))
+                #expect(hardware.decrypt(block) == portable.decrypt(block))
+            }
+            let page = generator.bytes(4096 + 5)
+            let iv = AESBlock(low: generator.next(), high: generator.next())
+            for mode in ["ctr", "cbcEncrypt", "cbcDecrypt"] {
+                let count = mode == "ctr" ? page.count : 4096
+                var outputs = [[UInt8]](repeating: [UInt8](repeating: 0, count: count), count: 2)
+                for (index, aes) in [hardware, portable].enumerated() {
+                    page.withUnsafeBytes { raw in
+                        let input = UnsafeRawBufferPointer(rebasing: raw[0..<count])
+                        outputs[index].withUnsafeMutableBytes { output in
+                            switch mode {
+                            case "ctr": aes.ctr(input, into: output, counter: iv)
+                            case "cbcEncrypt": aes.cbcEncrypt(input, into: output, iv: iv)
+                            default: aes.cbcDecrypt(input, into: output, iv: iv)
+                            }
+                        }
+                    }
+                }
+                #expect(outputs[0] == outputs[1], "\(mode)")
+            }
+        }
+    }
+
+    /// Round trips at odd alignments and lengths, out of place and in place; a chunked CTR
+    /// equals one call.
+    @Test(arguments: implementations) func roundTripsOnUnalignedBuffers(_ implementation: AES256.Implementation) {
+        var generator = Generator(state: UInt64(implementation == .hardware ? 2 : 1))
+        let aes = AES256(key: generator.bytes(32), implementation: implementation)
+        let iv = AESBlock(low: generator.next(), high: generator.next())
+        let plaintext = generator.bytes(4096 + 64)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * 4096 + 256, alignment: 16)
+        defer { buffer.deallocate() }
+        for (offset, count) in [(1, 4096), (3, 4097), (7, 17), (13, 64), (5, 65), (9, 1), (0, 0)] {
+            let source = UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + count)])
+            let middle = UnsafeMutableRawBufferPointer(rebasing: buffer[(4096 + 128 + offset)..<(4096 + 128 + offset + count)])
+            plaintext.withUnsafeBytes { source.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            aes.ctr(UnsafeRawBufferPointer(source), into: middle, counter: iv)
+            #expect(count < 16 || Array(middle) != Array(plaintext[0..<count]), "encrypted at offset \(offset)")
+            aes.ctr(UnsafeRawBufferPointer(middle), into: middle, counter: iv)  // in place
+            #expect(Array(middle) == Array(plaintext[0..<count]), "CTR at offset \(offset), \(count) bytes")
+
+            let whole = count - count % 16
+            let cbcSource = UnsafeMutableRawBufferPointer(rebasing: source[0..<whole])
+            let cbcMiddle = UnsafeMutableRawBufferPointer(rebasing: middle[0..<whole])
+            aes.cbcEncrypt(UnsafeRawBufferPointer(cbcSource), into: cbcMiddle, iv: iv)
+            aes.cbcEncrypt(UnsafeRawBufferPointer(cbcSource), into: cbcSource, iv: iv)  // in place
+            #expect(Array(cbcSource) == Array(cbcMiddle), "CBC in place at offset \(offset)")
+            aes.cbcDecrypt(UnsafeRawBufferPointer(cbcMiddle), into: cbcMiddle, iv: iv)
+            #expect(Array(cbcMiddle) == Array(plaintext[0..<whole]), "CBC at offset \(offset), \(whole) bytes")
+        }
+
+        // CTR in chunks of whole blocks, each starting at the next counter, equals one call.
+        var once = [UInt8](repeating: 0, count: 4096)
+        var chunked = once
+        plaintext.withUnsafeBytes { raw in
+            let input = UnsafeRawBufferPointer(rebasing: raw[0..<4096])
+            once.withUnsafeMutableBytes { aes.ctr(input, into: $0, counter: AESBlock(bigEndianHigh: 1, low: .max - 100)) }
+            chunked.withUnsafeMutableBytes { output in
+                var start = 0
+                for size in [16, 48, 64, 1024, 640, 2304] {  // the counter carries inside the fifth chunk
+                    let counter = AESBlock(bigEndianHigh: 1 + (start / 16 > 100 ? 1 : 0), low: (UInt64.max - 100) &+ UInt64(start / 16))
+                    aes.ctr(UnsafeRawBufferPointer(rebasing: input[start..<(start + size)]),
+                            into: UnsafeMutableRawBufferPointer(rebasing: output[start..<(start + size)]), counter: counter)
+                    start += size
+                }
+            }
+        }
+        #expect(once == chunked)
+    }
+
+    // MARK: SHA-256 and HMAC-SHA-256
+
+    /// FIPS 180-4 / NIST examples: the empty message, "abc", the 448-bit message, and a million
+    /// "a"s (hashed in one call and in uneven pieces).
+    @Test func sha256KnownAnswers() {
+        #expect(SHA256.hash([]).description == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hash(Array("abc".utf8)).description == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256.hash(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)).description
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        let million = [UInt8](repeating: 0x61, count: 1_000_000)
+        let expected = "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+        #expect(SHA256.hash(million).description == expected)
+        var hasher = SHA256()
+        million.withUnsafeBytes { raw in
+            var start = 0
+            for size in [1, 55, 8, 63, 64, 65, 127, 999_617] {
+                hasher.update(UnsafeRawBufferPointer(rebasing: raw[start..<(start + size)]))
+                start += size
+            }
+            #expect(start == million.count)
+        }
+        #expect(hasher.finalize().description == expected)
+    }
+
+    /// Padding edges: messages of 55, 56, 63, 64 and 119 bytes (one or two padding blocks).
+    @Test func sha256PaddingBoundaries() {
+        let expected = [
+            55: "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318",
+            56: "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a",
+            63: "7d3e74a05d7db15bce4ad9ec0658ea98e3f06eeecf16b4c6fff2da457ddc2f34",
+            64: "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb",
+            119: "31eba51c313a5c08226adf18d4a359cfdfd8d2e816b13f4af952f7ea6584dcfb",
+        ]
+        for (count, digest) in expected {
+            #expect(SHA256.hash([UInt8](repeating: 0x61, count: count)).description == digest, "\(count) bytes")
+        }
+    }
+
+    /// RFC 4231 test cases 1–7 (case 5 truncated to 128 bits, as the RFC gives it).
+    @Test func hmacSHA256RFC4231() {
+        let longKey = [UInt8](repeating: 0xAA, count: 131)
+        let cases: [(key: [UInt8], data: [UInt8], mac: String)] = [
+            ([UInt8](repeating: 0x0B, count: 20), Array("Hi There".utf8),
+             "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"),
+            (Array("Jefe".utf8), Array("what do ya want for nothing?".utf8),
+             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"),
+            ([UInt8](repeating: 0xAA, count: 20), [UInt8](repeating: 0xDD, count: 50),
+             "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe"),
+            (Array(1...25), [UInt8](repeating: 0xCD, count: 50),
+             "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b"),
+            ([UInt8](repeating: 0x0C, count: 20), Array("Test With Truncation".utf8),
+             "a3b6167473100ee06e0c796c2955552b"),
+            (longKey, Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8),
+             "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"),
+            (longKey, Array(("This is a test using a larger than block-size key and a larger than block-size data. "
+                             + "The key needs to be hashed before being used by the HMAC algorithm.").utf8),
+             "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"),
+        ]
+        for (index, testCase) in cases.enumerated() {
+            let code = HMACSHA256(key: testCase.key).code(for: testCase.data).description
+            #expect(code.hasPrefix(testCase.mac), "RFC 4231 test case \(index + 1)")
+            #expect(code.count == 64)
+        }
+    }
+
+    /// A MAC is accepted only byte for byte: every single-byte change, a shorter code and a
+    /// different message are rejected.
+    @Test func macComparison() {
+        let mac = HMACSHA256(key: Array(0..<32))
+        let message = [UInt8](repeating: 7, count: 4096)
+        let code = mac.code(for: message).bytes
+        message.withUnsafeBytes { messageBytes in
+            code.withUnsafeBytes { #expect(mac.isValid($0, for: messageBytes)) }
+            for index in 0..<code.count {
+                var forged = code
+                forged[index] ^= 0x01
+                forged.withUnsafeBytes { #expect(!mac.isValid($0, for: messageBytes), "byte \(index) changed") }
+            }
+            code.dropLast().withUnsafeBytes { #expect(!mac.isValid($0, for: messageBytes), "truncated") }
+        }
+        var other = message
+        other[4095] = 8
+        other.withUnsafeBytes { otherBytes in code.withUnsafeBytes { #expect(!mac.isValid($0, for: otherBytes)) } }
+        #expect(mac.code(for: message) == mac.code(for: message))
+        #expect(mac.code(for: message) != mac.code(for: other))
+        #expect(ConstantTime.equals(UnsafeRawBufferPointer(start: nil, count: 0), UnsafeRawBufferPointer(start: nil, count: 0)))
+    }
+
+    // MARK: Keys
+
+    /// The user key's first 32 bytes are the AES key and its last 32 the HMAC key; any other
+    /// length is refused.
+    @Test func pageKeysSplitTheUserKey() throws {
+        let userKey = Array(UInt8(0)..<64)
+        let keys = try #require(PageEncryptionKeys(userKey: userKey, implementation: .portable))
+        let block = AESBlock(low: 0x0123_4567_89AB_CDEF, high: 42)
+        #expect(keys.cipher.encrypt(block) == AES256(key: Array(userKey[0..<32]), implementation: .portable).encrypt(block))
+        #expect(keys.cipher.encrypt(block) != AES256(key: Array(userKey[32..<64]), implementation: .portable).encrypt(block))
+        #expect(keys.authenticator.code(for: [1, 2, 3]) == HMACSHA256(key: Array(userKey[32..<64])).code(for: [1, 2, 3]))
+        #expect(keys.authenticator.code(for: [1, 2, 3]) != HMACSHA256(key: Array(userKey[0..<32])).code(for: [1, 2, 3]))
+        for count in [0, 32, 63, 65, 128] {
+            #expect(PageEncryptionKeys(userKey: [UInt8](repeating: 1, count: count)) == nil, "\(count) bytes")
+        }
+    }
+}
