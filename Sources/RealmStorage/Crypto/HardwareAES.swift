@@ -12,10 +12,13 @@ import Builtin
 /// **How Swift reaches the instructions.** LLVM exposes them as intrinsics
 /// (`llvm.x86.aesni.aesenc`, `aesenclast`, `aesdec`, `aesdeclast`, `aesimc`; `llvm.aarch64.crypto.aese`,
 /// `aesd`, `aesmc`, `aesimc`), pure functions of `<2 x i64>` or `<16 x i8>` vectors. Binding
-/// them with `@_silgen_name`, as `Prefetch` binds `llvm.prefetch`, does not work for these: Swift
-/// declares the function with its own attributes, which drop the intrinsic's `memory(none)`, and
-/// instruction selection then finds no pattern for an AES intrinsic that may touch memory ("Cannot
-/// select: intrinsic llvm.x86.aesni.aesenc", a compiler crash, with Swift 6.3). The `Builtin`
+/// them with `@_silgen_name`, as `Prefetch` binds `llvm.prefetch`, does not work for these: the
+/// compiler crashes ("Cannot select: intrinsic llvm.x86.aesni.aesenc", Swift 6.3), even with
+/// `-Xcc -maes`. Swift declares the function with its own attributes, without the intrinsic's
+/// `nounwind memory(none)` (`@_effects(readnone)` does not add them), and an AES pattern only
+/// matches the memory-free form; the same IR compiled by clang, whose parser restores intrinsic
+/// attributes, selects `aesenc`. (`llvm.prefetch` touches memory anyway, so it is unaffected.)
+/// `@_extern(c)` refuses SIMD types. The `Builtin`
 /// module's `int_…` functions declare the intrinsic through LLVM itself and compile to the single
 /// instruction. They need two things the default build does not have, so the path is opt-in:
 ///
