@@ -28,6 +28,9 @@ if Context.environment["REALM_AES_HARDWARE"] == "1" {
     storageSettings += [.define("REALM_AES_HARDWARE"), .enableExperimentalFeature("BuiltinModule")]
     #if arch(x86_64)
     storageSettings.append(.unsafeFlags(["-Xcc", "-maes"]))
+    #elseif arch(arm64) && os(Linux)
+    // Apple's arm64 targets include AES; generic Linux arm64 does not (not built here yet).
+    storageSettings.append(.unsafeFlags(["-Xcc", "-march=armv8-a+aes"]))
     #endif
 }
 

@@ -18,18 +18,21 @@ import Builtin
 /// `nounwind memory(none)` (`@_effects(readnone)` does not add them), and an AES pattern only
 /// matches the memory-free form; the same IR compiled by clang, whose parser restores intrinsic
 /// attributes, selects `aesenc`. (`llvm.prefetch` touches memory anyway, so it is unaffected.)
-/// `@_extern(c)` refuses SIMD types. The `Builtin`
-/// module's `int_…` functions declare the intrinsic through LLVM itself and compile to the single
-/// instruction. They need two things the default build does not have, so the path is opt-in:
+/// `@_extern(c)` refuses SIMD types. The `Builtin` module's `int_…` functions declare the
+/// intrinsic through LLVM itself and compile to the single instruction. They need what the
+/// default build does not have, so the path is opt-in:
 ///
 /// - the experimental feature `BuiltinModule` (to `import Builtin`), and
 /// - on x86-64, code generation for AES (`-Xcc -maes`, which Swift passes on as the `+aes` target
 ///   feature of every function); without it instruction selection fails the same way. The flag
 ///   only allows the instructions: the compiler emits them nowhere but at these intrinsics, which
 ///   run only after `CPUFeatures.hasAES` said yes, so the binary still runs on a CPU without AES.
-///   Apple's arm64 targets include the `aes` feature already.
+///   Apple's arm64 targets include the `aes` feature already; for Linux arm64 `Package.swift`
+///   passes `-Xcc -march=armv8-a+aes` (neither arm64 build has been compiled yet: the test
+///   machine is x86-64 without an arm64 standard library; the arm64 intrinsics were checked to
+///   lower to `llvm.aarch64.crypto.aese/aesd/aesmc/aesimc` on `<16 x i8>`).
 ///
-/// `Package.swift` adds all three (with the `REALM_AES_HARDWARE` condition) when the build runs
+/// `Package.swift` adds them (with the `REALM_AES_HARDWARE` condition) when the build runs
 /// with `REALM_AES_HARDWARE=1` in the environment; it cannot add them by default, since SwiftPM
 /// refuses unsafe flags (`-Xcc -maes`) in a package that others depend on by version.
 ///
