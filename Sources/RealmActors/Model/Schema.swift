@@ -175,7 +175,11 @@ public struct Schema: Sendable, Equatable, CustomStringConvertible {
     public let objectSchema: [ObjectSchema]
 
     init(_ catalog: SchemaCatalog) {
-        objectSchema = catalog.tables.values.map { ObjectSchema($0.schema) }.sorted { $0.className < $1.className }
+        self.init(catalog.tables.values.map(\.schema))
+    }
+
+    init(_ classes: [ObjectSchemaInfo]) {
+        objectSchema = classes.map(ObjectSchema.init).sorted { $0.className < $1.className }
     }
 
     /// The schema of the class with the given name, if the realm stores it.

@@ -57,6 +57,31 @@ extension Realm {
         /// The current version of the schema (default 0). It must not decrease between opens.
         public var schemaVersion: UInt64 = 0
 
+        /// Runs when the realm is opened at a higher ``schemaVersion`` than its file's, with the
+        /// file's old version, to migrate the data (see <doc:Migrations>). Without one, a higher
+        /// version still applies the schema changes: added properties take their type's zero
+        /// value or nil, removed ones are dropped, and a changed type starts from the zero value.
+        public var migrationBlock: MigrationBlock? {
+            get { migrationBlockBox?.block }
+            set { migrationBlockBox = newValue.map(MigrationBlockBox.init) }
+        }
+
+        private var migrationBlockBox: MigrationBlockBox?
+
+        /// A migration block compared by identity, so that the configuration stays `Equatable`
+        /// (two configurations are equal only when they hold the same assignment of the block).
+        final class MigrationBlockBox: Sendable, Equatable {
+            let block: MigrationBlock
+            init(_ block: @escaping MigrationBlock) { self.block = block }
+            static func == (lhs: MigrationBlockBox, rhs: MigrationBlockBox) -> Bool { lhs === rhs }
+        }
+
+        /// Whether opening the realm empties it instead of migrating it, when a migration would be
+        /// needed (a higher ``schemaVersion`` on a file with a schema, or classes that differ from
+        /// the file's at the same version). For development only: the data is lost. A file that
+        /// needs no migration is never emptied; a lower ``schemaVersion`` is still an error.
+        public var deleteRealmIfMigrationNeeded: Bool = false
+
         /// The classes this realm stores. `nil` (the default) registers each class the first time
         /// it is used, together with the classes it links to; listing them checks the whole schema
         /// when the realm opens.
@@ -99,6 +124,8 @@ extension Realm {
             inMemoryIdentifier: String? = nil,
             readOnly: Bool = false,
             schemaVersion: UInt64 = 0,
+            migrationBlock: MigrationBlock? = nil,
+            deleteRealmIfMigrationNeeded: Bool = false,
             maximumNumberOfActiveVersions: UInt? = nil,
             objectTypes: [ObjectBase.Type]? = nil
         ) {
@@ -109,6 +136,8 @@ extension Realm {
             }
             self.readOnly = readOnly
             self.schemaVersion = schemaVersion
+            self.migrationBlock = migrationBlock
+            self.deleteRealmIfMigrationNeeded = deleteRealmIfMigrationNeeded
             self.maximumNumberOfActiveVersions = maximumNumberOfActiveVersions
             self.objectTypes = objectTypes
         }
@@ -172,6 +201,8 @@ extension Realm.Configuration: CustomStringConvertible {
         }
         lines.append("\treadOnly = \(readOnly ? 1 : 0);")
         lines.append("\tschemaVersion = \(schemaVersion);")
+        lines.append("\tmigrationBlock = \(migrationBlock == nil ? "(null)" : "<block>");")
+        lines.append("\tdeleteRealmIfMigrationNeeded = \(deleteRealmIfMigrationNeeded ? 1 : 0);")
         lines.append("\tmaximumNumberOfActiveVersions = \(maximumNumberOfActiveVersions.map { "\($0)" } ?? "(null)");")
         lines.append("\tobjectTypes = \(objectTypes.map { "(" + $0.map { $0.className() }.joined(separator: ", ") + ")" } ?? "(null)");")
         lines.append("}")

@@ -104,8 +104,9 @@ public final class Realm {
     /// or thread only; in async code prefer ``open(configuration:isolation:)``). With
     /// `objectTypes`, the schema is checked now: classes missing from the file are added, and a
     /// class that differs from the file at the same `schemaVersion` throws
-    /// ``Realm/Error/Code/schemaMismatch`` listing the differences; with a higher
-    /// `schemaVersion`, added and removed properties are migrated automatically.
+    /// ``Realm/Error/Code/schemaMismatch`` listing the differences; a higher `schemaVersion`
+    /// migrates the file, running the configuration's ``Realm/Configuration/migrationBlock``
+    /// (see <doc:Migrations>).
     ///
     /// - Throws: ``Realm/Error`` (`fileAccess`, `filePermissionDenied`, `invalidDatabase`,
     ///   `incompatibleLockFile`, `schemaMismatch`, …).
