@@ -109,15 +109,29 @@ public final class Migration {
             realm.fileIsDamaged(error)
         }
         let interval = max(1, progressInterval)
+        var catalog = realm.catalog
+        var table = catalog.tables[typeName]
         for (index, key) in keys.enumerated() {
-            guard let table = realm.catalog.tables[typeName], realm.locate(table, key) != nil else { continue }
-            let oldObject = oldTable.map { realm.managedObject(DynamicObject.self, table: $0, key: key) }
-            let newObject = newTable.map { _ in realm.managedObject(DynamicObject.self, table: table, key: key) }
+            if realm.catalog !== catalog {  // the block renamed or deleted: look the class up again
+                catalog = realm.catalog
+                table = catalog.tables[typeName]
+            }
+            guard let table, let (leaf, row) = realm.locate(table, key) else { continue }
+            // Both objects start at the row just found, so neither looks it up again before the
+            // block's first write.
+            let oldObject = oldTable.map { object(table: $0, leaf: leaf, row: row) }
+            let newObject = newTable.map { _ in object(table: table, leaf: leaf, row: row) }
             block(oldObject, newObject)
             if (index + 1) % interval == 0 || index + 1 == keys.count {
                 progressHandler?(typeName, index + 1, keys.count)
             }
         }
+    }
+
+    private func object(table: Table, leaf: ClusterLeaf, row: Int) -> DynamicObject {
+        let object = DynamicObject()
+        object.realmState = ObjectState(realm: realm, table: table, leaf: leaf, row: row)
+        return object
     }
 
     /// Creates an object of the class named `typeName` in the new schema from a dictionary, an

@@ -181,6 +181,15 @@ extension PropertyInfo {
         func invalid() -> Realm.Error {
             Realm.Error(.invalidInput, "Invalid value '\(value.map { "\($0)" } ?? "nil")' of type '\(value.map { "\(type(of: $0))" } ?? "nil")' for '\(kind.rawValue)\(isOptional ? "?" : "")' property '\(className).\(name)'.")
         }
+        // The common exact types first: the general path below (casts to `NSNull` and to a
+        // protocol, a `Mirror`) was most of the time of a migration block's `newObject["age"] = …`.
+        switch (kind, value) {
+        case (.int, let int as Int): return .int(Int64(int))
+        case (.string, let string as String): return .bytes(Array(string.utf8))
+        case (.double, let double as Double): return .double(double)
+        case (.bool, let bool as Bool): return .bool(bool)
+        default: break
+        }
         guard let value, !(value is NSNull) else {
             guard isOptional else { throw invalid() }
             return .null

@@ -28,10 +28,11 @@ func configuration(_ path: String, version: UInt64) -> Realm.Configuration {
 /// Peak resident set size of this process, in MiB (ru_maxrss is KiB on Linux, bytes on macOS).
 func peakRSS() -> Double {
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
     #if os(Linux)
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
     return Double(usage.ru_maxrss) / 1024
     #else
+    getrusage(RUSAGE_SELF, &usage)
     return Double(usage.ru_maxrss) / 1_048_576
     #endif
 }
