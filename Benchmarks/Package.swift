@@ -5,6 +5,7 @@
 //
 //   realm-bench  the side-by-side suite (W1–W13 of PERFORMANCE.md): RealmActors vs SQLite
 //                through GRDB, one child process per workload and side. See README.md.
+//   migration-bench  a 1M-object migration vs a plain update (Scripts/migration-bench.sh).
 //   Micro        package-benchmark micro-benchmarks (malloc counts per operation):
 //                `swift package --package-path Benchmarks benchmark`.
 //
@@ -31,6 +32,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "realm-bench", targets: ["RealmBench"]),
+        .executable(name: "migration-bench", targets: ["MigrationBench"]),
     ],
     dependencies: [
         .package(name: "RealmActors", path: ".."),
@@ -56,6 +58,13 @@ let package = Package(
                 .product(name: "RealmActors", package: "RealmActors"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // A 1M-object migration against the same rewrite as a plain write transaction, time and
+        // peak RSS, one process each: `bash Scripts/migration-bench.sh` (RealmActors only).
+        .executableTarget(
+            name: "MigrationBench",
+            dependencies: [.product(name: "RealmActors", package: "RealmActors")],
             swiftSettings: strictSettings
         ),
         // package-benchmark's convention: one executable target per suite, its sources in

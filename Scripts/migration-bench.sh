@@ -5,12 +5,12 @@
 #   bash Scripts/migration-bench.sh            # 1,000,000 objects
 #   bash Scripts/migration-bench.sh 100000     # another size
 #
-# Builds Scripts/MigrationBench in release mode first (its own package, like Benchmarks/).
+# Builds the `migration-bench` product of the Benchmarks package in release mode first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count="${1:-1000000}"
-swift build -c release --package-path Scripts/MigrationBench >&2
-bin="$(swift build -c release --package-path Scripts/MigrationBench --show-bin-path)/migration-bench"
+swift build -c release --package-path Benchmarks --product migration-bench >&2
+bin="$(swift build -c release --package-path Benchmarks --show-bin-path)/migration-bench"
 dir="$(mktemp -d "${TMPDIR:-/tmp}/migration-bench.XXXXXX")"
 trap 'rm -rf "$dir"' EXIT
 "$bin" setup "$dir/base.realm" "$count"

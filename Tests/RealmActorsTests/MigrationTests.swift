@@ -331,6 +331,18 @@ final class CallLog: Sendable {
         #expect(realm.object(ofType: MPersonKeyedByName.self, forPrimaryKey: "Ada")?.age == 36)
         #expect(realm.objects(MPersonKeyedByName.self).where { $0.age == 41 }.first?.firstName == "Alan")
 
+        // Removing the key and the index: the data stays, and names may repeat.
+        var unkeyed = namedConfig
+        unkeyed.objectTypes = [MPersonV1.self]
+        unkeyed.schemaVersion = 3
+        do {
+            let plain = try Realm(configuration: unkeyed)
+            #expect(plain.schema["MPerson"]?.primaryKeyProperty == nil)
+            #expect(plain.schema["MPerson"]?["age"]?.isIndexed == false)
+            try plain.write { plain.add(MPersonV1(value: ["firstName": "Ada", "age": 41])) }
+            #expect(plain.objects(MPersonV1.self).where { $0.age == 41 }.map(\.firstName).sorted() == ["Ada", "Alan"])
+        }
+
         // Duplicates fail, for either kind of key, and leave the file at its old version.
         for (types, people) in [([MPersonKeyedByAge.self], [("A", "X", 5), ("B", "Y", 5)]),
                                 ([MPersonKeyedByName.self], [("A", "X", 5), ("A", "Y", 6)])] as [([ObjectBase.Type], [(String, String, Int)])] {
