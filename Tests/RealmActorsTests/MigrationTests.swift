@@ -229,6 +229,24 @@ final class CallLog: Sendable {
         #expect(migrated.objects(MPersonV3.self).map { "\($0.fullName) \($0.age)" } == ["Grace Hopper 85"])
     }
 
+    @Test func aBlockWithoutObjectTypesFailsClearlyAndChangesNothing() throws {
+        let directory = try TemporaryDirectory()
+        var config = try makeV1File(directory)
+        config.objectTypes = nil
+        config.schemaVersion = 2
+        config.migrationBlock = { migration, _ in
+            migration.enumerateObjects(ofType: "MPerson") { _, newObject in newObject!["age"] = 1 }
+        }
+        #expect {
+            _ = try Realm(configuration: config)
+        } throws: { ($0 as? Realm.Error)?.message.contains("list them in `objectTypes`") == true }
+        #expect(try schemaVersionAtURL(config.fileURL!) == 1)
+        // deleteRealmIfMigrationNeeded empties the file instead.
+        config.deleteRealmIfMigrationNeeded = true
+        #expect(try Realm(configuration: config).objects(MPersonV1.self).isEmpty)
+        #expect(try schemaVersionAtURL(config.fileURL!) == 2)
+    }
+
     @Test func renameKeepsDataAndAppliesTheNewIndex() throws {
         let directory = try TemporaryDirectory()
         var config = try makeV1File(directory)

@@ -83,7 +83,18 @@ enum SchemaMigration {
                               "Provided schema version \(configuration.schemaVersion) is less than last set version \(stored.version).",
                               fileURL: configuration.fileURL)
         }
-        guard let desired else { return false }
+        guard let desired else {
+            guard fileHasSchema, configuration.schemaVersion > stored.version else { return false }
+            if configuration.deleteRealmIfMigrationNeeded { return true }
+            if configuration.migrationBlock != nil {
+                // Without the list the new schema is unknown (a program's classes are met only at
+                // first use), so the block cannot run.
+                throw Realm.Error(.schemaMismatch,
+                                  "A migration block needs the classes of the new schema: list them in `objectTypes`.",
+                                  fileURL: configuration.fileURL)
+            }
+            return false
+        }
         var problems: [String] = []
         var automatic: [String] = []
         for schema in desired {
