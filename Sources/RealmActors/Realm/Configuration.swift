@@ -52,7 +52,12 @@ extension Realm {
         ///     totalBytes > 100 * 1024 * 1024 && Double(usedBytes) / Double(totalBytes) < 0.5
         /// }
         /// ```
-        public var shouldCompactOnLaunch: (@Sendable (Int, Int) -> Bool)?
+        public var shouldCompactOnLaunch: (@Sendable (Int, Int) -> Bool)? {
+            get { shouldCompactOnLaunchBox?.value }
+            set { shouldCompactOnLaunchBox = newValue.map(CallbackBox.init) }
+        }
+
+        private var shouldCompactOnLaunchBox: CallbackBox<@Sendable (Int, Int) -> Bool>?
 
         /// The current version of the schema (default 0). It must not decrease between opens.
         public var schemaVersion: UInt64 = 0
@@ -62,18 +67,18 @@ extension Realm {
         /// version still applies the schema changes: added properties take their type's zero
         /// value or nil, removed ones are dropped, and a changed type starts from the zero value.
         public var migrationBlock: MigrationBlock? {
-            get { migrationBlockBox?.block }
-            set { migrationBlockBox = newValue.map(MigrationBlockBox.init) }
+            get { migrationBlockBox?.value }
+            set { migrationBlockBox = newValue.map(CallbackBox.init) }
         }
 
-        private var migrationBlockBox: MigrationBlockBox?
+        private var migrationBlockBox: CallbackBox<MigrationBlock>?
 
-        /// A migration block compared by identity, so that the configuration stays `Equatable`
-        /// (two configurations are equal only when they hold the same assignment of the block).
-        final class MigrationBlockBox: Sendable, Equatable {
-            let block: MigrationBlock
-            init(_ block: @escaping MigrationBlock) { self.block = block }
-            static func == (lhs: MigrationBlockBox, rhs: MigrationBlockBox) -> Bool { lhs === rhs }
+        /// A callback compared by identity, so that the configuration stays `Equatable`: two
+        /// configurations are equal only when they hold the same assignment of the callback.
+        final class CallbackBox<Value: Sendable>: Sendable, Equatable {
+            let value: Value
+            init(_ value: Value) { self.value = value }
+            static func == (lhs: CallbackBox, rhs: CallbackBox) -> Bool { lhs === rhs }
         }
 
         /// Whether opening the realm empties it instead of migrating it, when a migration would be
@@ -126,8 +131,10 @@ extension Realm {
             schemaVersion: UInt64 = 0,
             migrationBlock: MigrationBlock? = nil,
             deleteRealmIfMigrationNeeded: Bool = false,
+            shouldCompactOnLaunch: (@Sendable (Int, Int) -> Bool)? = nil,
             maximumNumberOfActiveVersions: UInt? = nil,
-            objectTypes: [ObjectBase.Type]? = nil
+            objectTypes: [ObjectBase.Type]? = nil,
+            seedFilePath: URL? = nil
         ) {
             if let inMemoryIdentifier {
                 storage = .inMemory(inMemoryIdentifier)
@@ -138,20 +145,13 @@ extension Realm {
             self.schemaVersion = schemaVersion
             self.migrationBlock = migrationBlock
             self.deleteRealmIfMigrationNeeded = deleteRealmIfMigrationNeeded
+            self.shouldCompactOnLaunch = shouldCompactOnLaunch
             self.maximumNumberOfActiveVersions = maximumNumberOfActiveVersions
             self.objectTypes = objectTypes
+            self.seedFilePath = seedFilePath
         }
 
         var location: Location { storage }
-
-        /// Whether two configurations open the same realm the same way. Callbacks cannot be
-        /// compared: two configurations are equal if both have one or both have none.
-        public static func == (lhs: Configuration, rhs: Configuration) -> Bool {
-            lhs.storage == rhs.storage && lhs.readOnly == rhs.readOnly && lhs.seedFilePath == rhs.seedFilePath
-                && (lhs.shouldCompactOnLaunch == nil) == (rhs.shouldCompactOnLaunch == nil)
-                && lhs.schemaVersion == rhs.schemaVersion && lhs.objectTypesStorage == rhs.objectTypesStorage
-                && lhs.maximumNumberOfActiveVersions == rhs.maximumNumberOfActiveVersions
-        }
 
         /// The configuration `Realm()` uses. Change it once at startup, before opening realms.
         public static var defaultConfiguration: Configuration {

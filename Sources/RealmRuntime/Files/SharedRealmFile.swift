@@ -117,6 +117,12 @@ package final class SharedRealmFile: Sendable {
         weak var file: SharedRealmFile?
     }
 
+    /// The shared state for `identity` if a handle of this process has it open (either way of
+    /// opening), else nil.
+    package static func alreadyOpen(_ identity: Identity) -> SharedRealmFile? {
+        registry.withLock { $0[identity]?.file }
+    }
+
     /// The shared state for `identity`, opening the file (and reading its schema) if no handle
     /// in this process has it open.
     ///
