@@ -56,3 +56,33 @@ import RealmActors
         _ = try Realm(configuration: inMemory)
     }
 }
+
+/// Steady update churn through the public API: freed pages are reused, so the file stays within a
+/// small multiple of its live size however many commits run.
+@Suite struct FileSizeUnderChurnTests {
+    @Test func steadyUpdatesKeepTheFileNearItsLiveSize() throws {
+        let directory = try TemporaryDirectory()
+        let configuration = CompactOnLaunchTests.configuration(directory)
+        let realm = try Realm(configuration: configuration)
+        try realm.write {
+            for id in 0..<2_000 { realm.create(WCOrder.self, value: ["id": id, "customer": "c\(id % 50)", "note": String(repeating: "x", count: 200)]) }
+        }
+        var sizes: [Int] = []
+        for round in 0..<300 {
+            try realm.write {
+                for id in stride(from: round % 20, to: 2_000, by: 20) {
+                    realm.object(ofType: WCOrder.self, forPrimaryKey: id)?.note = String(repeating: Character(UnicodeScalar(97 + round % 26)!), count: 200)
+                }
+            }
+            sizes.append(try CompactOnLaunchTests.size(configuration))
+        }
+        let warm = sizes[49]
+        let largest = sizes[50...].max()!
+        #expect(largest <= warm + warm / 10, "after warm-up \(warm) bytes, later up to \(largest)")
+        // Compared with a compacted copy: the churned file is within a small multiple of the live data.
+        let copy = directory.url.appendingPathComponent("live.realm")
+        try realm.writeCopy(toFile: copy)
+        let live = try FileManager.default.attributesOfItem(atPath: copy.path)[.size] as! Int
+        #expect(largest <= 4 * live, "churned file \(largest) bytes, live copy \(live)")
+    }
+}
