@@ -1,6 +1,8 @@
 // realm-crash-writer: the other half of the crash tests (Tests/RealmStorageTests/CrashRecoveryTests.swift).
 //
 //     realm-crash-writer <path> <seed>      write transactions forever; the test SIGKILLs it
+//     realm-crash-writer compact <path>     compact the file in place, again and again, printing
+//                                           `compacted <n>` after each; the test SIGKILLs it
 //     realm-crash-writer check <path>...    open each (damaged) file read-only, read everything,
 //                                           verify; the decoder fuzz test runs this in a child
 //                                           process so that a crash is a finding, not the end of
@@ -226,7 +228,32 @@ func checkFile(path: String) -> String {
     return outcome.joined(separator: " ")
 }
 
+/// Compaction on launch, repeated: what `shouldCompactOnLaunch` does to a file (open, copy the
+/// newest version compactly, rename the copy over the file, close), forever.
+func runCompactor(path: String) throws -> Never {
+    var rounds = 0
+    while true {
+        let database = try Database.open(path: path)
+        do {
+            let read = try database.beginRead()
+            try Database.writeCompactCopy(of: read, tables: [:], to: path, replacing: true)
+            withExtendedLifetime(read) {}
+        }
+        try database.close()
+        rounds += 1
+        emit("compacted \(rounds)")
+    }
+}
+
 let arguments = CommandLine.arguments
+if arguments.count == 3 && arguments[1] == "compact" {
+    do {
+        try runCompactor(path: arguments[2])
+    } catch {
+        emit("realm-crash-writer: \(error)", to: 2)
+        exit(1)
+    }
+}
 if arguments.count >= 2 && arguments[1] == "check" {
     // `begin <i>` before each file, so the parent knows which file a crash happened on.
     for (index, path) in arguments.dropFirst(2).enumerated() {
