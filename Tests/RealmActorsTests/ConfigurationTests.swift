@@ -41,6 +41,25 @@ import RealmActors
         Realm.Configuration.defaultConfiguration.schemaVersion = 424242
         #expect(Realm.Configuration.defaultConfiguration.schemaVersion == 424242)
     }
+
+    /// Realm Swift's equality: the realm (file or identifier), read-only and schema version; not
+    /// callbacks, object types or the other options.
+    @Test func equalityComparesWhatRealmSwiftCompares() {
+        let base = Realm.Configuration(fileURL: URL(fileURLWithPath: "/tmp/equal.realm"), schemaVersion: 3)
+        var other = base
+        other.objectTypes = [ConfigurationTestsModel.self]
+        other.migrationBlock = { _, _ in }
+        other.shouldCompactOnLaunch = { _, _ in false }
+        other.seedFilePath = URL(fileURLWithPath: "/tmp/seed.realm")
+        #expect(other == base)
+        other.schemaVersion = 4
+        #expect(other != base)
+        var readOnly = base
+        readOnly.readOnly = true
+        #expect(readOnly != base)
+        #expect(Realm.Configuration(inMemoryIdentifier: "a") != Realm.Configuration(inMemoryIdentifier: "b"))
+        #expect(base.description.contains("seedFilePath = (null);") && other.description.contains("shouldCompactOnLaunch = <block>;"))
+    }
 }
 
 @Suite struct FileManagementTests {
@@ -95,4 +114,9 @@ import RealmActors
         }
         #expect(!(Realm.Error.fileAccess ~= Realm.Error(.fail, "x")))
     }
+}
+
+
+final class ConfigurationTestsModel: Object {
+    @Persisted var name = ""
 }

@@ -73,12 +73,10 @@ extension Realm {
 
         private var migrationBlockBox: CallbackBox<MigrationBlock>?
 
-        /// A callback compared by identity, so that the configuration stays `Equatable`: two
-        /// configurations are equal only when they hold the same assignment of the callback.
-        final class CallbackBox<Value: Sendable>: Sendable, Equatable {
+        /// A callback held by a `Configuration`.
+        final class CallbackBox<Value: Sendable>: Sendable {
             let value: Value
             init(_ value: Value) { self.value = value }
-            static func == (lhs: CallbackBox, rhs: CallbackBox) -> Bool { lhs === rhs }
         }
 
         /// Whether opening the realm empties it instead of migrating it, when a migration would be
@@ -153,6 +151,13 @@ extension Realm {
 
         var location: Location { storage }
 
+        /// Whether two configurations name the same realm opened the same way: the same file or
+        /// in-memory identifier, read-only or not, and schema version — what Realm Swift compares.
+        /// Callbacks, `objectTypes` and the other options are not compared.
+        public static func == (lhs: Configuration, rhs: Configuration) -> Bool {
+            lhs.storage == rhs.storage && lhs.readOnly == rhs.readOnly && lhs.schemaVersion == rhs.schemaVersion
+        }
+
         /// The configuration `Realm()` uses. Change it once at startup, before opening realms.
         public static var defaultConfiguration: Configuration {
             get { defaultConfigurationBox.withLock { $0 } }
@@ -203,6 +208,8 @@ extension Realm.Configuration: CustomStringConvertible {
         lines.append("\tschemaVersion = \(schemaVersion);")
         lines.append("\tmigrationBlock = \(migrationBlock == nil ? "(null)" : "<block>");")
         lines.append("\tdeleteRealmIfMigrationNeeded = \(deleteRealmIfMigrationNeeded ? 1 : 0);")
+        lines.append("\tshouldCompactOnLaunch = \(shouldCompactOnLaunch == nil ? "(null)" : "<block>");")
+        lines.append("\tseedFilePath = \(seedFilePath?.path ?? "(null)");")
         lines.append("\tmaximumNumberOfActiveVersions = \(maximumNumberOfActiveVersions.map { "\($0)" } ?? "(null)");")
         lines.append("\tobjectTypes = \(objectTypes.map { "(" + $0.map { $0.className() }.joined(separator: ", ") + ")" } ?? "(null)");")
         lines.append("}")
