@@ -26,6 +26,13 @@ extension Realm {
             set { storage = newValue.map(Location.inMemory) ?? .file(Self.defaultFileURL) }
         }
 
+        /// The 64-byte key of an encrypted realm file: Realm Swift's `encryptionKey`.
+        ///
+        /// Encryption is not available yet: opening a realm with a key throws
+        /// ``Realm/Error/Code/invalidInput`` saying so (and a key of another length than 64 bytes
+        /// says that), rather than opening the file unencrypted.
+        public var encryptionKey: Data?
+
         /// Opens the file without ever writing to it; write transactions fail.
         public var readOnly: Bool = false
 
@@ -125,6 +132,7 @@ extension Realm {
         public init(
             fileURL: URL? = nil,
             inMemoryIdentifier: String? = nil,
+            encryptionKey: Data? = nil,
             readOnly: Bool = false,
             schemaVersion: UInt64 = 0,
             migrationBlock: MigrationBlock? = nil,
@@ -139,6 +147,7 @@ extension Realm {
             } else {
                 storage = .file(fileURL ?? Self.defaultFileURL)
             }
+            self.encryptionKey = encryptionKey
             self.readOnly = readOnly
             self.schemaVersion = schemaVersion
             self.migrationBlock = migrationBlock
@@ -152,10 +161,12 @@ extension Realm {
         var location: Location { storage }
 
         /// Whether two configurations name the same realm opened the same way: the same file or
-        /// in-memory identifier, read-only or not, and schema version — what Realm Swift compares.
+        /// in-memory identifier, encryption key, read-only or not, and schema version — what Realm
+        /// Swift compares.
         /// Callbacks, `objectTypes` and the other options are not compared.
         public static func == (lhs: Configuration, rhs: Configuration) -> Bool {
-            lhs.storage == rhs.storage && lhs.readOnly == rhs.readOnly && lhs.schemaVersion == rhs.schemaVersion
+            lhs.storage == rhs.storage && lhs.encryptionKey == rhs.encryptionKey && lhs.readOnly == rhs.readOnly
+                && lhs.schemaVersion == rhs.schemaVersion
         }
 
         /// The configuration `Realm()` uses. Change it once at startup, before opening realms.
@@ -204,6 +215,7 @@ extension Realm.Configuration: CustomStringConvertible {
         case .file(let url): lines.append("\tfileURL = \(url.path);")
         case .inMemory(let identifier): lines.append("\tinMemoryIdentifier = \(identifier);")
         }
+        lines.append("\tencryptionKey = \(encryptionKey == nil ? "(null)" : "<\(encryptionKey!.count) bytes>");")
         lines.append("\treadOnly = \(readOnly ? 1 : 0);")
         lines.append("\tschemaVersion = \(schemaVersion);")
         lines.append("\tmigrationBlock = \(migrationBlock == nil ? "(null)" : "<block>");")

@@ -176,6 +176,11 @@ public final class Realm {
 
     /// The shared state of the configuration's file (or in-memory store), opening it if needed.
     static func openFile(_ configuration: Configuration) throws -> SharedRealmFile {
+        if let key = configuration.encryptionKey {
+            throw Realm.Error(.invalidInput, key.count == 64
+                ? "Encryption is not available yet in RealmActors: open the realm without an encryption key"
+                : "Encryption key must be exactly 64 bytes, got \(key.count)", fileURL: configuration.fileURL)
+        }
         do {
             let identity: SharedRealmFile.Identity
             switch configuration.location {
