@@ -25,18 +25,6 @@ import Testing
     /// Whether two byte sequences are equal (a Bool, so a failure does not print 4 KiB twice).
     static func same(_ a: some Sequence<UInt8>, _ b: some Sequence<UInt8>) -> Bool { a.elementsEqual(b) }
 
-    /// SplitMix64: deterministic random bytes.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
-    }
 
     // MARK: AES-256
 
@@ -111,7 +99,7 @@ import Testing
     /// page.
     @Test(.enabled(if: AES256.Implementation.isHardwareAvailable, "needs a build with REALM_AES_HARDWARE=1 on a CPU with AES"))
     func hardwareAgreesWithPortable() {
-        var generator = Generator(state: 18)
+        var generator = SeededGenerator(seed: 18)
         for _ in 0..<16 {
             let key = generator.bytes(32)
             let hardware = AES256(key: key, implementation: .hardware)
@@ -146,7 +134,7 @@ import Testing
     /// Round trips at odd alignments and lengths, out of place and in place; a chunked CTR
     /// equals one call.
     @Test(arguments: implementations) func roundTripsOnUnalignedBuffers(_ implementation: AES256.Implementation) {
-        var generator = Generator(state: UInt64(implementation == .hardware ? 2 : 1))
+        var generator = SeededGenerator(seed: UInt64(implementation == .hardware ? 2 : 1))
         let aes = AES256(key: generator.bytes(32), implementation: implementation)
         let iv = AESBlock(low: generator.next(), high: generator.next())
         let plaintext = generator.bytes(4096 + 64)
@@ -294,4 +282,9 @@ import Testing
             #expect(PageEncryptionKeys(userKey: [UInt8](repeating: 1, count: count)) == nil, "\(count) bytes")
         }
     }
+}
+
+extension SeededGenerator {
+    /// `count` deterministic random bytes.
+    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
 }

@@ -25,7 +25,7 @@ extension Realm {
         guard encryptionKey == nil else {
             throw Realm.Error(.invalidInput, "Encryption is not available yet: write the copy without an encryption key", fileURL: fileURL)
         }
-        let layouts = Dictionary(catalog.tables.values.map { ($0.tree, $0.layout) }) { first, _ in first }
+        let layouts = catalog.tableLayouts
         let path = fileURL.standardizedFileURL.path
         do {
             try FileManager.default.createDirectory(at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)

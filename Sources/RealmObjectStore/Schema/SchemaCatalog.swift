@@ -9,6 +9,12 @@ package final class SchemaCatalog: Sendable {
     /// Per class name, whether its objects are embedded (owned by the object linking to them).
     package let embeddedClasses: Set<String>
 
+    /// The column layout of every table tree: what a compacted copy needs to rebuild the rows
+    /// (``Database/writeCompactCopy(of:tables:to:replacing:)``).
+    package var tableLayouts: [TreeID: [ColumnSpec]] {
+        Dictionary(tables.values.map { ($0.tree, $0.layout) }) { first, _ in first }
+    }
+
     package init(_ stored: StoredSchema) {
         self.stored = stored
         let tables = Dictionary(uniqueKeysWithValues: stored.tables.map { ($0.schema.className, Table($0)) })

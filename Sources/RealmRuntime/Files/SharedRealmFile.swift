@@ -102,7 +102,7 @@ package final class SharedRealmFile: Sendable {
             if shouldCompact(Int(clamping: usage.fileBytes), Int(clamping: usage.liveBytes)) {
                 let read = try database.beginRead()
                 let catalog = try read.storedSchema().map(SchemaCatalog.init) ?? .empty
-                let layouts = Dictionary(catalog.tables.values.map { ($0.tree, $0.layout) }) { first, _ in first }
+                let layouts = catalog.tableLayouts
                 try Database.writeCompactCopy(of: read, tables: layouts, to: path, replacing: true)
                 withExtendedLifetime(read) {}  // pinned until the copy is written; released before close
             }
