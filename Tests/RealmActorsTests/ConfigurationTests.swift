@@ -120,21 +120,6 @@ import RealmActors
 }
 
 
-/// Until encryption lands, a key is refused clearly instead of the file being opened unencrypted.
-@Suite struct EncryptionKeyTests {
-    @Test func aKeyIsRefusedWithAClearMessage() throws {
-        let directory = try TemporaryDirectory()
-        var configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("secret.realm"))
-        configuration.encryptionKey = Data(repeating: 7, count: 64)
-        let error = try #require(throws: Realm.Error.self) { try Realm(configuration: configuration) }
-        #expect(error.message.contains("Encryption is not available yet"))
-        configuration.encryptionKey = Data(repeating: 7, count: 32)
-        let short = try #require(throws: Realm.Error.self) { try Realm(configuration: configuration) }
-        #expect(short.message.contains("must be exactly 64 bytes, got 32"))
-        #expect(!FileManager.default.fileExists(atPath: configuration.fileURL!.path), "nothing is created")
-    }
-}
-
 final class ConfigurationTestsModel: Object {
     @Persisted var name = ""
 }

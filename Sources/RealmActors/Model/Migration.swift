@@ -21,7 +21,7 @@ public func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throw
     guard FileManager.default.fileExists(atPath: fileURL.path) else {
         throw Realm.Error(.fileNotFound, "No realm file at '\(fileURL.path)'", fileURL: fileURL)
     }
-    let configuration = Realm.Configuration(fileURL: fileURL, readOnly: true)
+    let configuration = Realm.Configuration(fileURL: fileURL, encryptionKey: encryptionKey, readOnly: true)
     // Read through the handles of this process if they have the file open (a read-only open
     // beside them would be refused: one way of opening per file and process).
     let file = try SharedRealmFile.alreadyOpen(.file(fileURL.standardizedFileURL.path)) ?? Realm.openFile(configuration)

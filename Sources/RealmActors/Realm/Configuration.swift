@@ -28,9 +28,15 @@ extension Realm {
 
         /// The 64-byte key of an encrypted realm file: Realm Swift's `encryptionKey`.
         ///
-        /// Encryption is not available yet: opening a realm with a key throws
-        /// ``Realm/Error/Code/invalidInput`` saying so (and a key of another length than 64 bytes
-        /// says that), rather than opening the file unencrypted.
+        /// A file created with a key is encrypted from its first page: every page is encrypted
+        /// with AES-256 and authenticated with HMAC-SHA-256, with keys derived from this one and
+        /// from a random salt of the file (see the "Files" article). Use 64 random bytes, kept
+        /// in the platform's keychain or secret store; a password needs a key-derivation function
+        /// first. Opening needs the same key: a wrong key, no key for an encrypted file, or a key
+        /// for an unencrypted one throws ``Realm/Error/Code/invalidDatabase`` saying which; a key
+        /// of another length than 64 bytes throws ``Realm/Error/Code/invalidInput``. To encrypt,
+        /// decrypt or re-key an existing realm, write a copy with
+        /// ``Realm/writeCopy(toFile:encryptionKey:)``. In-memory realms accept and ignore a key.
         public var encryptionKey: Data?
 
         /// Opens the file without ever writing to it; write transactions fail.

@@ -16,15 +16,21 @@ extension Realm {
     /// written under a temporary name and put in place once synced, so a crash leaves no partial
     /// copy at `fileURL`. It opens with the same schema and data.
     ///
+    /// The copy is encrypted with `encryptionKey`, or not encrypted without one, whatever this
+    /// realm's file is: this is how a realm is encrypted, decrypted or given a new key (write the
+    /// copy, then replace the file while no handle has it open).
+    ///
     /// - Parameters:
     ///   - fileURL: where to write the copy; no file may exist there.
-    ///   - encryptionKey: must be nil: encryption is not available yet.
-    /// - Throws: ``Realm/Error/Code/fileExists`` if a file exists at `fileURL`; a
-    ///   ``Realm/Error`` if the copy cannot be written.
+    ///   - encryptionKey: the copy's 64-byte key, or nil for an unencrypted copy.
+    /// - Throws: ``Realm/Error/Code/fileExists`` if a file exists at `fileURL`;
+    ///   ``Realm/Error/Code/invalidInput`` for a key that is not 64 bytes; a ``Realm/Error`` if
+    ///   the copy cannot be written.
     public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
-        guard encryptionKey == nil else {
-            throw Realm.Error(.invalidInput, "Encryption is not available yet: write the copy without an encryption key", fileURL: fileURL)
+        if let encryptionKey, encryptionKey.count != 64 {
+            throw Realm.Error(.invalidInput, "Encryption key must be exactly 64 bytes, got \(encryptionKey.count)", fileURL: fileURL)
         }
+        let key = encryptionKey.map { [UInt8]($0) }
         let layouts = catalog.tableLayouts
         let path = fileURL.standardizedFileURL.path
         do {
@@ -33,9 +39,9 @@ extension Realm {
                 // Classes first used in this transaction are recorded at its commit; the copy
                 // needs them now (writing the schema again at the commit changes nothing).
                 if schemaChangedInWrite { try writer.writeSchema(catalog.stored) }
-                try Database.writeCompactCopy(of: writer, tables: layouts, to: path)
+                try Database.writeCompactCopy(of: writer, tables: layouts, to: path, encryptionKey: key)
             } else {
-                try Database.writeCompactCopy(of: reader, tables: layouts, to: path)
+                try Database.writeCompactCopy(of: reader, tables: layouts, to: path, encryptionKey: key)
             }
         } catch {
             var configuration = self.configuration
@@ -45,7 +51,8 @@ extension Realm {
     }
 
     /// Writes a compacted copy of this handle's current version to the file of `configuration`
-    /// (see ``writeCopy(toFile:encryptionKey:)``): Realm Swift's `writeCopy(configuration:)`.
+    /// (see ``writeCopy(toFile:encryptionKey:)``), encrypted with its
+    /// ``Realm/Configuration/encryptionKey``: Realm Swift's `writeCopy(configuration:)`.
     ///
     /// - Throws: ``Realm/Error/Code/invalidInput`` for an in-memory configuration;
     ///   ``Realm/Error/Code/fileExists`` if its file exists.
@@ -53,6 +60,6 @@ extension Realm {
         guard let fileURL = configuration.fileURL else {
             throw Realm.Error(.invalidInput, "A copy can only be written to a file, not to an in-memory realm")
         }
-        try writeCopy(toFile: fileURL)
+        try writeCopy(toFile: fileURL, encryptionKey: configuration.encryptionKey)
     }
 }

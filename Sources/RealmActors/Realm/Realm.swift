@@ -176,10 +176,8 @@ public final class Realm {
 
     /// The shared state of the configuration's file (or in-memory store), opening it if needed.
     static func openFile(_ configuration: Configuration) throws -> SharedRealmFile {
-        if let key = configuration.encryptionKey {
-            throw Realm.Error(.invalidInput, key.count == 64
-                ? "Encryption is not available yet in RealmActors: open the realm without an encryption key"
-                : "Encryption key must be exactly 64 bytes, got \(key.count)", fileURL: configuration.fileURL)
+        if let key = configuration.encryptionKey, key.count != 64 {
+            throw Realm.Error(.invalidInput, "Encryption key must be exactly 64 bytes, got \(key.count)", fileURL: configuration.fileURL)
         }
         do {
             let identity: SharedRealmFile.Identity
@@ -196,6 +194,7 @@ public final class Realm {
                 identity = .inMemory(identifier)
             }
             return try SharedRealmFile.open(identity, readOnly: configuration.readOnly,
+                                            encryptionKey: configuration.encryptionKey.map { [UInt8]($0) },
                                             maximumActiveVersions: configuration.maximumNumberOfActiveVersions.map { Int(clamping: $0) },
                                             shouldCompact: configuration.shouldCompactOnLaunch)
         } catch {

@@ -94,16 +94,16 @@ package final class SharedRealmFile: Sendable {
     /// copy of its newest version (``Database/writeCompactCopy(of:tables:to:replacing:)``: the
     /// copy is synced before it is renamed over the file, so a crash leaves the old file or the
     /// new one). A missing file is left to the open that follows.
-    private static func compact(path: String, if shouldCompact: @Sendable (Int, Int) -> Bool) throws {
+    private static func compact(path: String, encryptionKey: [UInt8]?, if shouldCompact: @Sendable (Int, Int) -> Bool) throws {
         guard FileManager.default.fileExists(atPath: path) else { return }
-        let database = try Database.open(path: path)
+        let database = try Database.open(path: path, options: DatabaseOptions(encryptionKey: encryptionKey))
         do {
             let usage = database.spaceUsage
             if shouldCompact(Int(clamping: usage.fileBytes), Int(clamping: usage.liveBytes)) {
                 let read = try database.beginRead()
                 let catalog = try read.storedSchema().map(SchemaCatalog.init) ?? .empty
                 let layouts = catalog.tableLayouts
-                try Database.writeCompactCopy(of: read, tables: layouts, to: path, replacing: true)
+                try Database.writeCompactCopy(of: read, tables: layouts, to: path, replacing: true, encryptionKey: encryptionKey)
                 withExtendedLifetime(read) {}  // pinned until the copy is written; released before close
             }
         } catch {
@@ -126,10 +126,14 @@ package final class SharedRealmFile: Sendable {
     /// The shared state for `identity`, opening the file (and reading its schema) if no handle
     /// in this process has it open.
     ///
+    /// A file is opened one way per process, as in Realm: a second open with the other
+    /// `readOnly`, or another `encryptionKey`, throws `.alreadyOpen`. In-memory realms ignore
+    /// the key (nothing reaches a disk).
+    ///
     /// `shouldCompact`, when given, is asked on the first open of a file in the process (not for
     /// in-memory or read-only realms) with the file's total and used bytes; if it answers true, the
     /// file is first rewritten compactly (see ``compact(path:)``).
-    package static func open(_ identity: Identity, readOnly: Bool, maximumActiveVersions: Int? = nil,
+    package static func open(_ identity: Identity, readOnly: Bool, encryptionKey: [UInt8]? = nil, maximumActiveVersions: Int? = nil,
                              shouldCompact: (@Sendable (Int, Int) -> Bool)? = nil) throws -> SharedRealmFile {
         try registry.withLock { files in
             if let file = files[identity]?.file {
@@ -138,14 +142,18 @@ package final class SharedRealmFile: Sendable {
                     let path = if case .file(let path) = identity { path } else { "" }
                     throw StorageError(.alreadyOpen, "Realm at path '\(path)' already opened with different read permissions", path: path)
                 }
+                if case .file(let path) = identity, file.database.options.encryptionKey != encryptionKey {
+                    throw StorageError(.alreadyOpen, "Realm at path '\(path)' already opened with different encryption key", path: path)
+                }
                 return file
             }
             let database: Database
             switch identity {
             case .file(let path):
                 let faults = faultInjectors.withLock { $0[path] }
-                if let shouldCompact, !readOnly { try compact(path: path, if: shouldCompact) }
-                database = try Database.open(path: path, options: DatabaseOptions(readOnly: readOnly, faults: faults))
+                if let shouldCompact, !readOnly { try compact(path: path, encryptionKey: encryptionKey, if: shouldCompact) }
+                database = try Database.open(path: path, options: DatabaseOptions(readOnly: readOnly, faults: faults,
+                                                                                  encryptionKey: encryptionKey))
             case .inMemory: database = try Database.inMemory()
             }
             database.maximumActiveVersions = maximumActiveVersions

@@ -44,15 +44,24 @@ package struct HMACSHA256: Sendable {
     package func code(for message: UnsafeRawBufferPointer) -> SHA256Digest {
         var hasher = inner
         hasher.update(message)
-        let innerDigest = hasher.finalize()
-        var outerHasher = outer
-        innerDigest.withUnsafeBytes { outerHasher.update($0) }
-        return outerHasher.finalize()
+        return finalize(hasher)
     }
 
     /// The authentication code of `message`.
     package func code(for message: [UInt8]) -> SHA256Digest {
         message.withUnsafeBytes { code(for: $0) }
+    }
+
+    /// A hash state with the key absorbed: feed the message in pieces with `update`, then pass
+    /// it to ``finalize(_:)`` (for a message that is not one buffer).
+    package func hasher() -> SHA256 { inner }
+
+    /// The authentication code of what `hasher` (from ``hasher()``) absorbed.
+    package func finalize(_ hasher: SHA256) -> SHA256Digest {
+        let innerDigest = hasher.finalize()
+        var outerHasher = outer
+        innerDigest.withUnsafeBytes { outerHasher.update($0) }
+        return outerHasher.finalize()
     }
 
     /// Whether `code` (the 32 stored bytes) authenticates `message`, compared in constant time.

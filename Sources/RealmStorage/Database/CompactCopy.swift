@@ -33,12 +33,14 @@ extension Database {
     /// `tables` gives the column layout of every table tree (tables are rebuilt row by row,
     /// and only the object store knows their columns); every other tree is copied as a value or
     /// index tree, as its pages say. With `replacing`, an existing file at `path` is replaced
-    /// atomically (a rename), which is how a file is compacted in place.
+    /// atomically (a rename), which is how a file is compacted in place. The copy is encrypted
+    /// with `encryptionKey` (a fresh salt, so fresh page keys) or, without one, not encrypted,
+    /// whether or not the source is: this is how a file is encrypted, decrypted or re-keyed.
     ///
     /// - Throws: `.fileExists` if `path` exists (unless replacing); `.invalidDatabase` if the
     ///   source is damaged, or a table tree has no layout; what writing and syncing throw.
     package static func writeCompactCopy(of source: some TreeSource, tables: [TreeID: [ColumnSpec]],
-                                         to path: String, replacing: Bool = false) throws {
+                                         to path: String, replacing: Bool = false, encryptionKey: [UInt8]? = nil) throws {
         if !replacing && access(path, F_OK) == 0 {
             throw StorageError(.fileExists, "A file already exists at the destination of the copy", path: path)
         }
@@ -50,7 +52,7 @@ extension Database {
             unlink(path + AuxiliaryFile.copyingLock.suffix)
         }
         do {
-            let copy = try Database.open(path: temporary, options: DatabaseOptions())
+            let copy = try Database.open(path: temporary, options: DatabaseOptions(encryptionKey: encryptionKey))
             let write = try copy.beginWrite()
             try write.copyTrees(of: source, tables: tables)
             try write.commit()

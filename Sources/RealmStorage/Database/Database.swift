@@ -14,13 +14,18 @@ package struct DatabaseOptions: Sendable {
     package var durability: Durability = .full
     /// Test hook for failing I/O.
     package var faults: (any IOFaultInjector)?
+    /// The 64-byte key of an encrypted file (see `PageCipher`); nil for an unencrypted one. A
+    /// new file is created encrypted when a key is given.
+    package var encryptionKey: [UInt8]?
 
     package enum Durability: Sendable { case full, none }
 
-    package init(readOnly: Bool = false, durability: Durability = .full, faults: (any IOFaultInjector)? = nil) {
+    package init(readOnly: Bool = false, durability: Durability = .full, faults: (any IOFaultInjector)? = nil,
+                 encryptionKey: [UInt8]? = nil) {
         self.readOnly = readOnly
         self.durability = durability
         self.faults = faults
+        self.encryptionKey = encryptionKey
     }
 }
 
@@ -155,8 +160,13 @@ package final class Database: Sendable {
     ///
     /// - Throws: `StorageError` — `.fileNotFound` (read-only and missing, or no such directory),
     ///   `.filePermissionDenied`, `.incompatibleLockFile` (open in another process),
-    ///   `.invalidDatabase` (empty, truncated, corrupt, foreign or newer-format file).
+    ///   `.invalidDatabase` (empty, truncated, corrupt, foreign or newer-format file; an encrypted
+    ///   file without its key or with another; an unencrypted file with a key), `.invalidInput`
+    ///   (a key that is not 64 bytes).
     package static func open(path: String, options: DatabaseOptions = DatabaseOptions()) throws -> Database {
+        if let key = options.encryptionKey, key.count != PageEncryptionKeys.userKeyByteCount {
+            throw StorageError(.invalidInput, "Encryption key must be \(PageEncryptionKeys.userKeyByteCount) bytes, not \(key.count)", path: path)
+        }
         // A read-only open of a missing file creates nothing, not even the lock file.
         if options.readOnly && access(path, F_OK) != 0 && errno == ENOENT {
             throw StorageError.fromErrno(ENOENT, "Could not open the realm file", path: path)
@@ -164,12 +174,19 @@ package final class Database: Sendable {
         let lock = try acquireLock(path: path + AuxiliaryFile.lock.suffix, readOnly: options.readOnly)
         do {
             if !options.readOnly && access(path, F_OK) != 0 && errno == ENOENT {
-                try create(path: path)
+                try create(path: path, cipher: options.encryptionKey.flatMap { PageCipher(newFileWithKey: $0) })
             }
             let descriptor = openDescriptor(path, options.readOnly ? O_RDONLY : O_RDWR)
             guard descriptor >= 0 else { throw StorageError.fromErrno(errno, "Could not open the realm file", path: path) }
-            let file = PageFile(path: path, descriptor: descriptor, faults: options.faults)
-            let map = PageMap(descriptor: descriptor)
+            let cipher: PageCipher?
+            do {
+                cipher = try encryption(ofFileAt: path, descriptor: descriptor, key: options.encryptionKey)
+            } catch {
+                closeDescriptor(descriptor)
+                throw error
+            }
+            let file = PageFile(path: path, descriptor: descriptor, faults: options.faults, cipher: cipher)
+            let map = PageMap(descriptor: descriptor, cipher: cipher)
             let (meta, slot, tip, newestStamped) = try recover(file: file, map: map)
             return Database(path: path, options: options, map: map, file: file, lockDescriptor: lock,
                             meta: meta, slot: slot, tip: tip, nextTransaction: newestStamped + idReserve + 1)
@@ -233,7 +250,8 @@ package final class Database: Sendable {
 
     /// Creates an empty database file atomically: written and synced under a temporary name, then
     /// renamed into place, then the directory synced. A crash leaves either no file or a valid one.
-    private static func create(path: String) throws {
+    /// With a cipher, the file is encrypted from its first page.
+    private static func create(path: String, cipher: PageCipher?) throws {
         let temporary = path + AuxiliaryFile.creating.suffix
         let descriptor = openDescriptor(temporary, O_RDWR | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else {
@@ -241,7 +259,7 @@ package final class Database: Sendable {
             throw StorageError.fromErrno(code, "Could not create the realm file", path: path)
         }
         defer { closeDescriptor(descriptor) }
-        let file = PageFile(path: temporary, descriptor: descriptor, faults: nil)
+        let file = PageFile(path: temporary, descriptor: descriptor, faults: nil, cipher: cipher)
         let pages = UnsafeMutableRawPointer.allocate(byteCount: 2 * PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { pages.deallocate() }
         var meta = initialMeta()
@@ -258,6 +276,40 @@ package final class Database: Sendable {
             throw error
         }
         syncDirectory(of: path)
+    }
+
+    /// Whether the file is encrypted, and if so its cipher under `key`, from the encryption
+    /// header of its meta pages (see `EncryptionHeader`); nil for an unencrypted file opened
+    /// without a key. Read with `pread`: nothing is mapped yet.
+    ///
+    /// - Throws: `.invalidDatabase` — an encrypted file without a key, or with a wrong one; an
+    ///   unencrypted realm file with a key; an unknown encryption scheme.
+    private static func encryption(ofFileAt path: String, descriptor: Int32, key: [UInt8]?) throws -> PageCipher? {
+        let pages = UnsafeMutableRawPointer.allocate(byteCount: 2 * PageLayout.pageSize, alignment: PageLayout.pageSize)
+        defer { pages.deallocate() }
+        // A file too short for two pages is not a realm file; recovery says so.
+        guard pread(descriptor, pages, 2 * PageLayout.pageSize, 0) == 2 * PageLayout.pageSize else { return nil }
+        let readings = [0, 1].map { EncryptionHeader.read(metaPage: pages + $0 * PageLayout.pageSize) }
+        let headers = readings.compactMap { if case .header(let header) = $0 { header } else { nil } }
+        if headers.isEmpty, let scheme = readings.lazy.compactMap({ if case .unknownScheme(let scheme) = $0 { scheme } else { nil } }).first {
+            throw StorageError(.invalidDatabase, "The realm file is encrypted with scheme \(scheme), which this library does not know; upgrade RealmActors to open it", path: path)
+        }
+        guard let key else {
+            guard headers.isEmpty else {
+                throw StorageError(.invalidDatabase, "The realm file is encrypted: open it with its encryption key (Configuration.encryptionKey)", path: path)
+            }
+            return nil
+        }
+        guard !headers.isEmpty else {
+            if [0, 1].contains(where: { UnsafeRawPointer(pages + $0 * PageLayout.pageSize).u64(24) == MetaPage.magic }) {
+                throw StorageError(.invalidDatabase, "The realm file is not encrypted, but an encryption key was given: open it without a key, or write an encrypted copy with writeCopy(toFile:encryptionKey:)", path: path)
+            }
+            return nil  // not a realm file: recovery says so
+        }
+        for header in headers {
+            if let cipher = PageCipher(userKey: key, salt: header.salt), cipher.isKeyCorrect(for: header) { return cipher }
+        }
+        throw StorageError(.invalidDatabase, "The encryption key is wrong: it does not decrypt this realm file", path: path)
     }
 
     /// Makes a rename or creation in the file's directory durable.
@@ -304,6 +356,10 @@ package final class Database: Sendable {
                                        "The realm file has format version \(version), written by a development build of RealmActors; this library reads version \(MetaPage.formatVersion) only",
                                        path: path)
                 }
+            }
+            if map.decryption != nil {
+                // The key is right (its check value matched), so the pages are damaged.
+                throw StorageError(.invalidDatabase, "The realm file is corrupt: both header pages fail their authentication", path: path)
             }
             if candidates.allSatisfy({ if case .failure(.notARealmFile) = $0.1 { true } else { false } }) {
                 throw StorageError(.invalidDatabase, "Not a realm file (no RealmActors header)", path: path)
@@ -550,11 +606,15 @@ package final class Database: Sendable {
         defer { metaPage.deallocate() }
         meta.encode(into: metaPage)
 
-        guard let file else {
+        if map.isStoredThrough {
+            // In memory, the map is the storage; in an encrypted file, it holds the plaintext
+            // (readers of the new version then need not decrypt what was just written).
             try state.withLock { _ in try map.ensureMapped(pageCount: meta.pageCount) }
             for (number, page) in sorted {
                 map.store(page.pointer, byteCount: page.pages * PageLayout.pageSize, atPage: number)
             }
+        }
+        guard let file else {
             map.store(metaPage, byteCount: PageLayout.pageSize, atPage: PageNumber(slot))
             return
         }
@@ -576,9 +636,16 @@ package final class Database: Sendable {
         // file must still cover the version's page count, or open would call it truncated.
         let end = sorted.last.map { $0.key + UInt64($0.value.pages) } ?? 0
         if meta.pageCount > end { try file.extend(toPages: meta.pageCount) }
-        try file.write(UnsafeRawBufferPointer(start: metaPage, count: PageLayout.pageSize),
-                       at: UInt64(slot) << PageLayout.pageShift)
+        try writeMeta(metaPage, slot: slot, to: file)
         try state.withLock { _ in try map.ensureMapped(pageCount: meta.pageCount) }
+    }
+
+    /// Writes a meta page into its slot. Nothing reads meta pages through the map after the
+    /// open, but an encrypted map's plaintext of the slot is dropped, so that it never differs
+    /// from the file.
+    private func writeMeta(_ page: UnsafeRawPointer, slot: Int, to file: PageFile) throws {
+        defer { map.decryption?.invalidate(PageNumber(slot)) }
+        try file.write(UnsafeRawBufferPointer(start: page, count: PageLayout.pageSize), at: UInt64(slot) << PageLayout.pageShift)
     }
 
     /// Records that the newest version is durable, so the next open need not verify its batch.
@@ -607,7 +674,7 @@ package final class Database: Sendable {
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { page.deallocate() }
         checkpoint.encode(into: page)
-        try file.write(UnsafeRawBufferPointer(start: page, count: PageLayout.pageSize), at: UInt64(1 - slot) << PageLayout.pageShift)
+        try writeMeta(page, slot: 1 - slot, to: file)
         if options.durability == .full { try file.sync() }
         state.withLock { state in
             state.published = checkpoint

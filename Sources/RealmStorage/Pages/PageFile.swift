@@ -29,17 +29,23 @@ package enum WriteFault: Sendable, Equatable {
 /// The data file: positioned vectored writes, syncs and the size, with errors mapped to
 /// `StorageError` codes. Reads go through the `PageMap`, never through this type.
 ///
+/// In an encrypted file (`cipher` set) every write is of whole pages and runs, and each is
+/// encrypted on its way to the file (see `PageCipher`): no plaintext page reaches the disk.
+///
 /// Thread safety: immutable after init; the kernel serializes concurrent calls on one descriptor,
 /// and the database never issues overlapping writes.
 package final class PageFile: Sendable {
     package let path: String
     let descriptor: Int32
     let faults: (any IOFaultInjector)?
+    /// Encrypts what is written, in an encrypted file.
+    let cipher: PageCipher?
 
-    package init(path: String, descriptor: Int32, faults: (any IOFaultInjector)?) {
+    package init(path: String, descriptor: Int32, faults: (any IOFaultInjector)?, cipher: PageCipher? = nil) {
         self.path = path
         self.descriptor = descriptor
         self.faults = faults
+        self.cipher = cipher
     }
 
     /// The file's current length in bytes.
@@ -56,7 +62,51 @@ package final class PageFile: Sendable {
     }
 
     /// Writes the buffers back to back starting at `offset` with as few system calls as possible.
+    /// In an encrypted file, `offset` is a page's and the buffers hold whole pages and runs.
     func write(_ buffers: inout [iovec], at offset: UInt64) throws {
+        guard let cipher else { return try writeStored(&buffers, at: offset) }
+        precondition(offset & UInt64(PageLayout.pageSize - 1) == 0, "encrypted writes are of whole pages")
+        // Encrypt into a scratch buffer of up to 256 pages (a longer run gets one of its own),
+        // writing it whenever the next run would not fit: memory stays bounded for a bulk commit.
+        let capacity = 256 * PageLayout.pageSize
+        var scratch = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: PageLayout.pageSize)
+        var scratchCapacity = capacity
+        defer { scratch.deallocate() }
+        var filled = 0
+        var scratchStart = offset
+        func writeScratch() throws {
+            guard filled > 0 else { return }
+            var stored = [iovec(iov_base: scratch, iov_len: filled)]
+            try writeStored(&stored, at: scratchStart)
+            scratchStart += UInt64(filled)
+            filled = 0
+        }
+        for buffer in buffers {
+            guard let base = buffer.iov_base else { continue }
+            var position = 0
+            while position < buffer.iov_len {
+                let run = UnsafeRawPointer(base + position)
+                let length = min(Int(run.runPages) * PageLayout.pageSize, buffer.iov_len - position)
+                precondition(length % PageLayout.pageSize == 0, "encrypted writes are of whole pages")
+                if filled + length > scratchCapacity {
+                    try writeScratch()
+                    if length > scratchCapacity {
+                        scratch.deallocate()
+                        scratch = .allocate(byteCount: length, alignment: PageLayout.pageSize)
+                        scratchCapacity = length
+                    }
+                }
+                let page = (scratchStart + UInt64(filled)) >> PageLayout.pageShift
+                cipher.encrypt(run, length: length, page: page, into: scratch + filled)
+                filled += length
+                position += length
+            }
+        }
+        try writeScratch()
+    }
+
+    /// Writes the buffers as they are (see ``write(_:at:)``).
+    private func writeStored(_ buffers: inout [iovec], at offset: UInt64) throws {
         var total = buffers.reduce(0) { $0 + $1.iov_len }
         var position = offset
         var first = 0

@@ -92,3 +92,16 @@ extension UnsafeMutableRawPointer {
         setU32(PageLayout.auxOffset, 0)
     }
 }
+
+extension UnsafeRawPointer {
+    /// How many pages the page or run that starts here spans, as its header says: a wide table
+    /// leaf's `1 << flags`, an overflow run's length, else 1. A header read from the file is
+    /// untrusted: callers bound the result before using it.
+    var runPages: UInt64 {
+        switch pageKind {
+        case .cluster?: UInt64(1) << UInt64(u8(PageLayout.flagsOffset) & 3)
+        case .overflow?: max(1, UInt64(u32(PageLayout.auxOffset)))
+        default: 1
+        }
+    }
+}

@@ -4,8 +4,9 @@ import Glibc
 import Darwin
 #endif
 
-/// The memory through which every page is read: the file mapped read-only, or anonymous memory
-/// for an in-memory database.
+/// The memory through which every page is read: the file mapped read-only, anonymous memory
+/// for an in-memory database, or, for an encrypted file, anonymous memory into which pages are
+/// decrypted on first read (`DecryptedPageCache`).
 ///
 /// The address space is cut into fixed 1 GiB sections, each mapped once and never unmapped or
 /// moved until the database closes. A growing file therefore never invalidates a pointer that an
@@ -14,7 +15,7 @@ import Darwin
 ///
 /// A file mapping is read-only (`PROT_READ`): pages reach the file only through `pwritev`, so a
 /// stray pointer write cannot corrupt the database. Anonymous sections are writable because
-/// there the map *is* the storage.
+/// there the map *is* the storage (in memory) or the plaintext of the storage (encrypted).
 ///
 /// Thread safety (`@unchecked Sendable`): a section slot is written once, under the database's
 /// state lock, before any version that references its pages is published; readers pin a version
@@ -25,15 +26,23 @@ package final class PageMap: @unchecked Sendable {
     static let sectionBytes = 1 << Int(sectionShift)
     static let maximumSections = 4096  // 4 TiB of pages
 
+    /// For an encrypted file: its pages' plaintext and who decrypts them.
+    let decryption: DecryptedPageCache?
     private let sections: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     private var mappedSections = 0
     /// The file descriptor, or -1 for anonymous memory.
     private let descriptor: Int32
 
     package var isAnonymous: Bool { descriptor < 0 }
+    /// Whether pages are put in place through memory (``store(_:byteCount:atPage:)``) rather than
+    /// read from the file: in memory, and for an encrypted file.
+    package var isStoredThrough: Bool { descriptor < 0 || decryption != nil }
 
-    package init(descriptor: Int32) {
+    /// A map of the file open as `descriptor` (-1: anonymous memory, an in-memory database),
+    /// decrypting its pages with `cipher` if it is encrypted.
+    package init(descriptor: Int32, cipher: PageCipher? = nil) {
         self.descriptor = descriptor
+        decryption = cipher.map { DecryptedPageCache(cipher: $0, descriptor: descriptor) }
         sections = .allocate(capacity: Self.maximumSections)
         sections.initialize(repeating: nil, count: Self.maximumSections)
     }
@@ -54,7 +63,7 @@ package final class PageMap: @unchecked Sendable {
         while mappedSections < needed {
             let offset = off_t(mappedSections) << off_t(Self.sectionShift)
             let base: UnsafeMutableRawPointer?
-            if descriptor < 0 {
+            if descriptor < 0 || decryption != nil {
                 base = mmap(nil, Self.sectionBytes, PROT_READ | PROT_WRITE,
                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
             } else {
@@ -65,21 +74,35 @@ package final class PageMap: @unchecked Sendable {
             }
             sections[mappedSections] = base
             mappedSections += 1
+            decryption?.addSection()
         }
     }
 
-    /// The address of a page. The caller guarantees the page is below a published page count.
+    /// The address of a page (decrypted first, in an encrypted file). The caller guarantees the
+    /// page is below a published page count.
     @inline(__always)
     package func pointer(_ page: PageNumber) -> UnsafeRawPointer {
-        let section = Int(truncatingIfNeeded: page >> (Self.sectionShift - PageLayout.pageShift))
-        let offset = Int(truncatingIfNeeded: page & (Self.pagesPerSection - 1)) << Int(PageLayout.pageShift)
-        return UnsafeRawPointer(sections[section].unsafelyUnwrapped + offset)
+        let address = UnsafeRawPointer(self.address(page))
+        guard let decryption else { return address }
+        return decryption.plaintext(page, at: address)
     }
 
-    /// Copies pages into anonymous memory (the in-memory database's "write").
+    @inline(__always)
+    private func address(_ page: PageNumber) -> UnsafeMutableRawPointer {
+        let section = Int(truncatingIfNeeded: page >> (Self.sectionShift - PageLayout.pageShift))
+        let offset = Int(truncatingIfNeeded: page & (Self.pagesPerSection - 1)) << Int(PageLayout.pageShift)
+        return sections[section].unsafelyUnwrapped + offset
+    }
+
+    /// Puts a page or run in place through memory: the in-memory database's "write", and an
+    /// encrypted file's plaintext of a page being written. Only for pages no reader can reach.
     package func store(_ source: UnsafeRawPointer, byteCount: Int, atPage page: PageNumber) {
-        precondition(isAnonymous, "only anonymous maps are written through memory")
-        UnsafeMutableRawPointer(mutating: pointer(page)).copyMemory(from: source, byteCount: byteCount)
+        precondition(isStoredThrough, "only anonymous maps are written through memory")
+        if let decryption {
+            decryption.store(source, byteCount: byteCount, atPage: page, address: address(page))
+        } else {
+            address(page).copyMemory(from: source, byteCount: byteCount)
+        }
     }
 
     /// Whether a run of `count` pages starting at `page` lies inside one section, so it is
