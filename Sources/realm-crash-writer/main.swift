@@ -1,6 +1,8 @@
 // realm-crash-writer: the other half of the crash tests (Tests/RealmStorageTests/CrashRecoveryTests.swift).
 //
-//     realm-crash-writer <path> <seed>      write transactions forever; the test SIGKILLs it
+//     realm-crash-writer <path> <seed> [encrypted]
+//                                           write transactions forever; the test SIGKILLs it
+//                                           (`encrypted`: the file has CrashWorkload.encryptionKey)
 //     realm-crash-writer compact <path>     compact the file in place, again and again, printing
 //                                           `compacted <n>` after each; the test SIGKILLs it
 //     realm-crash-writer check <path>...    open each (damaged) file read-only, read everything,
@@ -47,6 +49,8 @@ enum CrashWorkload {
     static let keySpace: UInt64 = 3000
     /// Keys that may hold big (multi-page overflow) values, so the file stays small.
     static let bigKeys: UInt64 = 24
+    /// The key of an `encrypted` run.
+    static let encryptionKey: [UInt8] = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 0x47 &+ 0x11) }
 
     /// One edit: put a value of `length` bytes, or remove (`length == nil`).
     struct Operation: Equatable {
@@ -135,8 +139,8 @@ func emit(_ line: String, to descriptor: Int32 = 1) {
 }
 
 /// The writer: resumes the counter found in the file and commits forever.
-func runWriter(path: String, seed: UInt64) throws -> Never {
-    let database = try Database.open(path: path, options: DatabaseOptions(durability: .full))
+func runWriter(path: String, seed: UInt64, encryptionKey: [UInt8]?) throws -> Never {
+    let database = try Database.open(path: path, options: DatabaseOptions(durability: .full, encryptionKey: encryptionKey))
     var counter: UInt64 = 0
     do {
         let read = try database.beginRead()
@@ -262,12 +266,12 @@ if arguments.count >= 2 && arguments[1] == "check" {
     }
     exit(0)
 }
-guard arguments.count == 3, let seed = UInt64(arguments[2]) else {
-    emit("usage: realm-crash-writer <path> <seed> | realm-crash-writer check <path>...", to: 2)
+guard arguments.count == 3 || (arguments.count == 4 && arguments[3] == "encrypted"), let seed = UInt64(arguments[2]) else {
+    emit("usage: realm-crash-writer <path> <seed> [encrypted] | realm-crash-writer compact <path> | realm-crash-writer check <path>...", to: 2)
     exit(2)
 }
 do {
-    try runWriter(path: arguments[1], seed: seed)
+    try runWriter(path: arguments[1], seed: seed, encryptionKey: arguments.count == 4 ? CrashWorkload.encryptionKey : nil)
 } catch {
     emit("realm-crash-writer: \(error)", to: 2)
     exit(1)

@@ -14,7 +14,7 @@ enum Checker {
             let digest = try readDigest(path: path)
             print("digest \(digest.line)")
             if full {
-                let database = try Database.open(path: path, options: DatabaseOptions(readOnly: true))
+                let database = try Database.open(path: path, options: DatabaseOptions(readOnly: true, encryptionKey: TortureEncryption.childKey))
                 let report = try database.verify()
                 print("verified \(report.transaction) \(report.pageCount) \(report.freePages)")
             }
@@ -27,7 +27,8 @@ enum Checker {
 
     /// In a function of its own so that the handle is gone (and the file closed) on return.
     private static func readDigest(path: String) throws -> ContentDigest {
-        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), readOnly: true)
+        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path),
+                                                encryptionKey: TortureEncryption.childKey.map { Data($0) }, readOnly: true)
         let realm = try Realm(configuration: configuration)
         return ContentDigest(reading: realm)
     }

@@ -18,6 +18,8 @@ struct DriverOptions {
     var minimumDelay = 0.05
     var maximumDelay = 1.0
     var quiet = false
+    /// Whether every file is encrypted (``TortureEncryption``).
+    var encrypted = false
 }
 
 /// The torture driver: for each kill, starts a writer child on one workload's file, SIGKILLs it
@@ -81,7 +83,7 @@ final class Driver {
     /// Runs until `kills` kills or `minutes` have passed; returns the exit status.
     func run() -> Int32 {
         let start = Date()
-        log("realm-torture: seed \(options.seed), \(options.kills) kills, workloads \(options.workloads.map(\.rawValue).joined(separator: ",")), keys \(options.keys), values up to \(options.maximumValue) B, in \(directory.path)")
+        log("realm-torture: seed \(options.seed), \(options.encrypted ? "encrypted, " : "")\(options.kills) kills, workloads \(options.workloads.map(\.rawValue).joined(separator: ",")), keys \(options.keys), values up to \(options.maximumValue) B, in \(directory.path)")
         var kill = 0
         while kill < options.kills && Date().timeIntervalSince(start) < options.minutes * 60 {
             kill += 1
@@ -145,8 +147,7 @@ final class Driver {
         unlink(acknowledgements)
         _ = FileManager.default.createFile(atPath: acknowledgements, contents: nil)
         _ = FileManager.default.createFile(atPath: errors, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
+        let process = child()
         process.arguments = ["writer", workload.rawValue, path(workload), acknowledgements, String(kill), String(seed),
                              String(options.keys), String(options.maximumValue)]
         process.standardOutput = FileHandle.nullDevice
@@ -173,6 +174,16 @@ final class Driver {
         try check(workload, full: fullCheck, run: (kill, seed), acknowledged: acknowledged)
     }
 
+    /// A child process of this executable, told to encrypt if the run is encrypted.
+    func child() -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        var environment = ProcessInfo.processInfo.environment
+        environment[TortureEncryption.environmentVariable] = options.encrypted ? "1" : nil
+        process.environment = environment
+        return process
+    }
+
     /// Opens the file in a checker child and compares it with the model, after replaying the
     /// commits of run `run` that the file says it holds.
     func check(_ workload: Workload, full: Bool, run: (number: Int, seed: UInt64)?, acknowledged: [Int: Int]) throws {
@@ -187,8 +198,7 @@ final class Driver {
             guard acknowledged.values.allSatisfy({ $0 == 0 }) else { throw Failure("commits were acknowledged but there is no file") }
             return
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
+        let process = child()
         process.arguments = ["check", filePath] + (full ? ["full"] : [])
         let output = Pipe()
         process.standardOutput = output

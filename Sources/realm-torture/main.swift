@@ -12,7 +12,7 @@ import RealmActors
 let usage = """
     usage: realm-torture [--kills N] [--minutes M] [--workloads churn,actors,links,open,sliding] [--keys N]
                          [--max-value BYTES] [--verify-every N] [--seed S] [--dir PATH]
-                         [--min-delay S] [--max-delay S] [--quiet]
+                         [--min-delay S] [--max-delay S] [--encrypted] [--quiet]
 
       --kills N          stop after N kills (default 200)
       --minutes M        stop after M minutes, whatever the kills (default: no limit)
@@ -23,7 +23,17 @@ let usage = """
       --seed S           the run's seed, printed at the start: the same seed replays the same run
       --dir PATH         where the files live (default: a temporary directory, removed on success)
       --min-delay S, --max-delay S   the kill delay range in seconds (default 0.05 and 1.0)
+      --encrypted        every file is encrypted (Configuration.encryptionKey, a fixed key)
     """
+
+/// The key of `--encrypted` runs: the driver tells its children to use it through the
+/// environment (`REALM_TORTURE_ENCRYPTED=1`), so the command lines stay the same.
+enum TortureEncryption {
+    static let environmentVariable = "REALM_TORTURE_ENCRYPTED"
+    static let key: [UInt8] = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 0x9D &+ 0x3B) }
+    /// The key children use: set when the driver asked for encryption.
+    static let childKey: [UInt8]? = ProcessInfo.processInfo.environment[environmentVariable] == "1" ? key : nil
+}
 
 let arguments = CommandLine.arguments
 switch arguments.dropFirst().first {
@@ -33,7 +43,8 @@ case "writer":
         FileHandle.standardError.write(Data("bad writer arguments\n".utf8)); exit(2)
     }
     let acknowledgements = open(arguments[4], O_WRONLY | O_APPEND | O_CREAT, 0o644)
-    let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: arguments[3]), objectTypes: tortureTypes)
+    let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: arguments[3]),
+                                            encryptionKey: TortureEncryption.childKey.map { Data($0) }, objectTypes: tortureTypes)
     let writer = Writer(workload: workload, configuration: configuration, run: run, seed: seed, keys: keys,
                         maximumValue: maximumValue, acknowledgements: acknowledgements)
     do {
@@ -69,6 +80,7 @@ default:
         case "--min-delay": options.minimumDelay = Double(value()) ?? options.minimumDelay
         case "--max-delay": options.maximumDelay = Double(value()) ?? options.maximumDelay
         case "--quiet": options.quiet = true
+        case "--encrypted": options.encrypted = true
         case "--help", "-h": print(usage); exit(0)
         default: print(usage); exit(2)
         }

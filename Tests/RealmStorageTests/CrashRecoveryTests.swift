@@ -15,11 +15,14 @@ import Testing
         var length: Int
     }
 
-    @Test func killedWriterLosesNoReportedCommit() throws {
+    /// Plain and encrypted files (with a key, a torn page fails its tag instead of its checksum).
+    @Test(arguments: [false, true])
+    func killedWriterLosesNoReportedCommit(encrypted: Bool) throws {
+        let key = encrypted ? CrashWorkload.encryptionKey : nil
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let executable = try CrashWriterExecutable.path()
-        var random = SeededGenerator(seed: 0xC0DE_D1ED)
+        var random = SeededGenerator(seed: encrypted ? 0xE4C_D1ED : 0xC0DE_D1ED)
         var model: [UInt64: Entry] = [:]
         var durable: UInt64 = 0  // the counter verified after the previous kill
         var unreportedButDurable = 0  // kills between a commit's sync and its report
@@ -30,7 +33,8 @@ import Testing
         for round in 0..<rounds {
             let seed = 1 + random.next() % 1_000_000
             let errorLog = directory.path("writer-\(round).stderr")
-            let child = try ChildProcess(executable: executable, arguments: [path, "\(seed)"], standardError: errorLog)
+            let child = try ChildProcess(executable: executable, arguments: [path, "\(seed)"] + (encrypted ? ["encrypted"] : []),
+                                         standardError: errorLog)
             var reported = durable
             var lines: [String] = []
             func record(_ line: String) {
@@ -66,7 +70,7 @@ import Testing
                 #expect(durable == 0 && reported == 0, "round \(round): the file disappeared")
                 continue
             }
-            let database = try Database.open(path: path, options: DatabaseOptions(readOnly: true))
+            let database = try Database.open(path: path, options: DatabaseOptions(readOnly: true, encryptionKey: key))
             let read = try database.beginRead()
             var counter: UInt64 = 0
             var counterSeed: UInt64 = 0
@@ -100,7 +104,7 @@ import Testing
 
             // Evidence that this kill interrupted a batch: pages written by a transaction newer
             // than the version the file opened at (the meta page, written last, did not make it).
-            let newest = Self.newestPageTransaction(path: path)
+            let newest = Self.newestPageTransaction(path: path, key: key)
             if newest > read.transaction && newest != previousTornTransaction && counter > 0 {
                 tornBatches += 1
                 previousTornTransaction = newest
@@ -111,14 +115,14 @@ import Testing
             if round % 10 == 9 {
                 _ = consume read
                 _ = consume database
-                try Database.open(path: path).close()
+                try Database.open(path: path, options: DatabaseOptions(encryptionKey: key)).close()
             }
         }
         // The kills must have landed in commits, or this test proved little.
         #expect(durable > UInt64(rounds), "only \(durable) transactions in \(rounds) runs")
         #expect(unreportedButDurable + tornBatches >= 2,
                 "kills mid-commit: \(unreportedButDurable) after the sync, \(tornBatches) while writing the batch")
-        print("CrashRecoveryTests: \(rounds) kills, \(durable) transactions, \(unreportedButDurable) kills between sync and report, \(tornBatches) kills while writing a batch")
+        print("CrashRecoveryTests\(encrypted ? " (encrypted)" : ""): \(rounds) kills, \(durable) transactions, \(unreportedButDurable) kills between sync and report, \(tornBatches) kills while writing a batch")
     }
 
     /// Every key of the tree against the model, and key 0 against the counter.
@@ -144,15 +148,32 @@ import Testing
         #expect(try read.count(of: CrashWorkload.tree) == UInt64(model.count + 1))
     }
 
-    /// The highest transaction id in any data page header of the file.
-    static func newestPageTransaction(path: String) -> TransactionID {
+    /// The highest transaction id in any data page header of the file (of an encrypted file,
+    /// whose page kinds are encrypted, decrypting each header with `key`).
+    static func newestPageTransaction(path: String, key: [UInt8]?) -> TransactionID {
         guard let data = FileManager.default.contents(atPath: path) else { return 0 }
         return data.withUnsafeBytes { buffer in
+            var cipher: PageCipher?
+            if let key {
+                for slot in 0..<2 {
+                    if case .header(let header) = EncryptionHeader.read(metaPage: buffer.baseAddress! + slot * PageLayout.pageSize) {
+                        cipher = PageCipher(userKey: key, salt: header.salt)
+                    }
+                }
+                guard cipher != nil else { return 0 }
+            }
             var newest: TransactionID = 0
             var offset = 2 * PageLayout.pageSize
+            let header = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.headerSize, alignment: 8)
+            defer { header.deallocate() }
             while offset + PageLayout.pageSize <= buffer.count {
                 let page = buffer.baseAddress! + offset
-                if page.pageKind != nil && page.pageKind != .meta { newest = max(newest, page.pageTransaction) }
+                var kind = page.pageKind
+                if let cipher {
+                    cipher.peekHeader(page, page: PageNumber(offset / PageLayout.pageSize), into: header)
+                    kind = UnsafeRawPointer(header).pageKind
+                }
+                if kind != nil && kind != .meta { newest = max(newest, page.pageTransaction) }
                 offset += PageLayout.pageSize
             }
             return newest
