@@ -8,6 +8,7 @@
 //     RealmActors (API) → RealmRuntime (actors) → RealmObjectStore → RealmStorage
 //
 // Layers share their internals with `package` access; only `RealmActors` has public API.
+// Below RealmStorage sits one small C target, CRealmCrypto: the hardware AES rounds.
 // The package depends on nothing but the Swift toolchain (Foundation, Dispatch, Glibc/Darwin).
 import PackageDescription
 
@@ -16,23 +17,6 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
-
-// Hardware AES (issue 18; `Sources/RealmStorage/Crypto/HardwareAES.swift`) is opt-in:
-// `REALM_AES_HARDWARE=1 swift build …`. Its rounds need `import Builtin` and, on x86-64, code
-// generation for AES (`-Xcc -maes`: an unsafe flag, which SwiftPM refuses in a package others
-// depend on by version, so it cannot be the default). The instructions still run only after a
-// run-time check of the CPU. Without it the storage layer uses the portable constant-time AES.
-// (`#if arch` here is the machine building, so this does not suit cross-compilation.)
-var storageSettings = strictSettings
-if Context.environment["REALM_AES_HARDWARE"] == "1" {
-    storageSettings += [.define("REALM_AES_HARDWARE"), .enableExperimentalFeature("BuiltinModule")]
-    #if arch(x86_64)
-    storageSettings.append(.unsafeFlags(["-Xcc", "-maes"]))
-    #elseif arch(arm64) && os(Linux)
-    // Apple's arm64 targets include AES; generic Linux arm64 does not (not built here yet).
-    storageSettings.append(.unsafeFlags(["-Xcc", "-march=armv8-a+aes"]))
-    #endif
-}
 
 let package = Package(
     name: "RealmActors",
@@ -43,7 +27,10 @@ let package = Package(
     ],
     targets: [
         // Layer 1: pages, copy-on-write B+trees, MVCC versions, durable commit, row change logs.
-        .target(name: "RealmStorage", exclude: ["FORMAT.md"], swiftSettings: storageSettings),
+        .target(name: "RealmStorage", dependencies: ["CRealmCrypto"], exclude: ["FORMAT.md"], swiftSettings: strictSettings),
+        // The AES rounds on the CPU's AES instructions, in C because C can enable a target
+        // feature per function; no compiler flags (see `Sources/RealmStorage/Crypto/HardwareAES.swift`).
+        .target(name: "CRealmCrypto"),
         // Layer 2: schema, tables, objects, typed values, queries (parse, bind, evaluate, sort).
         .target(name: "RealmObjectStore", dependencies: ["RealmStorage"], swiftSettings: strictSettings),
         // Layer 3: per-file shared state: the write pipeline (lock, commit order, group commit),

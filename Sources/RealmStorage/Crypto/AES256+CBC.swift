@@ -1,6 +1,7 @@
 /// AES-256 in cipher block chaining mode (NIST SP 800-38A §6.2) over buffers of whole blocks:
 /// C(i) = AES(P(i) ⊕ C(i−1)), C(−1) = IV. Realm encrypts its pages this way. Encryption is serial
-/// (each block needs the previous ciphertext); decryption is not, and runs four blocks at a time.
+/// (each block needs the previous ciphertext); decryption is not, and works on several blocks at a
+/// time (four through `AESRounds`, eight in `HardwareAES`'s C loop).
 extension AES256 {
     /// Encrypts `input` (a multiple of 16 bytes) into `output` (at least as long) with `iv`.
     /// `output` may be the same memory as `input`, but must not overlap it otherwise.
@@ -12,11 +13,7 @@ extension AES256 {
         case .portable:
             Self.cbcEncrypt(PortableAES.self, keys: roundKeys, source, destination, input.count, iv)
         case .hardware:
-            #if REALM_AES_HARDWARE && (arch(x86_64) || arch(arm64))
-            Self.cbcEncrypt(HardwareAES.self, keys: roundKeys, source, destination, input.count, iv)
-            #else
-            fatalError("unreachable: init admits .hardware only when it is compiled in")
-            #endif
+            HardwareAES.cbcEncrypt(keys: roundKeys, source, destination, input.count, iv: iv)
         }
     }
 
@@ -30,11 +27,7 @@ extension AES256 {
         case .portable:
             Self.cbcDecrypt(PortableAES.self, keys: roundKeys, source, destination, input.count, iv)
         case .hardware:
-            #if REALM_AES_HARDWARE && (arch(x86_64) || arch(arm64))
-            Self.cbcDecrypt(HardwareAES.self, keys: roundKeys, source, destination, input.count, iv)
-            #else
-            fatalError("unreachable: init admits .hardware only when it is compiled in")
-            #endif
+            HardwareAES.cbcDecrypt(keys: roundKeys, source, destination, input.count, iv: iv)
         }
     }
 

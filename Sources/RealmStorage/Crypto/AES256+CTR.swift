@@ -15,11 +15,8 @@ extension AES256 {
         case .portable:
             Self.ctr(PortableAES.self, keys: roundKeys, source, destination, input.count, counter)
         case .hardware:
-            #if REALM_AES_HARDWARE && (arch(x86_64) || arch(arm64))
-            Self.ctr(HardwareAES.self, keys: roundKeys, source, destination, input.count, counter)
-            #else
-            fatalError("unreachable: init admits .hardware only when it is compiled in")
-            #endif
+            // The whole buffer in one C call: a call per block would cost more than its rounds.
+            HardwareAES.ctr(keys: roundKeys, source, destination, input.count, counter: counter)
         }
     }
 

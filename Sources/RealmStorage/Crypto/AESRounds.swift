@@ -1,6 +1,8 @@
 /// One implementation of the AES-256 block function over the round keys of an `AES256`
-/// (`PortableAES`, `HardwareAES`). The modes are generic over it, so the choice is made once per
-/// buffer and the rounds inline into the mode's loop.
+/// (`PortableAES`, `HardwareAES`). The Swift modes are generic over it, so the choice is made once
+/// per buffer and the rounds inline into the mode's loop; the hardware path runs its modes over
+/// whole buffers in C instead (a call per block would cost more than its rounds, see
+/// `HardwareAES`) and uses this protocol for single blocks.
 protocol AESRounds {
     /// Encrypts one block; `keys` is `AES256.roundKeys` (encryption keys first).
     static func encrypt(_ block: AESBlock, keys: UnsafeRawPointer) -> AESBlock
