@@ -2,14 +2,18 @@ import Testing
 @testable import RealmStorage
 
 /// The cryptographic primitives of issue 18 (`Sources/RealmStorage/Crypto`): known-answer tests
-/// from FIPS-197, NIST SP 800-38A, FIPS 180-4 and RFC 4231, run against every AES implementation
-/// this build and CPU have (the portable one always, forced), plus agreement between the
-/// implementations, round trips on unaligned and in-place buffers, and MAC comparison.
+/// from FIPS-197, NIST SP 800-38A, FIPS 180-4 and RFC 4231, run against every AES and SHA-256
+/// implementation this build and CPU have (the portable ones always, forced), plus agreement
+/// between the implementations, round trips on unaligned and in-place buffers, and MAC
+/// comparison.
 @Suite struct CryptoTests {
     /// The implementations to test: the portable one always, the hardware one where it exists
     /// (every x86-64 or arm64 build, on a CPU with AES).
     static let implementations: [AES256.Implementation] =
         AES256.Implementation.isHardwareAvailable ? [.portable, .hardware] : [.portable]
+    /// The same for SHA-256 (x86-64 with SHA-NI, arm64 with SHA2).
+    static let shaImplementations: [SHA256.Implementation] =
+        SHA256.Implementation.isHardwareAvailable ? [.portable, .hardware] : [.portable]
 
     static func bytes(_ hex: String) -> [UInt8] {
         let digits = Array(hex.utf8.filter { $0 != 32 })
@@ -228,15 +232,16 @@ import Testing
 
     /// FIPS 180-4 / NIST examples: the empty message, "abc", the 448-bit message, and a million
     /// "a"s (hashed in one call and in uneven pieces).
-    @Test func sha256KnownAnswers() {
-        #expect(SHA256.hash([]).description == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        #expect(SHA256.hash(Array("abc".utf8)).description == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(SHA256.hash(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)).description
+    @Test(arguments: shaImplementations) func sha256KnownAnswers(_ implementation: SHA256.Implementation) {
+        func hash(_ bytes: [UInt8]) -> String { SHA256.hash(bytes, implementation: implementation).description }
+        #expect(hash([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(hash(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(hash(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
                 == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
         let million = [UInt8](repeating: 0x61, count: 1_000_000)
         let expected = "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
-        #expect(SHA256.hash(million).description == expected)
-        var hasher = SHA256()
+        #expect(hash(million) == expected)
+        var hasher = SHA256(implementation: implementation)
         million.withUnsafeBytes { raw in
             var start = 0
             for size in [1, 55, 8, 63, 64, 65, 127, 999_617] {
@@ -249,7 +254,7 @@ import Testing
     }
 
     /// Padding edges: messages of 55, 56, 63, 64 and 119 bytes (one or two padding blocks).
-    @Test func sha256PaddingBoundaries() {
+    @Test(arguments: shaImplementations) func sha256PaddingBoundaries(_ implementation: SHA256.Implementation) {
         let expected = [
             55: "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318",
             56: "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a",
@@ -258,12 +263,13 @@ import Testing
             119: "31eba51c313a5c08226adf18d4a359cfdfd8d2e816b13f4af952f7ea6584dcfb",
         ]
         for (count, digest) in expected {
-            #expect(SHA256.hash([UInt8](repeating: 0x61, count: count)).description == digest, "\(count) bytes")
+            #expect(SHA256.hash([UInt8](repeating: 0x61, count: count), implementation: implementation).description == digest,
+                    "\(count) bytes")
         }
     }
 
     /// RFC 4231 test cases 1–7 (case 5 truncated to 128 bits, as the RFC gives it).
-    @Test func hmacSHA256RFC4231() {
+    @Test(arguments: shaImplementations) func hmacSHA256RFC4231(_ implementation: SHA256.Implementation) {
         let longKey = [UInt8](repeating: 0xAA, count: 131)
         let cases: [(key: [UInt8], data: [UInt8], mac: String)] = [
             ([UInt8](repeating: 0x0B, count: 20), Array("Hi There".utf8),
@@ -283,9 +289,39 @@ import Testing
              "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"),
         ]
         for (index, testCase) in cases.enumerated() {
-            let code = HMACSHA256(key: testCase.key).code(for: testCase.data).description
+            let code = HMACSHA256(key: testCase.key, implementation: implementation).code(for: testCase.data).description
             #expect(code.hasPrefix(testCase.mac), "RFC 4231 test case \(index + 1)")
             #expect(code.count == 64)
+        }
+    }
+
+    /// Hardware and Swift compression agree: SHA-256 of random messages of every length up to
+    /// 300 bytes and a few pages, in one call and in random pieces, and HMAC-SHA-256 under random
+    /// keys of every length up to 140 bytes (shorter and longer than a block).
+    @Test(.enabled(if: SHA256.Implementation.isHardwareAvailable, "needs an x86-64 CPU with SHA-NI or an arm64 one with SHA2"))
+    func hardwareSHA256AgreesWithPortable() {
+        var generator = SeededGenerator(seed: 256)
+        let message = generator.bytes(3 * 4096 + 100)
+        message.withUnsafeBytes { raw in
+            for count in Array(0...300) + [4096, 4096 + 55, 4096 + 64, 3 * 4096 + 100] {
+                let part = UnsafeRawBufferPointer(rebasing: raw[0..<count])
+                let expected = SHA256.hash(part, implementation: .portable)
+                #expect(SHA256.hash(part, implementation: .hardware) == expected, "\(count) bytes")
+                var hasher = SHA256(implementation: .hardware)
+                var start = 0
+                while start < count {
+                    let size = min(count - start, Int(generator.next() % 150))
+                    hasher.update(UnsafeRawBufferPointer(rebasing: part[start..<(start + size)]))
+                    start += size
+                }
+                #expect(hasher.finalize() == expected, "\(count) bytes in pieces")
+            }
+            for keyLength in 0...140 {
+                let key = generator.bytes(keyLength)
+                let page = UnsafeRawBufferPointer(rebasing: raw[0..<(keyLength * 29)])
+                #expect(HMACSHA256(key: key, implementation: .hardware).code(for: page)
+                        == HMACSHA256(key: key, implementation: .portable).code(for: page), "\(keyLength)-byte key")
+            }
         }
     }
 

@@ -1,12 +1,12 @@
-// CRealmCrypto: the AES rounds of RealmStorage's page encryption on the CPU's AES instructions
-// (AES-NI on x86-64, the ARMv8 Cryptography Extension on aarch64). See HardwareAES.swift for why
-// this is C and not Swift.
+// CRealmCrypto: the AES rounds and the SHA-256 compression of RealmStorage's page encryption on
+// the CPU's instructions for them (AES-NI and SHA-NI on x86-64, the ARMv8 Cryptography
+// Extension on aarch64). See HardwareAES.swift for why this is C and not Swift.
 //
 // Every function is compiled for every architecture, but the instructions exist only where
-// `realm_aes_hardware_compiled()` is 1; elsewhere the AES functions trap. Even where they are
-// compiled, the caller must first have checked at run time that the CPU has the instructions
-// (RealmStorage's `CPUFeatures.hasAES`): the functions carry a per-function target attribute,
-// so the rest of the binary still runs on a CPU without them.
+// `realm_aes_hardware_compiled()` (or `realm_sha256_hardware_compiled()`) is 1; elsewhere the
+// functions trap. Even where they are compiled, the caller must first have checked at run time
+// that the CPU has the instructions (RealmStorage's `CPUFeatures`): the functions carry a
+// per-function target attribute, so the rest of the binary still runs on a CPU without them.
 //
 // `keys` is always the 480-byte round-key layout of RealmStorage's `AES256.roundKeys`: the 15
 // encryption round keys of AES-256 (16 bytes each, in order), then the 15 round keys of the
@@ -63,6 +63,17 @@ void realm_aes256_cbc_encrypt(const void *keys, const void *input, void *output,
 /// interleaved. The same rules for the buffers.
 void realm_aes256_cbc_decrypt(const void *keys, const void *input, void *output, size_t count,
                               realm_aes_block iv);
+
+/// 1 if this build contains the hardware SHA-256 compression (x86-64 or little-endian aarch64).
+int realm_sha256_hardware_compiled(void);
+
+/// The 64 round constants K of SHA-256 (FIPS 180-4 §4.2.2), for every implementation.
+extern const uint32_t realm_sha256_round_constants[64];
+
+/// The SHA-256 compression function (FIPS 180-4 §6.2.2) over `count` 64-byte blocks at
+/// `blocks` (any alignment): `state` is the eight 32-bit working hash words H0…H7 as native
+/// integers, updated in place. It must be valid for 32 bytes and 4-byte aligned.
+void realm_sha256_compress(uint32_t *state, const void *blocks, size_t count);
 
 #ifdef __cplusplus
 }

@@ -12,18 +12,19 @@ package struct HMACSHA256: Sendable {
     private let inner: SHA256
     private let outer: SHA256
 
-    package init(key: UnsafeRawBufferPointer) {
+    /// Absorbs `key`; both hash states use the SHA-256 `implementation`.
+    package init(key: UnsafeRawBufferPointer, implementation: SHA256.Implementation = .best) {
         var block: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &block) { raw in
             if key.count > SHA256.blockByteCount {
-                SHA256.hash(key).withUnsafeBytes { raw.copyMemory(from: $0) }
+                SHA256.hash(key, implementation: implementation).withUnsafeBytes { raw.copyMemory(from: $0) }
             } else if !key.isEmpty {
                 raw.copyMemory(from: key)
             }
         }
         func state(padding: UInt8) -> SHA256 {
             var padded = block
-            var hasher = SHA256()
+            var hasher = SHA256(implementation: implementation)
             withUnsafeMutableBytes(of: &padded) { raw in
                 for index in raw.indices { raw[index] ^= padding }
                 hasher.update(UnsafeRawBufferPointer(raw))
@@ -36,8 +37,9 @@ package struct HMACSHA256: Sendable {
         withUnsafeMutableBytes(of: &block) { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
     }
 
-    package init(key: [UInt8]) {
-        self = key.withUnsafeBytes { HMACSHA256(key: $0) }
+    /// Absorbs `key`, given as an array.
+    package init(key: [UInt8], implementation: SHA256.Implementation = .best) {
+        self = key.withUnsafeBytes { HMACSHA256(key: $0, implementation: implementation) }
     }
 
     /// The authentication code of `message`.

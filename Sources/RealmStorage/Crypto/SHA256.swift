@@ -1,9 +1,35 @@
+import CRealmCrypto
+
 /// SHA-256 (FIPS 180-4), incremental: `update` with any number of byte runs, then `finalize`.
 /// The state is a value (eight words, a 64-byte buffer, a length); hashing allocates nothing.
 ///
-/// Constant-time: the compression function is additions, rotations and logic on 32-bit words,
-/// and the only branches depend on lengths, which are public.
+/// Two implementations of the compression function: the CPU's SHA-256 instructions (SHA-NI on
+/// x86-64, the ARMv8 SHA2 instructions on arm64), in the package's C target `CRealmCrypto` for
+/// the reasons `HardwareAES` gives, where the CPU has them (`CPUFeatures.hasSHA256`); otherwise
+/// the Swift one below. A 4 KiB page's HMAC takes about 18 µs in Swift on the x86-64 test
+/// machine, about 3 µs with SHA-NI (1.3–1.4 GB/s).
+///
+/// Constant-time: both compression functions are additions, rotations and logic on 32-bit
+/// words (in the hardware one, instructions whose timing does not depend on their operands), and
+/// the only branches depend on lengths and the choice of implementation, which are public.
 package struct SHA256: Sendable {
+    /// Which implementation of the compression function runs.
+    package enum Implementation: Sendable, Equatable, CustomStringConvertible {
+        /// SHA-NI (x86-64) or the ARMv8 SHA2 instructions (arm64), in C.
+        case hardware
+        /// The compression function in Swift.
+        case portable
+
+        /// Whether this build has the hardware compression (x86-64, arm64) and this CPU the
+        /// instructions.
+        package static let isHardwareAvailable = realm_sha256_hardware_compiled() != 0 && CPUFeatures.hasSHA256
+
+        /// The fastest implementation here.
+        package static var best: Implementation { isHardwareAvailable ? .hardware : .portable }
+
+        package var description: String { self == .hardware ? "hardware" : "portable" }
+    }
+
     package static let blockByteCount = 64
     package static let digestByteCount = 32
 
@@ -13,19 +39,26 @@ package struct SHA256: Sendable {
     private var buffer: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
     private var buffered = 0
     private var length: UInt64 = 0
+    package let implementation: Implementation
 
-    package init() {}
+    /// An empty message. Asking for `.hardware` where it is not available is a programmer error
+    /// (check `Implementation.isHardwareAvailable`).
+    package init(implementation: Implementation = .best) {
+        precondition(implementation == .portable || Implementation.isHardwareAvailable,
+                     "hardware SHA-256 is not available in this build or on this CPU")
+        self.implementation = implementation
+    }
 
     /// The digest of `data`.
-    package static func hash(_ data: UnsafeRawBufferPointer) -> SHA256Digest {
-        var hasher = SHA256()
+    package static func hash(_ data: UnsafeRawBufferPointer, implementation: Implementation = .best) -> SHA256Digest {
+        var hasher = SHA256(implementation: implementation)
         hasher.update(data)
         return hasher.finalize()
     }
 
     /// The digest of `bytes`.
-    package static func hash(_ bytes: [UInt8]) -> SHA256Digest {
-        bytes.withUnsafeBytes { hash($0) }
+    package static func hash(_ bytes: [UInt8], implementation: Implementation = .best) -> SHA256Digest {
+        bytes.withUnsafeBytes { hash($0, implementation: implementation) }
     }
 
     /// Adds `data` to the message.
@@ -84,9 +117,21 @@ package struct SHA256: Sendable {
 
     /// Compresses `blocks` 64-byte blocks at `source` into `h`.
     private mutating func compress(_ source: UnsafeRawPointer, blocks: Int) {
+        if implementation == .hardware {
+            // Safe: `h` is a tuple of eight UInt32s, so its memory is eight contiguous, aligned
+            // UInt32s, which the rebinding names and the C function updates, and nothing else;
+            // `source` holds `blocks` × 64 bytes (the callers' buffers); no pointer is kept.
+            withUnsafeMutablePointer(to: &h) { state in
+                state.withMemoryRebound(to: UInt32.self, capacity: 8) { realm_sha256_compress($0, source, blocks) }
+            }
+            return
+        }
         var (a0, b0, c0, d0, e0, f0, g0, h0) = h
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-            Self.roundConstants.withUnsafeBufferPointer { k in
+            // The constants K, shared with the hardware compression: `realm_sha256_round_constants`.
+            // Safe: the pointer is to a copy of the 64-word table that lives for the closure,
+            // bound to UInt32 (a tuple of UInt32s is 64 contiguous ones); `k` reads only k[0…63].
+            withUnsafePointer(to: realm_sha256_round_constants) { $0.withMemoryRebound(to: UInt32.self, capacity: 64) { k in
                 for block in 0..<blocks {
                     let base = source + block * Self.blockByteCount
                     for t in 0..<16 { w[t] = UInt32(bigEndian: base.loadUnaligned(fromByteOffset: 4 * t, as: UInt32.self)) }
@@ -108,23 +153,12 @@ package struct SHA256: Sendable {
                     a0 &+= a; b0 &+= b; c0 &+= c; d0 &+= d
                     e0 &+= e; f0 &+= f; g0 &+= g; h0 &+= h
                 }
-            }
+            } }
             // The message schedule is derived from the message (and, in HMAC, from the key).
             w.initialize(repeating: 0)
         }
         h = (a0, b0, c0, d0, e0, f0, g0, h0)
     }
-
-    private static let roundConstants: [UInt32] = [
-        0x428A_2F98, 0x7137_4491, 0xB5C0_FBCF, 0xE9B5_DBA5, 0x3956_C25B, 0x59F1_11F1, 0x923F_82A4, 0xAB1C_5ED5,
-        0xD807_AA98, 0x1283_5B01, 0x2431_85BE, 0x550C_7DC3, 0x72BE_5D74, 0x80DE_B1FE, 0x9BDC_06A7, 0xC19B_F174,
-        0xE49B_69C1, 0xEFBE_4786, 0x0FC1_9DC6, 0x240C_A1CC, 0x2DE9_2C6F, 0x4A74_84AA, 0x5CB0_A9DC, 0x76F9_88DA,
-        0x983E_5152, 0xA831_C66D, 0xB003_27C8, 0xBF59_7FC7, 0xC6E0_0BF3, 0xD5A7_9147, 0x06CA_6351, 0x1429_2967,
-        0x27B7_0A85, 0x2E1B_2138, 0x4D2C_6DFC, 0x5338_0D13, 0x650A_7354, 0x766A_0ABB, 0x81C2_C92E, 0x9272_2C85,
-        0xA2BF_E8A1, 0xA81A_664B, 0xC24B_8B70, 0xC76C_51A3, 0xD192_E819, 0xD699_0624, 0xF40E_3585, 0x106A_A070,
-        0x19A4_C116, 0x1E37_6C08, 0x2748_774C, 0x34B0_BCB5, 0x391C_0CB3, 0x4ED8_AA4A, 0x5B9C_CA4F, 0x682E_6FF3,
-        0x748F_82EE, 0x78A5_636F, 0x84C8_7814, 0x8CC7_0208, 0x90BE_FFFA, 0xA450_6CEB, 0xBEF9_A3F7, 0xC671_78F2,
-    ]
 }
 
 /// A SHA-256 digest (or HMAC-SHA-256 code): 32 bytes, compared in constant time.
