@@ -32,12 +32,18 @@ struct RealmActorsSide: BenchmarkSide {
 
     /// The configuration of the realm file `name` of a run: always inside the run's own
     /// directory, so the child's cleanup removes it. `objectTypes` are the classes it stores:
-    /// Person for every workload but W13, which stores Note alone.
+    /// Person for every workload but W13, which stores Note alone. Encrypted with
+    /// ``encryptionKey`` in an `--encrypted` run.
     static func realmConfiguration(in context: WorkloadContext, _ name: String = "bench",
                                    objectTypes: [ObjectBase.Type] = [PersonObject.self]) -> Realm.Configuration {
         Realm.Configuration(fileURL: context.directory.appendingPathComponent("\(name).realm"),
-                            objectTypes: objectTypes)
+                            encryptionKey: encryptionKey, objectTypes: objectTypes)
     }
+
+    /// The key of every realm file when the parent ran with `--encrypted` (it tells its children
+    /// through the environment variable `REALM_BENCH_ENCRYPTED=1`), else nil.
+    static let encryptionKey: Data? = ProcessInfo.processInfo.environment[Options.encryptedEnvironmentVariable] == "1"
+        ? Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 0x35 &+ 7) }) : nil
 }
 
 /// The PERFORMANCE.md model as a RealmActors class (stored under the name "Person").

@@ -22,7 +22,7 @@ struct Options {
     }
 
     static let usage = """
-        USAGE: realm-bench [--quick] [--filter W3,W7] [--side sqlite|ours|both] [--output PATH]
+        USAGE: realm-bench [--quick] [--filter W3,W7] [--side sqlite|ours|both] [--encrypted] [--output PATH]
 
         Runs the workloads of PERFORMANCE.md (W1a, W1b, W2 … W13) for RealmActors ("ours") and
         SQLite through GRDB, each workload and side in a child process of its own, then prints a
@@ -32,6 +32,8 @@ struct Options {
           --quick            Small sizes and one repetition: a smoke test (seconds).
           --filter LIST      Comma-separated workloads to run, e.g. W3,W7 (W1 = W1a and W1b).
           --side SIDE        sqlite, ours or both (default both).
+          --encrypted        Our realm files are encrypted (Configuration.encryptionKey): the
+                             cost of encryption, compared with a run without it.
           --output PATH      JSON output (default Benchmarks/results/latest.json). An existing
                              file is first moved to previous.json (or NAME.previous.json) and
                              the run is compared with it.
@@ -40,6 +42,9 @@ struct Options {
         Exit status: 0 when every workload that ran succeeded ("not implemented" is not a
         failure), 1 when a child crashed or a workload failed, 64 on bad arguments.
         """
+
+    /// How `--encrypted` reaches the children (see `RealmActorsSide.encryptionKey`).
+    static let encryptedEnvironmentVariable = "REALM_BENCH_ENCRYPTED"
 
     struct UsageError: Error, CustomStringConvertible {
         let description: String
@@ -57,6 +62,7 @@ struct Options {
         while let argument = iterator.next() {
             switch argument {
             case "--quick": options.mode = .quick
+            case "--encrypted": setenv(Options.encryptedEnvironmentVariable, "1", 1)  // children inherit it
             case "--help", "-h": options.help = true
             case "--filter":
                 let names = try value(for: argument).split(separator: ",").map {
