@@ -47,7 +47,8 @@ final class DecryptedPageCache: @unchecked Sendable {
     let cipher: PageCipher
     private let descriptor: Int32
     /// Per map section, one ready flag per page (nil until the section is mapped).
-    private let flags: UnsafeMutablePointer<UnsafeMutablePointer<Atomic<UInt8>>?>
+    typealias Flags = UnsafeMutablePointer<UnsafeMutablePointer<Atomic<UInt8>>?>
+    let flags: Flags
     private var flaggedSections = 0
     /// Serialize the decryption and the storing of pages that share a stripe.
     private let stripes: [Stripe]
@@ -95,11 +96,15 @@ final class DecryptedPageCache: @unchecked Sendable {
         flaggedSections += 1
     }
 
+    /// The ready flag of `page` in `flags`. The page's section must be mapped.
     @inline(__always)
-    private func flag(_ page: PageNumber) -> UnsafeMutablePointer<Atomic<UInt8>> {
+    static func flag(_ page: PageNumber, in flags: Flags) -> UnsafeMutablePointer<Atomic<UInt8>> {
         let section = Int(truncatingIfNeeded: page >> (PageMap.sectionShift - PageLayout.pageShift))
         return flags[section].unsafelyUnwrapped + Int(truncatingIfNeeded: page & (PageMap.pagesPerSection - 1))
     }
+
+    @inline(__always)
+    private func flag(_ page: PageNumber) -> UnsafeMutablePointer<Atomic<UInt8>> { Self.flag(page, in: flags) }
 
     @inline(__always)
     private func stripe(_ page: PageNumber) -> Stripe { stripes[Int(truncatingIfNeeded: page & 63)] }

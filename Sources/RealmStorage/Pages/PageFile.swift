@@ -68,9 +68,11 @@ package final class PageFile: Sendable {
         precondition(offset & UInt64(PageLayout.pageSize - 1) == 0, "encrypted writes are of whole pages")
         // Encrypt into a scratch buffer of up to 256 pages (a longer run gets one of its own),
         // writing it whenever the next run would not fit: memory stays bounded for a bulk commit.
-        let capacity = 256 * PageLayout.pageSize
-        var scratch = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: PageLayout.pageSize)
-        var scratchCapacity = capacity
+        // Sized to the write when it is smaller: a commit of a few pages must not pay for mapping
+        // and faulting in a megabyte.
+        let capacity = min(256 * PageLayout.pageSize, buffers.reduce(0) { $0 + $1.iov_len })
+        var scratch = UnsafeMutableRawPointer.allocate(byteCount: max(capacity, PageLayout.pageSize), alignment: PageLayout.pageSize)
+        var scratchCapacity = max(capacity, PageLayout.pageSize)
         defer { scratch.deallocate() }
         var filled = 0
         var scratchStart = offset

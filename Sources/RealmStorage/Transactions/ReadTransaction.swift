@@ -8,10 +8,13 @@
 package final class ReadTransaction: PageSource, Sendable {
     package let database: Database
     package let meta: MetaPage
+    /// `database.map.addressing`, copied: a page read touches no reference count.
+    private let pages: PageAddressing
 
     init(database: Database, meta: MetaPage) {
         self.database = database
         self.meta = meta
+        pages = database.map.addressing
     }
 
     deinit { database.unpin(meta.transaction) }
@@ -21,7 +24,7 @@ package final class ReadTransaction: PageSource, Sendable {
     package var pageLimit: UInt64 { meta.pageCount }
 
     @inline(__always)
-    package func page(_ number: PageNumber) -> UnsafeRawPointer { database.map.pointer(number) }
+    package func page(_ number: PageNumber) -> UnsafeRawPointer { pages.pointer(number) }
 
     /// The root of a tree in this version; throws if there is no such tree.
     package func root(of id: TreeID) throws -> TreeRoot {

@@ -11,6 +11,8 @@ package typealias TreeID = UInt64
 /// most one per database.
 package final class WriteTransaction: PageSource {
     package let database: Database
+    /// `database.map.addressing`, copied: reading a committed page touches no reference count.
+    private let committedPages: PageAddressing
     package let transaction: TransactionID
     /// The database's discard generation when this began; a failed flush bumps it, so a
     /// transaction built on discarded commits cannot be prepared.
@@ -40,6 +42,7 @@ package final class WriteTransaction: PageSource {
          transaction: TransactionID, pins: [TransactionID], durable: TransactionID) {
         precondition(transaction > base.meta.transaction)
         self.database = database
+        committedPages = database.map.addressing
         self.base = base
         self.below = below
         self.generation = generation
@@ -62,7 +65,7 @@ package final class WriteTransaction: PageSource {
         for commit in below {
             if let page = commit.pages[number] { return UnsafeRawPointer(page.pointer) }
         }
-        return database.map.pointer(number)
+        return committedPages.pointer(number)
     }
 
     // MARK: Pages
