@@ -350,18 +350,54 @@ import Testing
 
     // MARK: Keys
 
-    /// The user key's first 32 bytes are the AES key and its last 32 the HMAC key; any other
-    /// length is refused.
-    @Test func pageKeysSplitTheUserKey() throws {
+    /// The stored form of a page, recomputed here from FORMAT.md's definition with the
+    /// primitives: per-file keys from each half of the user key and the salt, CTR from
+    /// (transaction, page), the tag over the page number and the stored bytes. Decryption
+    /// restores the page, checksum included; a page moved to another number, a flipped bit or
+    /// another salt fails. Keys of another length than 64 bytes are refused.
+    @Test func pageCipherFollowsTheFormat() throws {
         let userKey = Array(UInt8(0)..<64)
-        let keys = try #require(PageEncryptionKeys(userKey: userKey, implementation: .portable))
-        let block = AESBlock(low: 0x0123_4567_89AB_CDEF, high: 42)
-        #expect(keys.cipher.encrypt(block) == AES256(key: Array(userKey[0..<32]), implementation: .portable).encrypt(block))
-        #expect(keys.cipher.encrypt(block) != AES256(key: Array(userKey[32..<64]), implementation: .portable).encrypt(block))
-        #expect(keys.authenticator.code(for: [1, 2, 3]) == HMACSHA256(key: Array(userKey[32..<64])).code(for: [1, 2, 3]))
-        #expect(keys.authenticator.code(for: [1, 2, 3]) != HMACSHA256(key: Array(userKey[0..<32])).code(for: [1, 2, 3]))
+        let salt = Array(UInt8(100)..<132)
+        let cipher = try #require(PageCipher(userKey: userKey, salt: salt, implementation: .portable))
+        var random = SeededGenerator(seed: 99)
+        var plain = random.bytes(2 * PageLayout.pageSize)
+        let length = plain.count
+        plain.withUnsafeMutableBytes { page in
+            page.baseAddress!.initializePageHeader(kind: .overflow, transaction: 77)
+            page.baseAddress!.setU32(PageLayout.auxOffset, 2)
+            PageChecksum.seal(page.baseAddress!, length: length)
+        }
+        var stored = [UInt8](repeating: 0, count: length)
+        plain.withUnsafeBytes { p in stored.withUnsafeMutableBytes { cipher.encrypt(p.baseAddress!, length: length, page: 9, into: $0.baseAddress!) } }
+
+        let aesKey = HMACSHA256(key: Array(userKey[0..<32])).code(for: Array("RealmActors AES".utf8) + salt).bytes
+        let macKey = HMACSHA256(key: Array(userKey[32..<64])).code(for: Array("RealmActors MAC".utf8) + salt).bytes
+        var body = [UInt8](repeating: 0, count: length - 16)
+        Array(plain[16...]).withUnsafeBytes { p in
+            body.withUnsafeMutableBytes {
+                AES256(key: aesKey, implementation: .portable).ctr(p, into: $0, counter: AESBlock(bigEndianHigh: 77, low: 9 << 24))
+            }
+        }
+        #expect(Array(stored[16...]) == body)
+        #expect(Array(stored[8..<16]) == Array(plain[8..<16]), "the transaction id is stored in the clear")
+        let tag = HMACSHA256(key: macKey).code(for: withUnsafeBytes(of: UInt64(9).littleEndian, Array.init) + stored[8...]).bytes
+        #expect(Array(stored[0..<8]) == Array(tag.prefix(8)))
+
+        func decrypt(_ bytes: [UInt8], page: PageNumber, with cipher: PageCipher) -> [UInt8]? {
+            var out = [UInt8](repeating: 0xEE, count: length)
+            let ok = bytes.withUnsafeBytes { s in out.withUnsafeMutableBytes { cipher.decrypt(s.baseAddress!, length: length, page: page, into: $0.baseAddress!) } }
+            return ok ? out : nil
+        }
+        #expect(decrypt(stored, page: 9, with: cipher) == plain)
+        #expect(decrypt(stored, page: 10, with: cipher) == nil, "a page moved to another number")
+        var flipped = stored
+        flipped[3_000] ^= 1
+        #expect(decrypt(flipped, page: 9, with: cipher) == nil)
+        let otherSalt = try #require(PageCipher(userKey: userKey, salt: Array(UInt8(1)...32), implementation: .portable))
+        #expect(decrypt(stored, page: 9, with: otherSalt) == nil)
+        #expect(!otherSalt.isKeyCorrect(for: cipher.header) && cipher.isKeyCorrect(for: cipher.header))
         for count in [0, 32, 63, 65, 128] {
-            #expect(PageEncryptionKeys(userKey: [UInt8](repeating: 1, count: count)) == nil, "\(count) bytes")
+            #expect(PageCipher(userKey: [UInt8](repeating: 1, count: count), salt: salt) == nil, "\(count) bytes")
         }
     }
 }

@@ -1,15 +1,16 @@
-/// AES-256 with its key expanded once, for the page encryption of issue 18.
+/// AES-256 with its key expanded once, for page encryption.
 ///
 /// # The cryptographic primitives of the storage layer
 ///
-/// A later step encrypts every page of a file with these primitives; this folder holds only the
-/// primitives, with known-answer tests, and defines no on-disk layout. The pieces:
+/// `PageCipher` encrypts and authenticates every page of an encrypted file with these
+/// primitives (its comment and FORMAT.md give the on-disk layout and why it is safe). The pieces:
 ///
 /// - `AES256`: the block cipher (FIPS-197) with a 32-byte key, two implementations of its rounds
 ///   behind one round-key layout, and two modes over buffers: CTR (`AES256+CTR.swift`) and CBC
 ///   (`AES256+CBC.swift`), both NIST SP 800-38A.
 /// - `SHA256` (FIPS 180-4) and `HMACSHA256` (RFC 2104), to authenticate a page.
-/// - `PageEncryptionKeys`: the 64-byte user key split into the AES key and the HMAC key.
+/// - `PageCipher`: the per-file keys derived from the 64-byte user key's two halves and a salt,
+///   and the transform of a page to and from its stored form.
 /// - `ConstantTime.equals`: comparing a stored MAC with a computed one.
 ///
 /// ## Why each mechanism is safe
@@ -34,8 +35,10 @@
 /// and HMAC-SHA-224: bytes 0–31 of the user key are the AES key and bytes 32–63 the HMAC key; each
 /// page's IV is a 32-bit write counter followed by the page's 64-bit file position, and a header
 /// page in front of every 64 data pages stores, per page, the current and the previous IV and
-/// HMAC, so a write torn between the header and the page still decrypts to the old page. Our
-/// page format will make its own choices (HMAC-SHA-256, perhaps CTR); the key split is the same.
+/// HMAC, so a write torn between the header and the page still decrypts to the old page. Ours
+/// uses CTR with a counter from (transaction, page) — unique in a file, because the storage layer
+/// never stamps one transaction on two pages at one number — and per-file keys, so it needs no
+/// IV table; the split of the user key into an AES half and an HMAC half is the same.
 ///
 /// ## What is constant-time, and why
 ///

@@ -43,6 +43,10 @@
 /// for byte the page an unencrypted file would hold, and every check above this layer (recovery,
 /// the integrity check) works unchanged.
 package final class PageCipher: Sendable {
+    /// The user key's length in bytes (`Realm.Configuration.encryptionKey`): 512 random bits, as
+    /// Realm asks for; a password needs a slow key-derivation function first, which is the
+    /// application's business, as in Realm.
+    package static let userKeyByteCount = 64
     /// Where meta pages keep the encryption header (their last 64 bytes).
     package static let metaHeaderOffset = PageLayout.pageSize - EncryptionHeader.byteCount
     /// Bytes of the tag kept in the page header.
@@ -55,7 +59,7 @@ package final class PageCipher: Sendable {
     /// The cipher of a file with `header` (its salt) under `userKey` (64 bytes), or nil when the
     /// key is not 64 bytes. Does not check the key against the header: see ``isKeyCorrect``.
     package init?(userKey: [UInt8], salt: [UInt8], implementation: AES256.Implementation = .best) {
-        guard userKey.count == PageEncryptionKeys.userKeyByteCount, salt.count == EncryptionHeader.saltByteCount else { return nil }
+        guard userKey.count == Self.userKeyByteCount, salt.count == EncryptionHeader.saltByteCount else { return nil }
         func derive(_ key: ArraySlice<UInt8>, _ label: String) -> [UInt8] {
             HMACSHA256(key: Array(key)).code(for: Array(label.utf8) + salt).bytes
         }

@@ -164,8 +164,8 @@ package final class Database: Sendable {
     ///   file without its key or with another; an unencrypted file with a key), `.invalidInput`
     ///   (a key that is not 64 bytes).
     package static func open(path: String, options: DatabaseOptions = DatabaseOptions()) throws -> Database {
-        if let key = options.encryptionKey, key.count != PageEncryptionKeys.userKeyByteCount {
-            throw StorageError(.invalidInput, "Encryption key must be \(PageEncryptionKeys.userKeyByteCount) bytes, not \(key.count)", path: path)
+        if let key = options.encryptionKey, key.count != PageCipher.userKeyByteCount {
+            throw StorageError(.invalidInput, "Encryption key must be \(PageCipher.userKeyByteCount) bytes, not \(key.count)", path: path)
         }
         // A read-only open of a missing file creates nothing, not even the lock file.
         if options.readOnly && access(path, F_OK) != 0 && errno == ENOENT {
