@@ -133,6 +133,34 @@ final class SecretNote: Object {
         #expect(try schemaVersionAtURL(url, encryptionKey: Self.key) == 0)
     }
 
+    @Test func anInMemoryRealmAcceptsAKeyAndIgnoresIt() throws {
+        var configuration = Realm.Configuration(inMemoryIdentifier: "secret-\(UUID().uuidString)", encryptionKey: Self.key)
+        configuration.objectTypes = [SecretNote.self]
+        let realm = try Realm(configuration: configuration)
+        try Self.fill(realm, count: 10)
+        #expect(realm.objects(SecretNote.self).count == 10)
+        configuration.encryptionKey = Data(count: 3)
+        #expect(Self.failure(configuration)?.code == .invalidInput, "the length is still checked")
+    }
+
+    /// A copy taken inside a write transaction of an encrypted realm holds the uncommitted
+    /// objects, encrypted with the copy's key.
+    @Test func aCopyInsideAWriteOfAnEncryptedRealm() throws {
+        let directory = try TemporaryDirectory()
+        let realm = try Realm(configuration: Self.configuration(directory))
+        try Self.fill(realm, count: 100)
+        let url = directory.url.appendingPathComponent("copy.realm")
+        try realm.write {
+            realm.create(SecretNote.self, value: ["id": 1_000, "title": "uncommitted"])
+            try realm.writeCopy(toFile: url, encryptionKey: Self.otherKey)
+            realm.cancelWrite()
+        }
+        let copy = try Realm(configuration: Self.configuration(directory, "copy.realm", key: Self.otherKey))
+        #expect(copy.objects(SecretNote.self).count == 101)
+        #expect(copy.object(ofType: SecretNote.self, forPrimaryKey: 1_000)?.title == "uncommitted")
+        #expect(realm.objects(SecretNote.self).count == 100)
+    }
+
     /// Many actors writing and reading one encrypted realm at once, each checking what it reads.
     @Test(arguments: [1, 2, 3] as [UInt64])
     func actorsShareAnEncryptedRealm(seed: UInt64) async throws {

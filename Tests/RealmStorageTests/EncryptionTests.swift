@@ -237,4 +237,51 @@ import Testing
             return true
         }
     }
+
+    /// Many threads reading a freshly reopened encrypted file at once: each page is decrypted by
+    /// one of them (the others wait on its stripe or find it ready), and all read the same data.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func concurrentFirstReadsAgree(seed: UInt64) async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let trees: (values: TreeID, table: TreeID, index: TreeID)
+        let expected: [(UInt64, [UInt8])]
+        do {
+            let database = try Database.open(path: path, options: Self.options())
+            trees = try Self.fill(database, seed: seed)
+            expected = try Self.contents(database, trees.values)
+            try database.close()
+        }
+        let database = try Database.open(path: path, options: Self.options())
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    let actual = try Self.contents(database, trees.values)
+                    return actual.elementsEqual(expected) { $0.0 == $1.0 && $0.1 == $1.1 }
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results == Array(repeating: true, count: 8))
+        _ = try database.verify()
+    }
+
+    /// A value of several megabytes: one overflow run, encrypted and authenticated as one.
+    @Test func aLargeValueRoundTrips() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let value = testValue(key: 1, version: 2, length: 5_000_000)
+        let tree: TreeID
+        do {
+            let database = try Database.open(path: path, options: Self.options())
+            let write = try database.beginWrite()
+            tree = try write.createTree()
+            _ = try write.put(tree, key: 1, value: value)
+            try write.commit()
+            try database.close()
+        }
+        let database = try Database.open(path: path, options: Self.options())
+        let read = try database.beginRead()
+        #expect(try read.value(tree, key: 1) == value)
+    }
 }
