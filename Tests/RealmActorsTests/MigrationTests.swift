@@ -159,6 +159,30 @@ final class CallLog: Sendable {
         }
     }
 
+    /// An encrypted realm migrates with its key, stays encrypted, and a wrong key cannot even
+    /// read its schema version (Realm's encryption tests migrate with a key too).
+    @Test func anEncryptedRealmMigratesWithItsKey() throws {
+        let directory = try TemporaryDirectory()
+        let key = Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 1) })
+        var config = fileConfiguration(directory)
+        config.encryptionKey = key
+        config.schemaVersion = 1
+        config.objectTypes = [MPersonV1.self]
+        do {
+            let realm = try Realm(configuration: config)
+            try realm.write { realm.add(MPersonV1(value: ["firstName": "Ada", "lastName": "Lovelace", "age": 36])) }
+        }
+        config.objectTypes = [MPersonV3.self]
+        config.schemaVersion = 3
+        config.migrationBlock = Self.guideBlock
+        let realm = try Realm(configuration: config)
+        #expect(realm.objects(MPersonV3.self).map(\.fullName) == ["Ada Lovelace"])
+        #expect(realm.objects(MPersonV3.self).first?.age == "36")
+        #expect(try schemaVersionAtURL(config.fileURL!, encryptionKey: key) == 3)
+        let contents = try Data(contentsOf: config.fileURL!)
+        #expect(contents.range(of: Data("Lovelace".utf8)) == nil)
+    }
+
     @Test func addingAnOptionalPropertyNeedsOnlyAHigherVersion() throws {
         let directory = try TemporaryDirectory()
         var config = try makeV1File(directory)
