@@ -251,6 +251,22 @@ import Testing
             #expect(start == million.count)
         }
         #expect(hasher.finalize().description == expected)
+        // The same answers from the paired path (two interleaved streams on the hardware),
+        // each message beside another of a different length.
+        let messages: [(bytes: [UInt8], digest: String)] = [
+            ([], "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+            (Array("abc".utf8), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+            (Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8),
+             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+            (million, expected),
+        ]
+        for (first, second) in zip(messages, messages.dropFirst() + messages.prefix(1)) {
+            var (a, b) = (SHA256(implementation: implementation), SHA256(implementation: implementation))
+            first.bytes.withUnsafeBytes { x in second.bytes.withUnsafeBytes { y in SHA256.update(&a, with: x, &b, with: y) } }
+            let (digestA, digestB) = SHA256.finalize(a, b)
+            #expect(digestA.description == first.digest, "paired, \(first.bytes.count) bytes beside \(second.bytes.count)")
+            #expect(digestB.description == second.digest, "paired, \(second.bytes.count) bytes beside \(first.bytes.count)")
+        }
     }
 
     /// Padding edges: messages of 55, 56, 63, 64 and 119 bytes (one or two padding blocks).
@@ -292,6 +308,14 @@ import Testing
             let code = HMACSHA256(key: testCase.key, implementation: implementation).code(for: testCase.data).description
             #expect(code.hasPrefix(testCase.mac), "RFC 4231 test case \(index + 1)")
             #expect(code.count == 64)
+            // The paired path: the message beside itself, split into head and body at two places.
+            let split = testCase.data.count / 3
+            testCase.data.withUnsafeBytes { data in
+                let (a, b) = HMACSHA256(key: testCase.key, implementation: implementation).codes(
+                    for: (UnsafeRawBufferPointer(rebasing: data[0..<8]), UnsafeRawBufferPointer(rebasing: data[8...])),
+                    (UnsafeRawBufferPointer(rebasing: data[0..<split]), UnsafeRawBufferPointer(rebasing: data[split...])))
+                #expect(a.description.hasPrefix(testCase.mac) && b.description.hasPrefix(testCase.mac), "RFC 4231 test case \(index + 1), paired")
+            }
         }
     }
 
@@ -322,6 +346,120 @@ import Testing
                 #expect(HMACSHA256(key: key, implementation: .hardware).code(for: page)
                         == HMACSHA256(key: key, implementation: .portable).code(for: page), "\(keyLength)-byte key")
             }
+        }
+    }
+
+    /// The paired path (`SHA256.update(_:with:_:with:)`, `SHA256.finalize(_:_:)`,
+    /// `HMACSHA256.codes(for:_:)`; two interleaved streams on the hardware) gives exactly the
+    /// digests of two separate computations: random messages of every length 0…300 and of page
+    /// sizes, paired with messages of other lengths, after random already-buffered prefixes; on
+    /// every implementation (the portable one takes the sequential fallback).
+    @Test(arguments: shaImplementations) func pairedSHA256AgreesWithSingle(_ implementation: SHA256.Implementation) {
+        var generator = SeededGenerator(seed: implementation == .hardware ? 512 : 513)
+        let message = generator.bytes(3 * 4096 + 200)
+        let key = generator.bytes(32)
+        let mac = HMACSHA256(key: key, implementation: implementation)
+        let pageSizes = [4096 - 8, 4096, 4096 + 64, 2 * 4096 - 8, 3 * 4096 - 8]
+        message.withUnsafeBytes { raw in
+            func piece(_ start: Int, _ count: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: raw[start..<(start + count)]) }
+            for countA in Array(0...300) + pageSizes {
+                // A partner shorter, as long, or longer: the unpaired blocks of either side.
+                let countB = [Int(generator.next() % 301), countA, pageSizes[Int(generator.next() % 5)]][Int(generator.next() % 3)]
+                let (headA, headB) = (Int(generator.next() % 80), Int(generator.next() % 80))
+                let (startA, startB) = (Int(generator.next() % 100), Int(generator.next() % 100))
+                var (singleA, singleB) = (SHA256(implementation: implementation), SHA256(implementation: implementation))
+                singleA.update(piece(startA, headA))
+                singleA.update(piece(startA + headA, countA))
+                singleB.update(piece(startB, headB))
+                singleB.update(piece(startB + headB, countB))
+                var (pairA, pairB) = (SHA256(implementation: implementation), SHA256(implementation: implementation))
+                SHA256.update(&pairA, with: piece(startA, headA), &pairB, with: piece(startB, headB))
+                SHA256.update(&pairA, with: piece(startA + headA, countA), &pairB, with: piece(startB + headB, countB))
+                let (digestA, digestB) = SHA256.finalize(pairA, pairB)
+                #expect(digestA == singleA.finalize(), "\(headA) + \(countA) bytes beside \(headB) + \(countB)")
+                #expect(digestB == singleB.finalize(), "\(headB) + \(countB) bytes beside \(headA) + \(countA)")
+                // Both messages the same memory: the two states must still stay apart.
+                let (sameA, sameB) = SHA256.finalize(pairA, pairA)
+                #expect(sameA == digestA && sameB == digestA)
+                let (codeA, codeB) = mac.codes(for: (piece(startA, 8), piece(startA + 8, countA)), (piece(startB, headB), piece(startB + headB, countB)))
+                #expect(codeA == mac.code(for: piece(startA, 8 + countA)), "HMAC of 8 + \(countA) bytes")
+                #expect(codeB == mac.code(for: piece(startB, headB + countB)), "HMAC of \(headB) + \(countB) bytes")
+            }
+        }
+    }
+
+    /// The stored form of a page, recomputed here from the format alone (FORMAT.md, "Encrypted
+    /// files"; `PageCipher`'s table), with the portable AES and SHA-256: the tag is the first 8
+    /// bytes of HMAC-SHA-256(macKey, LE64(page) ‖ stored bytes 8..<length), bytes 8..<16 the
+    /// transaction in the clear, the rest AES-256-CTR from counter `t ‖ page·2^24` (a meta page:
+    /// up to its clear encryption header). `encrypt`, and `encryptUntagged` then `seal` of a
+    /// pair (two interleaved HMACs), must both write exactly that.
+    @Test func pageCipherFollowsTheFormat() throws {
+        var generator = SeededGenerator(seed: 4231)
+        let userKey = generator.bytes(64)
+        let salt = generator.bytes(32)
+        let cipher = try #require(PageCipher(userKey: userKey, salt: salt))
+        let aesKey = HMACSHA256(key: Array(userKey[0..<32]), implementation: .portable).code(for: Array("RealmActors AES".utf8) + salt).bytes
+        let macKey = HMACSHA256(key: Array(userKey[32..<64]), implementation: .portable).code(for: Array("RealmActors MAC".utf8) + salt).bytes
+        let aes = AES256(key: aesKey, implementation: .portable)
+        let mac = HMACSHA256(key: macKey, implementation: .portable)
+        let pageSize = PageLayout.pageSize
+
+        func expected(_ plain: [UInt8], page: UInt64) -> [UInt8] {
+            var stored = [UInt8](repeating: 0, count: plain.count)
+            let transaction = plain.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
+            stored[8..<16] = plain[8..<16]
+            let end = page < 2 ? pageSize - 64 : plain.count
+            plain.withUnsafeBytes { source in
+                stored.withUnsafeMutableBytes { target in
+                    aes.ctr(UnsafeRawBufferPointer(rebasing: source[16..<end]), into: UnsafeMutableRawBufferPointer(rebasing: target[16..<end]),
+                            counter: AESBlock(bigEndianHigh: transaction, low: page << 24))
+                }
+            }
+            if page < 2 {
+                // The clear header: magic "RLMAENC\0", scheme 1, zero, salt, key check.
+                let keyCheck = mac.code(for: Array("RealmActors key check".utf8)).bytes.prefix(16)
+                stored[end..<(end + 16)] = ArraySlice(Array("RLMAENC".utf8) + [0, 1, 0, 0, 0, 0, 0, 0, 0])
+                stored[(end + 16)..<(end + 48)] = ArraySlice(salt)
+                stored[(end + 48)..<(end + 64)] = keyCheck
+            }
+            let tag = mac.code(for: withUnsafeBytes(of: page.littleEndian, Array.init) + stored[8...]).bytes.prefix(8)
+            stored[0..<8] = tag
+            return stored
+        }
+
+        // Meta pages, single pages, runs; each in turn paired with the next.
+        let cases: [(pages: Int, number: UInt64)] = [(1, 0), (1, 1), (1, 2), (1, 7), (3, 8), (1, 11), (2, 300), (1, 0x1_0000_0001)]
+        let plains = cases.map { pages, _ in
+            var plain = generator.bytes(pages * pageSize)
+            plain[8..<16] = ArraySlice(withUnsafeBytes(of: (generator.next() % 1_000_000).littleEndian, Array.init))
+            return plain
+        }
+        let wanted = zip(plains, cases).map { expected($0, page: $1.number) }
+        for (index, (plain, (_, number))) in zip(plains, cases).enumerated() {
+            var stored = [UInt8](repeating: 0, count: plain.count)
+            plain.withUnsafeBytes { source in
+                stored.withUnsafeMutableBytes { cipher.encrypt(source.baseAddress!, length: plain.count, page: number, into: $0.baseAddress!) }
+            }
+            #expect(Self.same(stored, wanted[index]), "page \(number), \(plain.count) bytes")
+            let partner = (index + 1) % cases.count
+            var storedPartner = [UInt8](repeating: 0, count: plains[partner].count)
+            stored = [UInt8](repeating: 0, count: plain.count)
+            plain.withUnsafeBytes { source in
+                plains[partner].withUnsafeBytes { partnerSource in
+                    stored.withUnsafeMutableBytes { target in
+                        storedPartner.withUnsafeMutableBytes { partnerTarget in
+                            cipher.encryptUntagged(source.baseAddress!, length: source.count, page: number, into: target.baseAddress!)
+                            cipher.encryptUntagged(partnerSource.baseAddress!, length: partnerSource.count, page: cases[partner].number,
+                                                   into: partnerTarget.baseAddress!)
+                            cipher.seal(target.baseAddress!, length: target.count, page: number,
+                                        partnerTarget.baseAddress!, length: partnerTarget.count, page: cases[partner].number)
+                        }
+                    }
+                }
+            }
+            #expect(Self.same(stored, wanted[index]), "page \(number) sealed in a pair")
+            #expect(Self.same(storedPartner, wanted[partner]), "page \(cases[partner].number) sealed in a pair")
         }
     }
 

@@ -75,6 +75,14 @@ extern const uint32_t realm_sha256_round_constants[64];
 /// integers, updated in place. It must be valid for 32 bytes and 4-byte aligned.
 void realm_sha256_compress(uint32_t *state, const void *blocks, size_t count);
 
+/// Two independent `realm_sha256_compress` calls at once: `count` blocks at `blocks0` into
+/// `state0` and `count` blocks at `blocks1` into `state1`, their rounds interleaved. Exactly the
+/// result of the two calls; faster because one stream's rounds wait on their own previous round
+/// (a dependency chain), and the other stream's fill the wait. The two states must not be the
+/// same memory; each follows the rules of `realm_sha256_compress`.
+void realm_sha256_compress2(uint32_t *state0, const void *blocks0, uint32_t *state1, const void *blocks1,
+                            size_t count);
+
 #ifdef __cplusplus
 }
 #endif

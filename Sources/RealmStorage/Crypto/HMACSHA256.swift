@@ -66,6 +66,22 @@ package struct HMACSHA256: Sendable {
         return outerHasher.finalize()
     }
 
+    /// The authentication codes of two messages, each given as two pieces (`head` ‖ `body`; a
+    /// page's tag covers its 8-byte number, then its bytes 8..<length). The same codes as two
+    /// calls, but where the hardware SHA-256 runs, the two messages' blocks are compressed side
+    /// by side (``SHA256/update(_:with:_:with:)``: one stream leaves the SHA instructions'
+    /// latency idle, two fill it); otherwise the two are computed one after the other.
+    package func codes(for first: (head: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer),
+                       _ second: (head: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer)) -> (SHA256Digest, SHA256Digest) {
+        var (hasherA, hasherB) = (inner, inner)
+        SHA256.update(&hasherA, with: first.head, &hasherB, with: second.head)
+        SHA256.update(&hasherA, with: first.body, &hasherB, with: second.body)
+        let (innerA, innerB) = SHA256.finalize(hasherA, hasherB)
+        var (outerA, outerB) = (outer, outer)
+        innerA.withUnsafeBytes { a in innerB.withUnsafeBytes { b in SHA256.update(&outerA, with: a, &outerB, with: b) } }
+        return SHA256.finalize(outerA, outerB)
+    }
+
     /// Whether `code` (the 32 stored bytes) authenticates `message`, compared in constant time.
     package func isValid(_ code: UnsafeRawBufferPointer, for message: UnsafeRawBufferPointer) -> Bool {
         self.code(for: message).withUnsafeBytes { ConstantTime.equals($0, code) }

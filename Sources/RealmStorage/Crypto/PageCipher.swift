@@ -101,9 +101,29 @@ package final class PageCipher: Sendable {
         return mac.finalize(hasher).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
     }
 
+    /// The tags of two stored pages or runs at once (``HMACSHA256/codes(for:_:)``: the two
+    /// HMACs side by side, faster than one after the other). Each is exactly `tag(…)`.
+    private func tags(_ first: UnsafeRawPointer, length firstLength: Int, page firstNumber: PageNumber,
+                      _ second: UnsafeRawPointer, length secondLength: Int, page secondNumber: PageNumber) -> (UInt64, UInt64) {
+        withUnsafeBytes(of: firstNumber.littleEndian) { firstHead in
+            withUnsafeBytes(of: secondNumber.littleEndian) { secondHead in
+                let (a, b) = mac.codes(for: (firstHead, UnsafeRawBufferPointer(start: first + 8, count: firstLength - 8)),
+                                       (secondHead, UnsafeRawBufferPointer(start: second + 8, count: secondLength - 8)))
+                return (a.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }, b.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
+            }
+        }
+    }
+
     /// Writes the stored form of the plaintext page or run `plain` (`length` bytes, a whole
     /// number of pages) at page `number` into `stored` (as long; not overlapping).
     package func encrypt(_ plain: UnsafeRawPointer, length: Int, page number: PageNumber, into stored: UnsafeMutableRawPointer) {
+        encryptUntagged(plain, length: length, page: number, into: stored)
+        seal(stored, length: length, page: number)
+    }
+
+    /// `encrypt` without the tag: bytes 8..<`length` of the stored form. Finish with ``seal(_:length:page:)``
+    /// or, two stored pages at a time (faster), ``seal(_:length:page:_:length:page:)``.
+    package func encryptUntagged(_ plain: UnsafeRawPointer, length: Int, page number: PageNumber, into stored: UnsafeMutableRawPointer) {
         let transaction = plain.pageTransaction
         stored.setU64(PageLayout.transactionOffset, transaction)
         let range = Self.encryptedRange(page: number, length: length)
@@ -113,7 +133,20 @@ package final class PageCipher: Sendable {
         if range.upperBound < length {
             header.encode(into: stored + range.upperBound)
         }
+    }
+
+    /// Writes the tag of the stored page or run at `number` (`length` bytes, from ``encryptUntagged(_:length:page:into:)``).
+    package func seal(_ stored: UnsafeMutableRawPointer, length: Int, page number: PageNumber) {
         stored.storeBytes(of: tag(UnsafeRawPointer(stored), length: length, page: number), as: UInt64.self)
+    }
+
+    /// Writes the tags of two stored pages or runs (not overlapping), computed side by side.
+    package func seal(_ first: UnsafeMutableRawPointer, length firstLength: Int, page firstNumber: PageNumber,
+                      _ second: UnsafeMutableRawPointer, length secondLength: Int, page secondNumber: PageNumber) {
+        let (a, b) = tags(UnsafeRawPointer(first), length: firstLength, page: firstNumber,
+                          UnsafeRawPointer(second), length: secondLength, page: secondNumber)
+        first.storeBytes(of: a, as: UInt64.self)
+        second.storeBytes(of: b, as: UInt64.self)
     }
 
     /// Decrypts the first 16 bytes of the page header (kind, flags, count, aux) of the stored

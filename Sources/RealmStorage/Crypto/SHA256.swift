@@ -63,17 +63,9 @@ package struct SHA256: Sendable {
 
     /// Adds `data` to the message.
     package mutating func update(_ data: UnsafeRawBufferPointer) {
-        guard var source = data.baseAddress, !data.isEmpty else { return }
-        var remaining = data.count
-        length &+= UInt64(remaining)
-        if buffered > 0 {
-            let taken = min(remaining, Self.blockByteCount - buffered)
-            let offset = buffered
-            withUnsafeMutableBytes(of: &buffer) { $0.baseAddress!.advanced(by: offset).copyMemory(from: source, byteCount: taken) }
-            buffered += taken
-            source += taken
-            remaining -= taken
-            guard buffered == Self.blockByteCount else { return }
+        guard let start = data.baseAddress, !data.isEmpty else { return }
+        var (source, remaining) = fillBuffer(from: start, count: data.count)
+        if buffered == Self.blockByteCount {
             let block = buffer
             withUnsafeBytes(of: block) { compress($0.baseAddress!, blocks: 1) }
             buffered = 0
@@ -84,27 +76,131 @@ package struct SHA256: Sendable {
             source += whole * Self.blockByteCount
             remaining -= whole * Self.blockByteCount
         }
-        if remaining > 0 {
-            let count = remaining
-            withUnsafeMutableBytes(of: &buffer) { $0.baseAddress!.copyMemory(from: source, byteCount: count) }
-            buffered = remaining
+        keepTail(source, count: remaining)
+    }
+
+    /// The first step of an update with `count` bytes at `source`: counts them in `length` and,
+    /// if bytes are buffered, adds to the buffer as many as it takes (the caller compresses it
+    /// when it is full, `buffered == 64`). Returns the bytes left: if any, the buffer is full or
+    /// was empty.
+    @inline(__always)
+    private mutating func fillBuffer(from source: UnsafeRawPointer, count: Int) -> (UnsafeRawPointer, Int) {
+        length &+= UInt64(count)
+        guard buffered > 0 else { return (source, count) }
+        let taken = min(count, Self.blockByteCount - buffered)
+        let offset = buffered
+        withUnsafeMutableBytes(of: &buffer) { $0.baseAddress!.advanced(by: offset).copyMemory(from: source, byteCount: taken) }
+        buffered += taken
+        return (source + taken, count - taken)
+    }
+
+    /// The last step of an update: keeps the `count` (< 64) bytes at `source` that make no whole
+    /// block, in the empty buffer.
+    @inline(__always)
+    private mutating func keepTail(_ source: UnsafeRawPointer, count: Int) {
+        guard count > 0 else { return }
+        withUnsafeMutableBytes(of: &buffer) { $0.baseAddress!.copyMemory(from: source, byteCount: count) }
+        buffered = count
+    }
+
+    /// Adds `first` to `a`'s message and `second` to `b`'s: the same as `a.update(first)` and
+    /// `b.update(second)`, but where both run on the hardware, their blocks are compressed two
+    /// at a time by `realm_sha256_compress2`, whose two interleaved streams fill the latency of
+    /// the SHA-256 instructions that one stream leaves idle (≈ 1.3 → 1.6 GB/s per core on the
+    /// test machine). Blocks that have no partner (the longer message's excess) go one stream
+    /// at a time.
+    package static func update(_ a: inout SHA256, with first: UnsafeRawBufferPointer,
+                               _ b: inout SHA256, with second: UnsafeRawBufferPointer) {
+        guard a.implementation == .hardware, b.implementation == .hardware,
+              let startA = first.baseAddress, let startB = second.baseAddress,
+              first.count + a.buffered >= blockByteCount, second.count + b.buffered >= blockByteCount else {
+            a.update(first)
+            b.update(second)
+            return
         }
+        let (sourceA, remainingA) = a.fillBuffer(from: startA, count: first.count)
+        let (sourceB, remainingB) = b.fillBuffer(from: startB, count: second.count)
+        // Each message's blocks: the full buffer, if it filled, then the whole blocks at the source.
+        let blockA = a.buffer, blockB = b.buffer
+        let wholeA = remainingA / blockByteCount, wholeB = remainingB / blockByteCount
+        withUnsafeBytes(of: blockA) { bufferA in
+            withUnsafeBytes(of: blockB) { bufferB in
+                var runsA = BlockRuns(buffer: a.buffered == blockByteCount ? bufferA.baseAddress! : nil, source: sourceA, whole: wholeA)
+                var runsB = BlockRuns(buffer: b.buffered == blockByteCount ? bufferB.baseAddress! : nil, source: sourceB, whole: wholeB)
+                // Safe: `a.h` and `b.h` are tuples of eight UInt32s (eight contiguous, aligned
+                // UInt32s, the C function's state) in two distinct variables (two inout
+                // arguments cannot alias), rebound only for the call; each run pointer is valid
+                // for `count` × 64 bytes: a 64-byte copy of a buffer, alive in this closure, or
+                // the caller's message, whose whole blocks `BlockRuns` counted.
+                withUnsafeMutablePointer(to: &a.h) { stateA in
+                    withUnsafeMutablePointer(to: &b.h) { stateB in
+                        stateA.withMemoryRebound(to: UInt32.self, capacity: 8) { wordsA in
+                            stateB.withMemoryRebound(to: UInt32.self, capacity: 8) { wordsB in
+                                while runsA.count > 0, runsB.count > 0 {
+                                    let count = min(runsA.count, runsB.count)
+                                    realm_sha256_compress2(wordsA, runsA.pointer, wordsB, runsB.pointer, count)
+                                    runsA.advance(by: count)
+                                    runsB.advance(by: count)
+                                }
+                                while runsA.count > 0 {
+                                    realm_sha256_compress(wordsA, runsA.pointer, runsA.count)
+                                    runsA.advance(by: runsA.count)
+                                }
+                                while runsB.count > 0 {
+                                    realm_sha256_compress(wordsB, runsB.pointer, runsB.count)
+                                    runsB.advance(by: runsB.count)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if a.buffered == blockByteCount { a.buffered = 0 }
+        if b.buffered == blockByteCount { b.buffered = 0 }
+        a.keepTail(sourceA + wholeA * blockByteCount, count: remainingA - wholeA * blockByteCount)
+        b.keepTail(sourceB + wholeB * blockByteCount, count: remainingB - wholeB * blockByteCount)
+    }
+
+    /// The padding that ends the message: 0x80, zeros up to 56 bytes mod 64, then the length in
+    /// bits, big-endian; `count` of the returned bytes (9…72) are used.
+    private func padding() -> (bytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64), count: Int) {
+        var padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let padCount = (buffered < 56 ? 56 : 120) - buffered
+        withUnsafeMutableBytes(of: &padding) { raw in
+            raw[0] = 0x80
+            raw.storeBytes(of: (length &* 8).bigEndian, toByteOffset: padCount, as: UInt64.self)
+        }
+        return (padding, padCount + 8)
     }
 
     /// Pads the message and returns its digest.
     package func finalize() -> SHA256Digest {
         var hasher = self
-        let bitLength = length &* 8
-        // 0x80, zeros up to 56 bytes mod 64, then the length in bits, big-endian.
-        var padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let padCount = (buffered < 56 ? 56 : 120) - buffered
-        withUnsafeMutableBytes(of: &padding) { raw in
-            raw[0] = 0x80
-            raw.storeBytes(of: bitLength.bigEndian, toByteOffset: padCount, as: UInt64.self)
-            hasher.update(UnsafeRawBufferPointer(rebasing: raw[0..<(padCount + 8)]))
+        let (padding, count) = padding()
+        withUnsafeBytes(of: padding) { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        return hasher.digest()
+    }
+
+    /// `a.finalize()` and `b.finalize()`, their last blocks compressed two at a time where the
+    /// hardware allows (see ``update(_:with:_:with:)``).
+    package static func finalize(_ a: SHA256, _ b: SHA256) -> (SHA256Digest, SHA256Digest) {
+        var (hasherA, hasherB) = (a, b)
+        let (paddingA, countA) = a.padding()
+        let (paddingB, countB) = b.padding()
+        withUnsafeBytes(of: paddingA) { rawA in
+            withUnsafeBytes(of: paddingB) { rawB in
+                update(&hasherA, with: UnsafeRawBufferPointer(rebasing: rawA[0..<countA]),
+                       &hasherB, with: UnsafeRawBufferPointer(rebasing: rawB[0..<countB]))
+            }
         }
+        return (hasherA.digest(), hasherB.digest())
+    }
+
+    /// The digest of a padded message: the state words, big-endian.
+    private func digest() -> SHA256Digest {
         var digest = SHA256Digest()
-        withUnsafeBytes(of: hasher.h) { state in
+        withUnsafeBytes(of: h) { state in
             withUnsafeMutableBytes(of: &digest.words) { raw in
                 for index in 0..<8 {
                     raw.storeBytes(of: state.load(fromByteOffset: 4 * index, as: UInt32.self).bigEndian,
@@ -158,6 +254,33 @@ package struct SHA256: Sendable {
             w.initialize(repeating: 0)
         }
         h = (a0, b0, c0, d0, e0, f0, g0, h0)
+    }
+}
+
+/// The blocks one message of a paired update still has to compress: a first run (the buffered
+/// block, or the message's whole blocks), then possibly a second (the whole blocks after the
+/// buffered one).
+private struct BlockRuns {
+    private(set) var pointer: UnsafeRawPointer
+    private(set) var count: Int
+    private var next: UnsafeRawPointer
+    private var nextCount: Int
+
+    init(buffer: UnsafeRawPointer?, source: UnsafeRawPointer, whole: Int) {
+        if let buffer {
+            (pointer, count, next, nextCount) = (buffer, 1, source, whole)
+        } else {
+            (pointer, count, next, nextCount) = (source, whole, source, 0)
+        }
+    }
+
+    /// Marks `blocks` (at most `count`) of the current run compressed.
+    mutating func advance(by blocks: Int) {
+        pointer += blocks * SHA256.blockByteCount
+        count -= blocks
+        if count == 0 {
+            (pointer, count, nextCount) = (next, nextCount, 0)
+        }
     }
 }
 

@@ -76,7 +76,16 @@ package final class PageFile: Sendable {
         defer { scratch.deallocate() }
         var filled = 0
         var scratchStart = offset
+        // Runs are encrypted as they come and tagged two at a time (`PageCipher.seal` of a pair:
+        // the two HMACs side by side, which SHA-256 on the CPU's instructions runs faster than
+        // one after the other). `untagged` is an encrypted run in the scratch still waiting for
+        // its partner; it is tagged alone before the scratch is written.
+        var untagged: (offset: Int, length: Int, page: PageNumber)?
         func writeScratch() throws {
+            if let run = untagged {
+                cipher.seal(scratch + run.offset, length: run.length, page: run.page)
+                untagged = nil
+            }
             guard filled > 0 else { return }
             var stored = [iovec(iov_base: scratch, iov_len: filled)]
             try writeStored(&stored, at: scratchStart)
@@ -99,7 +108,14 @@ package final class PageFile: Sendable {
                     }
                 }
                 let page = (scratchStart + UInt64(filled)) >> PageLayout.pageShift
-                cipher.encrypt(run, length: length, page: page, into: scratch + filled)
+                cipher.encryptUntagged(run, length: length, page: page, into: scratch + filled)
+                if let partner = untagged {
+                    cipher.seal(scratch + partner.offset, length: partner.length, page: partner.page,
+                                scratch + filled, length: length, page: page)
+                    untagged = nil
+                } else {
+                    untagged = (filled, length, page)
+                }
                 filled += length
                 position += length
             }
