@@ -618,7 +618,14 @@ package final class Database: Sendable {
             map.store(metaPage, byteCount: PageLayout.pageSize, atPage: PageNumber(slot))
             return
         }
-        // One vectored write per run of consecutive page numbers.
+        // Pages at the end may be allocated yet unwritten (freed again before the commit); the
+        // file must still cover the version's page count, or open would call it truncated.
+        let end = sorted.last.map { $0.key + UInt64($0.value.pages) } ?? 0
+        if meta.pageCount > end { try file.extend(toPages: meta.pageCount) }
+        // One vectored write per run of consecutive page numbers, then the meta page, in one
+        // call (an encrypted file tags the pages of all of them two at a time). The order of
+        // writes before the sync does not matter: recovery checks the whole batch.
+        var groups: [(offset: UInt64, buffers: [iovec])] = []
         var index = 0
         while index < sorted.count {
             let start = sorted[index].key
@@ -630,13 +637,11 @@ package final class Database: Sendable {
                 next += UInt64(page.pages)
                 index += 1
             }
-            try file.write(&buffers, at: start << PageLayout.pageShift)
+            groups.append((start << PageLayout.pageShift, buffers))
         }
-        // Pages at the end may be allocated yet unwritten (freed again before the commit); the
-        // file must still cover the version's page count, or open would call it truncated.
-        let end = sorted.last.map { $0.key + UInt64($0.value.pages) } ?? 0
-        if meta.pageCount > end { try file.extend(toPages: meta.pageCount) }
-        try writeMeta(metaPage, slot: slot, to: file)
+        groups.append((UInt64(slot) << PageLayout.pageShift, [iovec(iov_base: metaPage, iov_len: PageLayout.pageSize)]))
+        defer { map.decryption?.invalidate(PageNumber(slot)) }  // see writeMeta
+        try file.write(groups: groups)
         try state.withLock { _ in try map.ensureMapped(pageCount: meta.pageCount) }
     }
 

@@ -64,60 +64,88 @@ package final class PageFile: Sendable {
     /// Writes the buffers back to back starting at `offset` with as few system calls as possible.
     /// In an encrypted file, `offset` is a page's and the buffers hold whole pages and runs.
     func write(_ buffers: inout [iovec], at offset: UInt64) throws {
-        guard let cipher else { return try writeStored(&buffers, at: offset) }
-        precondition(offset & UInt64(PageLayout.pageSize - 1) == 0, "encrypted writes are of whole pages")
+        guard cipher != nil else { return try writeStored(&buffers, at: offset) }
+        try write(groups: [(offset, buffers)])
+    }
+
+    /// Writes several groups of buffers, each back to back from its offset: a commit's runs of
+    /// consecutive pages, and its meta page. In an encrypted file every offset is a page's and
+    /// the buffers hold whole pages and runs.
+    ///
+    /// Encrypted, the groups are encrypted together, so their pages are tagged two at a time
+    /// across groups (`PageCipher.seal` of a pair: two HMACs side by side, which SHA-256 on the
+    /// CPU's instructions runs faster than one after the other) — a small commit's pages are
+    /// scattered over the file, one page per group, and would otherwise never pair.
+    func write(groups: [(offset: UInt64, buffers: [iovec])]) throws {
+        guard let cipher else {
+            for group in groups {
+                var buffers = group.buffers
+                try writeStored(&buffers, at: group.offset)
+            }
+            return
+        }
         // Encrypt into a scratch buffer of up to 256 pages (a longer run gets one of its own),
         // writing it whenever the next run would not fit: memory stays bounded for a bulk commit.
         // Sized to the write when it is smaller: a commit of a few pages must not pay for mapping
         // and faulting in a megabyte.
-        let capacity = min(256 * PageLayout.pageSize, buffers.reduce(0) { $0 + $1.iov_len })
-        var scratch = UnsafeMutableRawPointer.allocate(byteCount: max(capacity, PageLayout.pageSize), alignment: PageLayout.pageSize)
-        var scratchCapacity = max(capacity, PageLayout.pageSize)
+        let total = groups.reduce(0) { $0 + $1.buffers.reduce(0) { $0 + $1.iov_len } }
+        var scratchCapacity = max(min(256 * PageLayout.pageSize, total), PageLayout.pageSize)
+        var scratch = UnsafeMutableRawPointer.allocate(byteCount: scratchCapacity, alignment: PageLayout.pageSize)
         defer { scratch.deallocate() }
         var filled = 0
-        var scratchStart = offset
-        // Runs are encrypted as they come and tagged two at a time (`PageCipher.seal` of a pair:
-        // the two HMACs side by side, which SHA-256 on the CPU's instructions runs faster than
-        // one after the other). `untagged` is an encrypted run in the scratch still waiting for
-        // its partner; it is tagged alone before the scratch is written.
+        // Where the scratch's bytes go: consecutive stretches of the file.
+        var segments: [(fileOffset: UInt64, start: Int, length: Int)] = []
+        // An encrypted run still waiting for a partner to be tagged with; tagged alone before
+        // the scratch is written.
         var untagged: (offset: Int, length: Int, page: PageNumber)?
         func writeScratch() throws {
             if let run = untagged {
                 cipher.seal(scratch + run.offset, length: run.length, page: run.page)
                 untagged = nil
             }
-            guard filled > 0 else { return }
-            var stored = [iovec(iov_base: scratch, iov_len: filled)]
-            try writeStored(&stored, at: scratchStart)
-            scratchStart += UInt64(filled)
+            for segment in segments {
+                var stored = [iovec(iov_base: scratch + segment.start, iov_len: segment.length)]
+                try writeStored(&stored, at: segment.fileOffset)
+            }
+            segments.removeAll(keepingCapacity: true)
             filled = 0
         }
-        for buffer in buffers {
-            guard let base = buffer.iov_base else { continue }
-            var position = 0
-            while position < buffer.iov_len {
-                let run = UnsafeRawPointer(base + position)
-                let length = min(Int(run.runPages) * PageLayout.pageSize, buffer.iov_len - position)
-                precondition(length % PageLayout.pageSize == 0, "encrypted writes are of whole pages")
-                if filled + length > scratchCapacity {
-                    try writeScratch()
-                    if length > scratchCapacity {
-                        scratch.deallocate()
-                        scratch = .allocate(byteCount: length, alignment: PageLayout.pageSize)
-                        scratchCapacity = length
+        for group in groups {
+            precondition(group.offset & UInt64(PageLayout.pageSize - 1) == 0, "encrypted writes are of whole pages")
+            var fileOffset = group.offset
+            for buffer in group.buffers {
+                guard let base = buffer.iov_base else { continue }
+                var position = 0
+                while position < buffer.iov_len {
+                    let run = UnsafeRawPointer(base + position)
+                    let length = min(Int(run.runPages) * PageLayout.pageSize, buffer.iov_len - position)
+                    precondition(length % PageLayout.pageSize == 0, "encrypted writes are of whole pages")
+                    if filled + length > scratchCapacity {
+                        try writeScratch()
+                        if length > scratchCapacity {
+                            scratch.deallocate()
+                            scratch = .allocate(byteCount: length, alignment: PageLayout.pageSize)
+                            scratchCapacity = length
+                        }
                     }
+                    let page = fileOffset >> PageLayout.pageShift
+                    cipher.encryptUntagged(run, length: length, page: page, into: scratch + filled)
+                    if let partner = untagged {
+                        cipher.seal(scratch + partner.offset, length: partner.length, page: partner.page,
+                                    scratch + filled, length: length, page: page)
+                        untagged = nil
+                    } else {
+                        untagged = (filled, length, page)
+                    }
+                    if let last = segments.last, last.fileOffset + UInt64(last.length) == fileOffset, last.start + last.length == filled {
+                        segments[segments.count - 1].length += length
+                    } else {
+                        segments.append((fileOffset, filled, length))
+                    }
+                    filled += length
+                    position += length
+                    fileOffset += UInt64(length)
                 }
-                let page = (scratchStart + UInt64(filled)) >> PageLayout.pageShift
-                cipher.encryptUntagged(run, length: length, page: page, into: scratch + filled)
-                if let partner = untagged {
-                    cipher.seal(scratch + partner.offset, length: partner.length, page: partner.page,
-                                scratch + filled, length: length, page: page)
-                    untagged = nil
-                } else {
-                    untagged = (filled, length, page)
-                }
-                filled += length
-                position += length
             }
         }
         try writeScratch()
