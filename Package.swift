@@ -1,6 +1,7 @@
 // swift-tools-version: 6.1
 //
-// RealmActors: a pure-Swift embedded object database for async Swift services.
+// RealmActors: a Swift embedded object database for async Swift services (Swift throughout, but
+// for the few C functions that reach the CPU's AES and SHA-256 instructions).
 //
 // The library is four targets, one per layer of the architecture (SPEC §1). Each layer imports
 // only the one directly below it, so the build itself rejects an upward dependency:
@@ -8,7 +9,8 @@
 //     RealmActors (API) → RealmRuntime (actors) → RealmObjectStore → RealmStorage
 //
 // Layers share their internals with `package` access; only `RealmActors` has public API.
-// Below RealmStorage sits one small C target, CRealmCrypto: the hardware AES rounds.
+// Below RealmStorage sits one small C target, CRealmCrypto: AES and SHA-256 on the CPU's
+// instructions, for encrypted files.
 // The package depends on nothing but the Swift toolchain (Foundation, Dispatch, Glibc/Darwin).
 import PackageDescription
 
@@ -28,8 +30,8 @@ let package = Package(
     targets: [
         // Layer 1: pages, copy-on-write B+trees, MVCC versions, durable commit, row change logs.
         .target(name: "RealmStorage", dependencies: ["CRealmCrypto"], exclude: ["FORMAT.md"], swiftSettings: strictSettings),
-        // The AES rounds on the CPU's AES instructions, in C because C can enable a target
-        // feature per function; no compiler flags (see `Sources/RealmStorage/Crypto/HardwareAES.swift`).
+        // AES and SHA-256 on the CPU's instructions, in C because C can enable a target feature
+        // per function; no compiler flags (see `Sources/RealmStorage/Crypto/HardwareAES.swift`).
         .target(name: "CRealmCrypto"),
         // Layer 2: schema, tables, objects, typed values, queries (parse, bind, evaluate, sort).
         .target(name: "RealmObjectStore", dependencies: ["RealmStorage"], swiftSettings: strictSettings),
