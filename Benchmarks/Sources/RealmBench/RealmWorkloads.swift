@@ -20,13 +20,15 @@ struct RealmActorsSide: BenchmarkSide {
         case .w11: return .measured(try workload.fileSize())
         case .w12: return .measured(try workload.updateAll())
         case .w3: return .measured(try workload.filteredCount())
-        case .w4: return .measured(try workload.indexedLookups())
+        case .w4: return .measured(try workload.indexedLookups(query: .stringPredicate))
+        case .w4b: return .measured(try workload.indexedLookups(query: .typeSafe))
         case .w6: return .measured(try workload.sortedPrefix())
         case .w7: return .measured(try await workload.sequentialDurableCommits())
         case .w7s: return .measured(try await workload.commitsWhileASnapshotIsHeld())
         case .w8: return .measured(try await workload.concurrentDurableCommits())
         case .w9: return .measured(try await workload.observationLatency())
         case .w13: return .measured(try workload.mediumValues())
+        case .w15: return .measured(try await workload.readersDuringDurableWrites())
         }
     }
 
@@ -202,21 +204,35 @@ private struct RealmWorkload {
         return Measured(samples: samples, durability: Self.durability, checksum: count)
     }
 
-    /// W4: `operations` equality queries on the indexed email, reading id and age.
-    func indexedLookups() throws -> Measured {
+    /// How W4 and W4b spell the email lookup.
+    enum EmailQuery {
+        /// W4: `filter("email == %@", email)`, the NSPredicate-style string many users write,
+        /// parsed anew on every lookup.
+        case stringPredicate
+        /// W4b: `where { $0.email == email }`, the type-safe query.
+        case typeSafe
+    }
+
+    /// W4 / W4b: `operations` equality queries on the indexed email, reading id and age. Each
+    /// lookup is written out in full, `realm.objects(…).filter(…).first`, as an application
+    /// looking up one object at a time would (nothing hoisted out of the loop).
+    func indexedLookups(query: EmailQuery) throws -> Measured {
         let realm = try Realm(configuration: makeFilledRealm(rows: size.rows))
         let rows = LookupKeys.randomIDs(count: size.operations, rows: size.rows).map { Person.make(id: $0) }
         let emails = rows.map(\.email)
         let expected = rows.reduce(0) { $0 &* 1_000_003 &+ $1.id &* 100 &+ $1.age }
-        let people = realm.objects(PersonObject.self)
+        func lookUp(_ email: String) -> PersonObject? {
+            switch query {
+            case .stringPredicate: realm.objects(PersonObject.self).filter("email == %@", email).first
+            case .typeSafe: realm.objects(PersonObject.self).where { $0.email == email }.first
+            }
+        }
         var checksum = 0
         let samples = try (0..<context.repetitions).map { _ in
             try Stopwatch.time {
                 checksum = 0
                 for email in emails {
-                    guard let person = people.where({ $0.email == email }).first else {
-                        throw WorkloadError("no object with email \(email)")
-                    }
+                    guard let person = lookUp(email) else { throw WorkloadError("no object with email \(email)") }
                     checksum = checksum &* 1_000_003 &+ person.id &* 100 &+ person.age
                 }
             }
@@ -440,6 +456,56 @@ private struct RealmWorkload {
                         durability: Self.durability, checksum: total)
     }
 
+    /// W15: readers during writes, for `seconds` each repetition. `tasks` reader actors, each
+    /// with its own handle, look up random primary keys (reading name and age) and advance their
+    /// handle with `refresh()` every `operations` lookups, while one writer actor commits durable
+    /// one-object `asyncWrite`s (a new score for a random object) back to back. The sample is the
+    /// readers' time per 1,000 lookups, all readers together; extras are the readers' lookups/s
+    /// and the writer's commits/s. Afterwards every reader refreshes once more and must see the
+    /// writer's last score: its handle really advances past the writer's commits.
+    func readersDuringDurableWrites() async throws -> Measured {
+        let config = try makeFilledRealm(rows: size.rows)
+        let readers = try await withThrowingTaskGroup(of: W15Reader.self) { group in
+            let batch = size.operations
+            for reader in 0..<size.tasks {
+                let ids = LookupKeys.randomIDs(count: W15.idsPerRole, rows: size.rows, seed: W15.readerSeed(reader))
+                group.addTask { try await W15Reader(configuration: config, ids: ids, batch: batch) }
+            }
+            var readers: [W15Reader] = []
+            for try await reader in group { readers.append(reader) }
+            return readers
+        }
+        let writer = try await W15Writer(
+            configuration: config,
+            ids: LookupKeys.randomIDs(count: W15.idsPerRole, rows: size.rows, seed: W15.writerSeed))
+        let runTime = Duration.seconds(size.seconds ?? 1)
+        var samples: [Double] = []
+        var lookupRates: [Double] = []
+        var commitRates: [Double] = []
+        for repetition in 0..<context.repetitions {
+            let deadline = ContinuousClock.now + runTime
+            async let commits = writer.run(until: deadline, repetition: repetition)
+            let tallies = try await withThrowingTaskGroup(of: W15.ReaderTally.self) { group in
+                for reader in readers { group.addTask { try await reader.run(until: deadline) } }
+                var tallies: [W15.ReaderTally] = []
+                for try await tally in group { tallies.append(tally) }
+                return tallies
+            }
+            let written = try await commits
+            let lookupsPerSecond = tallies.reduce(0) { $0 + Double($1.lookups) / $1.seconds }
+            samples.append(1_000 / lookupsPerSecond)
+            lookupRates.append(lookupsPerSecond)
+            commitRates.append(Double(written.commits) / written.seconds)
+            if let last = written.last {
+                for reader in readers { try await reader.expectAfterRefresh(id: last.id, score: last.score) }
+            }
+        }
+        return Measured(samples: samples,
+                        extras: ["readerLookupsPerSecond": .init(Statistics.median(lookupRates), .perSecond),
+                                 "writerCommitsPerSecond": .init(Statistics.median(commitRates), .perSecond)],
+                        durability: Self.durability, checksum: nil)
+    }
+
     func updateAll() throws -> Measured {
         let realm = try Realm(configuration: makeFilledRealm(rows: size.rows))
         var updated = 0
@@ -509,6 +575,101 @@ private struct RealmWorkload {
             let values = try file.resourceValues(forKeys: keys)
             return total + (values.isRegularFile == true ? values.fileSize ?? 0 : 0)
         }
+    }
+}
+
+/// A W15 reader: an actor owning its own handle, opened on it (actor-isolated), so its lookups
+/// run on the actor and never share a handle with the other readers or the writer.
+private actor W15Reader {
+    /// Set in `init` (an implicitly unwrapped optional so that every stored property has a value
+    /// before the handle is opened: only then does `init` run isolated to the actor, and only then
+    /// is the handle bound to it).
+    private var realm: Realm!
+    private let ids: [Int]
+    private let batch: Int
+    /// Where this reader is in `ids`; kept across repetitions so they look up different objects.
+    private var next = 0
+
+    init(configuration: Realm.Configuration, ids: [Int], batch: Int) async throws {
+        self.ids = ids
+        self.batch = batch
+        realm = try await Realm(configuration: configuration, actor: self)
+        // W15 says when a reader advances: every `batch` lookups, by `refresh()`, not whenever a
+        // commit becomes durable (which the autorefresh of an actor handle would do).
+        realm.autorefresh = false
+    }
+
+    /// Looks up batches of `batch` random ids, refreshing after each, until `deadline`.
+    func run(until deadline: ContinuousClock.Instant) async throws -> W15.ReaderTally {
+        let start = ContinuousClock.now
+        var tally = W15.ReaderTally()
+        while ContinuousClock.now < deadline {
+            var nameBytes = 0
+            var ageSum = 0
+            for _ in 0..<batch {
+                let id = ids[next]
+                next = next + 1 == ids.count ? 0 : next + 1
+                guard let person = realm.object(ofType: PersonObject.self, forPrimaryKey: id) else {
+                    throw WorkloadError("reader: no object with id \(id)")
+                }
+                nameBytes += person.name.utf8.count
+                ageSum += person.age
+            }
+            guard nameBytes == batch * W15.nameBytes, ageSum < batch * 100 else {
+                throw WorkloadError("reader: read \(nameBytes) name bytes, ages summing to \(ageSum) in \(batch) lookups")
+            }
+            tally.lookups += batch
+            realm.refresh()
+            // Only 2 cooperative threads here: without a suspension point four busy readers
+            // would keep the writer's continuations (and each other) waiting until the deadline.
+            await Task.yield()
+        }
+        tally.seconds = Stopwatch.seconds(ContinuousClock.now - start)
+        return tally
+    }
+
+    /// Refreshes and throws unless object `id` now has `score` (the writer's last commit).
+    func expectAfterRefresh(id: Int, score: Double) throws {
+        realm.refresh()
+        let seen = realm.object(ofType: PersonObject.self, forPrimaryKey: id)?.score
+        guard seen == score else { throw WorkloadError("reader sees score \(String(describing: seen)) of \(id) after refresh, expected \(score)") }
+    }
+}
+
+/// The W15 writer: an actor owning its own handle, committing one durable update per
+/// `asyncWrite`, one after the other.
+private actor W15Writer {
+    /// Set in `init`; see ``W15Reader``'s `realm` for why it is an implicitly unwrapped optional.
+    private var realm: Realm!
+    private let ids: [Int]
+    private var next = 0
+
+    init(configuration: Realm.Configuration, ids: [Int]) async throws {
+        self.ids = ids
+        realm = try await Realm(configuration: configuration, actor: self)
+    }
+
+    /// Commits until `deadline`; each commit sets a new score on the next random object and
+    /// returns once durable.
+    func run(until deadline: ContinuousClock.Instant, repetition: Int) async throws -> W15.WriterTally {
+        let realm = realm!
+        let start = ContinuousClock.now
+        var tally = W15.WriterTally()
+        while ContinuousClock.now < deadline {
+            let id = ids[next]
+            next = next + 1 == ids.count ? 0 : next + 1
+            let score = W15.score(repetition: repetition, commit: tally.commits)
+            try await realm.asyncWrite {
+                guard let person = realm.object(ofType: PersonObject.self, forPrimaryKey: id) else {
+                    throw WorkloadError("writer: no object with id \(id)")
+                }
+                person.score = score
+            }
+            tally.commits += 1
+            tally.last = (id, score)
+        }
+        tally.seconds = Stopwatch.seconds(ContinuousClock.now - start)
+        return tally
     }
 }
 

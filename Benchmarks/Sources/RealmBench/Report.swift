@@ -177,9 +177,16 @@ enum Reporter {
         }
         let ours = value(result.ours)
         let sqlite = value(result.sqlite)
-        var ratio = "—"
-        if let ours, let sqlite, ours.value > 0 { ratio = Format.ratio(sqlite.value / ours.value) }
+        let ratio = comparedExtraRatio(ours: ours, sqlite: sqlite).map(Format.ratio) ?? "—"
         return ["", "↳ \(name)", ours?.formatted ?? "", sqlite?.formatted ?? "", ratio, "", ""]
+    }
+
+    /// How many times better ours is on one compared extra: SQLite / ours for a duration or a
+    /// size (lower is better), ours / SQLite for a rate (higher is better), so that, as for the
+    /// headline ratio, above 1 means ours is ahead. Nil unless both are positive.
+    static func comparedExtraRatio(ours: Quantity?, sqlite: Quantity?) -> Double? {
+        guard let ours, let sqlite, ours.value > 0, sqlite.value > 0 else { return nil }
+        return ours.unit == .perSecond ? ours.value / sqlite.value : sqlite.value / ours.value
     }
 
     static func printTable(_ suite: SuiteReport) {

@@ -16,7 +16,7 @@ struct SQLiteSide: BenchmarkSide {
         case .w1a, .w1b: try workload.bulkInsert()
         case .w2: try workload.primaryKeyLookups()
         case .w3: try workload.filteredCount()
-        case .w4: try workload.indexedLookups()
+        case .w4, .w4b: try workload.indexedLookups()
         case .w5: try workload.fullIteration()
         case .w6: try workload.sortedPrefix()
         case .w7: try await workload.sequentialDurableCommits()
@@ -27,6 +27,7 @@ struct SQLiteSide: BenchmarkSide {
         case .w11: try workload.fileSize()
         case .w12: try workload.updateAll()
         case .w13: try workload.mediumValues()
+        case .w15: try await workload.readersDuringDurableWrites()
         }
         return .measured(measured)
     }
@@ -55,10 +56,12 @@ private struct SQLiteWorkload {
     }
 
     /// A pool on a new file holding the schema and rows `1...rows`. `visit` sees every row
-    /// inserted, for workloads that precompute their expected answer.
-    func makeFilledPool(rows: Int, visit: (Person) -> Void = { _ in }) throws -> (DatabasePool, String) {
+    /// inserted, for workloads that precompute their expected answer. `durable` as in
+    /// ``openPool(at:durable:)``.
+    func makeFilledPool(rows: Int, durable: Bool = false,
+                        visit: (Person) -> Void = { _ in }) throws -> (DatabasePool, String) {
         let path = databasePath()
-        let pool = try openPool(at: path)
+        let pool = try openPool(at: path, durable: durable)
         try pool.write { db in
             try SQLiteSchema.create(in: db)
             let statement = try db.cachedStatement(sql: SQLiteSchema.insert)
@@ -128,12 +131,8 @@ private struct SQLiteWorkload {
                     var ageSum = 0
                     var nameBytes = 0
                     for id in ids {
-                        guard let row = try Row.fetchOne(statement, arguments: [id]) else {
-                            throw WorkloadError("no row with id \(id)")
-                        }
-                        let name: String = row[0]
-                        let age: Int = row[1]
-                        nameBytes += name.utf8.count
+                        let (bytes, age) = try Self.nameBytesAndAge(statement, id: id)
+                        nameBytes += bytes
                         ageSum += age
                     }
                     return ageSum &* 1_000_003 &+ nameBytes
@@ -163,7 +162,8 @@ private struct SQLiteWorkload {
         return Measured(samples: samples, durability: try durability(of: pool), checksum: count)
     }
 
-    /// W4: `operations` equality lookups on the unique email index, reading id and age.
+    /// W4 and W4b (one statement for both: W4b differs from W4 only in how our side spells the
+    /// query): `operations` equality lookups on the unique email index, reading id and age.
     func indexedLookups() throws -> Measured {
         let (pool, _) = try makeFilledPool(rows: size.rows)
         let ids = LookupKeys.randomIDs(count: size.operations, rows: size.rows)
@@ -389,6 +389,130 @@ private struct SQLiteWorkload {
                 "p99": .init(Statistics.percentile(99, of: latencies), .seconds),
             ],
             durability: try durability(of: pool), checksum: size.operations)
+    }
+
+    /// W15: readers during writes, for `seconds` each repetition, on a pool in WAL mode whose
+    /// writer commits with synchronous=FULL. `tasks` concurrent reader tasks look up random ids
+    /// (reading name and age) with the cached statement, each batch of `operations` lookups in a
+    /// read transaction of its own (`pool.read`: a new snapshot per batch, as our readers'
+    /// `refresh()`), while one task commits one-row `UPDATE … SET score` transactions back to
+    /// back through `pool.write`. Same ids, scores, sample and extras as our side.
+    func readersDuringDurableWrites() async throws -> Measured {
+        let (pool, _) = try makeFilledPool(rows: size.rows, durable: true)
+        let batch = size.operations
+        let readerIDs = (0..<size.tasks).map {
+            LookupKeys.randomIDs(count: W15.idsPerRole, rows: size.rows, seed: W15.readerSeed($0))
+        }
+        let writerIDs = LookupKeys.randomIDs(count: W15.idsPerRole, rows: size.rows, seed: W15.writerSeed)
+        let runTime = Duration.seconds(size.seconds ?? 1)
+        // Positions in the id lists, kept across repetitions so they look up different rows.
+        var readerNext = Array(repeating: 0, count: size.tasks)
+        var writerNext = 0
+        var samples: [Double] = []
+        var lookupRates: [Double] = []
+        var commitRates: [Double] = []
+        for repetition in 0..<context.repetitions {
+            let deadline = ContinuousClock.now + runTime
+            let writerStart = writerNext
+            async let written = Self.writeUntil(deadline, pool: pool, ids: writerIDs, from: writerStart, repetition: repetition)
+            let tallies = try await withThrowingTaskGroup(of: (Int, W15.ReaderTally, Int).self) { group in
+                for (reader, ids) in readerIDs.enumerated() {
+                    let from = readerNext[reader]
+                    group.addTask {
+                        let (tally, next) = try await Self.readUntil(deadline, pool: pool, ids: ids, from: from, batch: batch)
+                        return (reader, tally, next)
+                    }
+                }
+                var tallies: [(Int, W15.ReaderTally, Int)] = []
+                for try await tally in group { tallies.append(tally) }
+                return tallies
+            }
+            for (reader, _, next) in tallies { readerNext[reader] = next }
+            let writer = try await written
+            writerNext = (writerStart + writer.commits) % writerIDs.count
+            let lookupsPerSecond = tallies.reduce(0) { $0 + Double($1.1.lookups) / $1.1.seconds }
+            samples.append(1_000 / lookupsPerSecond)
+            lookupRates.append(lookupsPerSecond)
+            commitRates.append(Double(writer.commits) / writer.seconds)
+            if let last = writer.last {
+                let seen = try await pool.read { db in
+                    try Double.fetchOne(db, sql: "SELECT score FROM person WHERE id = ?", arguments: [last.id])
+                }
+                guard seen == last.score else {
+                    throw WorkloadError("a new read sees score \(String(describing: seen)) of \(last.id), expected \(last.score)")
+                }
+            }
+        }
+        return Measured(samples: samples,
+                        extras: ["readerLookupsPerSecond": .init(Statistics.median(lookupRates), .perSecond),
+                                 "writerCommitsPerSecond": .init(Statistics.median(commitRates), .perSecond)],
+                        durability: try durability(of: pool), checksum: nil)
+    }
+
+    /// One primary-key lookup of W2 and W15 with `SELECT name, age … WHERE id = ?`: the name's
+    /// length in UTF-8 bytes (decoding the name is part of the work) and the age.
+    private static func nameBytesAndAge(_ statement: Statement, id: Int) throws -> (nameBytes: Int, age: Int) {
+        guard let row = try Row.fetchOne(statement, arguments: [id]) else {
+            throw WorkloadError("no row with id \(id)")
+        }
+        let name: String = row[0]
+        let age: Int = row[1]
+        return (name.utf8.count, age)
+    }
+
+    /// One W15 reader: batches of `batch` lookups of `ids` (cycling, from index `from`), each
+    /// batch one `pool.read` transaction, until `deadline`. Returns its tally and where it
+    /// stopped in `ids`.
+    private static func readUntil(_ deadline: ContinuousClock.Instant, pool: DatabasePool, ids: [Int], from: Int,
+                                  batch: Int) async throws -> (W15.ReaderTally, Int) {
+        let start = ContinuousClock.now
+        var tally = W15.ReaderTally()
+        var next = from
+        while ContinuousClock.now < deadline {
+            let first = next
+            let (nameBytes, ageSum) = try await pool.read { db in
+                let statement = try db.cachedStatement(sql: "SELECT name, age FROM person WHERE id = ?")
+                var nameBytes = 0
+                var ageSum = 0
+                var index = first
+                for _ in 0..<batch {
+                    let (bytes, age) = try Self.nameBytesAndAge(statement, id: ids[index])
+                    index = index + 1 == ids.count ? 0 : index + 1
+                    nameBytes += bytes
+                    ageSum += age
+                }
+                return (nameBytes, ageSum)
+            }
+            guard nameBytes == batch * W15.nameBytes, ageSum < batch * 100 else {
+                throw WorkloadError("reader: read \(nameBytes) name bytes, ages summing to \(ageSum) in \(batch) lookups")
+            }
+            next = (first + batch) % ids.count
+            tally.lookups += batch
+        }
+        tally.seconds = Stopwatch.seconds(ContinuousClock.now - start)
+        return (tally, next)
+    }
+
+    /// The W15 writer: one-row score updates of `ids` (cycling, from index `from`), each its
+    /// own durable `pool.write`, one after the other until `deadline`.
+    private static func writeUntil(_ deadline: ContinuousClock.Instant, pool: DatabasePool, ids: [Int], from: Int,
+                                   repetition: Int) async throws -> W15.WriterTally {
+        let start = ContinuousClock.now
+        var tally = W15.WriterTally()
+        var next = from
+        while ContinuousClock.now < deadline {
+            let id = ids[next]
+            next = next + 1 == ids.count ? 0 : next + 1
+            let score = W15.score(repetition: repetition, commit: tally.commits)
+            try await pool.write { db in
+                try db.cachedStatement(sql: "UPDATE person SET score = ? WHERE id = ?").execute(arguments: [score, id])
+                guard db.changesCount == 1 else { throw WorkloadError("writer: no row with id \(id)") }
+            }
+            tally.commits += 1
+            tally.last = (id, score)
+        }
+        tally.seconds = Stopwatch.seconds(ContinuousClock.now - start)
+        return tally
     }
 
     /// W10: open a pool on an existing file (built and closed in setup) and read the first row's

@@ -7,6 +7,8 @@ struct Options {
     var filter: [String]? = nil
     var sides: [Side] = Side.allCases
     var output: URL = Options.defaultOutput
+    /// `--chart PATH`; nil: beside the JSON output, same name with `.svg`.
+    var chart: URL? = nil
     var help = false
     var child: WorkloadID? = nil
     var childDirectory: URL? = nil
@@ -22,21 +24,25 @@ struct Options {
     }
 
     static let usage = """
-        USAGE: realm-bench [--quick] [--filter W3,W7] [--side sqlite|ours|both] [--encrypted] [--output PATH]
+        USAGE: realm-bench [--quick] [--filter W3,W7] [--side sqlite|ours|both] [--encrypted] [--output PATH] [--chart PATH]
 
-        Runs the workloads of PERFORMANCE.md (W1a, W1b, W2 … W13) for RealmActors ("ours") and
+        Runs the workloads of PERFORMANCE.md (W1a, W1b, W2 … W15) for RealmActors ("ours") and
         SQLite through GRDB, each workload and side in a child process of its own, then prints a
-        side-by-side table (medians, ratio SQLite/ours, peak RSS) and writes every number as JSON.
+        side-by-side table (medians, ratio SQLite/ours, peak RSS), writes every number as JSON
+        and draws the ratios as an SVG bar chart.
 
         OPTIONS:
           --quick            Small sizes and one repetition: a smoke test (seconds).
-          --filter LIST      Comma-separated workloads to run, e.g. W3,W7 (W1 = W1a and W1b).
+          --filter LIST      Comma-separated workloads to run, e.g. W3,W7 (an id followed by
+                             letters is included: W1 = W1a and W1b, W4 = W4 and W4b).
           --side SIDE        sqlite, ours or both (default both).
           --encrypted        Our realm files are encrypted (Configuration.encryptionKey): the
                              cost of encryption, compared with a run without it.
           --output PATH      JSON output (default Benchmarks/results/latest.json). An existing
                              file is first moved to previous.json (or NAME.previous.json) and
                              the run is compared with it.
+          --chart PATH       SVG bar chart of the ratios (default: the JSON path with .svg,
+                             e.g. Benchmarks/results/latest.svg).
           --help             Show this help.
 
         Exit status: 0 when every workload that ran succeeded ("not implemented" is not a
@@ -82,6 +88,7 @@ struct Options {
                     throw UsageError(description: "--side must be sqlite, ours or both")
                 }
             case "--output": options.output = URL(fileURLWithPath: try value(for: argument))
+            case "--chart": options.chart = URL(fileURLWithPath: try value(for: argument))
             case "--child":
                 let name = try value(for: argument)
                 guard let id = WorkloadID(rawValue: name) else { throw UsageError(description: "unknown workload \(name)") }
@@ -154,6 +161,14 @@ do {
     print("\nJSON: \(options.output.path)")
 } catch {
     log("realm-bench: could not write \(options.output.path): \(error)")
+    exit(1)
+}
+let chartPath = options.chart ?? Chart.defaultPath(forJSON: options.output)
+do {
+    try Chart.write(suite, to: chartPath)
+    print("Chart: \(chartPath.path)")
+} catch {
+    log("realm-bench: could not write \(chartPath.path): \(error)")
     exit(1)
 }
 print(String(format: "Total time: %.1f s", Stopwatch.seconds(ContinuousClock.now - suiteStart)))
