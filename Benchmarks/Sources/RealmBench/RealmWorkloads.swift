@@ -462,7 +462,9 @@ private struct RealmWorkload {
     /// one-object `asyncWrite`s (a new score for a random object) back to back. The sample is the
     /// readers' time per 1,000 lookups, all readers together; extras are the readers' lookups/s
     /// and the writer's commits/s. Afterwards every reader refreshes once more and must see the
-    /// writer's last score: its handle really advances past the writer's commits.
+    /// writer's last score: its handle really advances past the writer's commits. The readers
+    /// also suspend (`Task.yield()`) every ``W15/lookupsPerYield`` lookups, so that they share
+    /// the cooperative threads with the writer as well-behaved actor code does.
     func readersDuringDurableWrites() async throws -> Measured {
         let config = try makeFilledRealm(rows: size.rows)
         let readers = try await withThrowingTaskGroup(of: W15Reader.self) { group in
@@ -606,7 +608,7 @@ private actor W15Reader {
         while ContinuousClock.now < deadline {
             var nameBytes = 0
             var ageSum = 0
-            for _ in 0..<batch {
+            for lookup in 0..<batch {
                 let id = ids[next]
                 next = next + 1 == ids.count ? 0 : next + 1
                 guard let person = realm.object(ofType: PersonObject.self, forPrimaryKey: id) else {
@@ -614,15 +616,13 @@ private actor W15Reader {
                 }
                 nameBytes += person.name.utf8.count
                 ageSum += person.age
+                if (lookup + 1) % W15.lookupsPerYield == 0 { await Task.yield() }
             }
             guard nameBytes == batch * W15.nameBytes, ageSum < batch * 100 else {
                 throw WorkloadError("reader: read \(nameBytes) name bytes, ages summing to \(ageSum) in \(batch) lookups")
             }
             tally.lookups += batch
             realm.refresh()
-            // Only 2 cooperative threads here: without a suspension point four busy readers
-            // would keep the writer's continuations (and each other) waiting until the deadline.
-            await Task.yield()
         }
         tally.seconds = Stopwatch.seconds(ContinuousClock.now - start)
         return tally
