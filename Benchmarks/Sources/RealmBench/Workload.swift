@@ -279,13 +279,15 @@ enum W15 {
     /// What one reader did in one repetition.
     struct ReaderTally: Sendable {
         var lookups = 0
-        /// From the shared start to the end of the reader's last batch (it finishes the batch
-        /// under way at the deadline, so this is a little over the workload's time).
+        /// From the reader's start (as it begins, just after the shared start) to the end of its
+        /// last batch: it finishes the batch under way at the deadline, so this is a little over
+        /// the workload's time, and its lookups are divided by this, not by the nominal time.
         var seconds = 0.0
     }
 
-    /// What the writer did in one repetition: its commits, the time from the shared start to
-    /// the end of its last commit, and the last object and score written.
+    /// What the writer did in one repetition: its commits, the time from its start to the end
+    /// of its last commit (which may end after the deadline), and the last object and score
+    /// written.
     struct WriterTally: Sendable {
         var commits = 0
         var seconds = 0.0
