@@ -19,8 +19,11 @@ triple=$(swiftc -print-target-info | python3 -c 'import json,sys; print(json.loa
 rm -rf "$graphs" && mkdir -p "$graphs"
 sdk_args=()
 if [[ "$(uname)" == Darwin ]]; then sdk_args=(-sdk "$(xcrun --show-sdk-path)"); fi
+# The C target below the storage layer (CRealmCrypto) is found through the module map SwiftPM
+# generates for it.
 swift-symbolgraph-extract -module-name RealmActors -target "$triple" "${sdk_args[@]}" \
     -I "$bin/Modules" -module-cache-path "$bin/ModuleCache" \
+    -Xcc -fmodule-map-file="$bin/CRealmCrypto.build/module.modulemap" -Xcc -I -Xcc Sources/CRealmCrypto/include \
     -minimum-access-level public -skip-inherited-docs -output-dir "$graphs"
 
 # Every public symbol needs a doc comment (DocC itself does not check this).
