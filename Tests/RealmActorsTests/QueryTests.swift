@@ -59,6 +59,30 @@ struct QueryRandom: RandomNumberGenerator {
 
     static func ids(_ results: Results<QPerson>) -> [Int] { results.map(\.id) }
 
+    /// A filtered count is computed once per version of the handle, and never stale: a change
+    /// inside a write, a cancelled write, and another handle's commit seen after `refresh()`
+    /// each give the new count.
+    @Test func aFilteredCountFollowsEveryChangeOfTheHandle() throws {
+        let directory = try TemporaryDirectory()
+        let configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("count.realm"), objectTypes: [QPerson.self, QDog.self])
+        let realm = try Realm(configuration: configuration)
+        try realm.write { for id in 0..<50 { realm.add(QPerson(value: ["id": id, "age": id % 10])) } }
+        let young = realm.objects(QPerson.self).filter("age < 3")
+        let sorted = young.sorted(byKeyPath: "age")
+        #expect(young.count == 15 && young.count == 15 && sorted.count == 15)
+        realm.beginWrite()
+        realm.add(QPerson(value: ["id": 100, "age": 1]))
+        #expect(young.count == 16 && sorted.count == 16)
+        realm.delete(realm.objects(QPerson.self).filter("id < 5"))
+        #expect(young.count == 13)
+        realm.cancelWrite()
+        #expect(young.count == 15 && !young.isEmpty)
+        let other = try Realm(configuration: configuration)
+        try other.write { other.add(QPerson(value: ["id": 200, "age": 0])) }
+        realm.refresh()
+        #expect(young.count == 16 && Array(young.prefix(100)).count == 16)
+    }
+
     @Test func comparisonsOnEveryKind() throws {
         let realm = try Self.people()
         let all = Array(realm.objects(QPerson.self))

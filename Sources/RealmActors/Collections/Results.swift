@@ -52,10 +52,14 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public var count: Int {
         guard let table else { return 0 }
         if let keys = cache.keys(at: handle) { return keys.count }
+        if let counted = cache.count(at: handle) { return counted }
         if query.base.isTable, query.distinct.isEmpty {
-            // Sorting does not change how many: count without sorting or collecting keys.
+            // Sorting does not change how many: count without sorting or collecting keys, once
+            // per version of the handle (`endIndex`, `prefix`, `isEmpty` all ask again).
             guard let plan = plan(in: table) else { return Int(handle.root(of: table.tree).count) }
-            return handle.query { try $0.count(matching: plan, in: table) }
+            let count = handle.query { try $0.count(matching: plan, in: table) }
+            cache.store(count: count, at: handle)
+            return count
         }
         return keys().count
     }

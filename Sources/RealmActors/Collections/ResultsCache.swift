@@ -6,6 +6,9 @@ final class ResultsCache {
     /// The keys at one version of one handle: all of them, or (`isPrefix`) the first ones of a
     /// sorted query.
     private var entry: (stamp: UInt64, handle: ObjectIdentifier, keys: [UInt64], isPrefix: Bool)?
+    /// The number of matching objects at one version of one handle, when it was counted without
+    /// collecting keys (a filtered, unsorted `count`).
+    private var counted: (stamp: UInt64, handle: ObjectIdentifier, count: Int)?
     /// The predicate's plan under one schema (held, so a new catalog can never take its identity).
     private var boundPlan: (catalog: SchemaCatalog, plan: QueryPlan)?
 
@@ -22,6 +25,15 @@ final class ResultsCache {
         guard let entry, entry.stamp == realm.stamp, entry.handle == ObjectIdentifier(realm),
               allowingPrefix || !entry.isPrefix else { return nil }
         return entry.keys
+    }
+
+    func count(at realm: Realm) -> Int? {
+        guard let counted, counted.stamp == realm.stamp, counted.handle == ObjectIdentifier(realm) else { return nil }
+        return counted.count
+    }
+
+    func store(count: Int, at realm: Realm) {
+        counted = (realm.stamp, ObjectIdentifier(realm), count)
     }
 
     func store(_ keys: [UInt64], at realm: Realm, isPrefix: Bool = false) {
