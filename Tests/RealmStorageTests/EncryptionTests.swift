@@ -46,6 +46,21 @@ import Testing
         return result
     }
 
+    /// An encrypted file at `path` filled by ``fill(_:seed:)`` and closed: its trees and the
+    /// value tree's contents.
+    static func writtenFile(at path: String, seed: UInt64) throws -> (trees: (values: TreeID, table: TreeID, index: TreeID), values: [(UInt64, [UInt8])]) {
+        let database = try Database.open(path: path, options: options())
+        let trees = try fill(database, seed: seed)
+        let values = try contents(database, trees.values)
+        try database.close()
+        return (trees, values)
+    }
+
+    /// Whether two trees' contents are equal, key by key and byte by byte.
+    static func same(_ a: [(UInt64, [UInt8])], _ b: [(UInt64, [UInt8])]) -> Bool {
+        a.elementsEqual(b) { $0.0 == $1.0 && $0.1 == $1.1 }
+    }
+
     static func fileContains(_ path: String, _ needle: [UInt8]) throws -> Bool {
         let data = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         guard data.count >= needle.count else { return false }
@@ -59,19 +74,12 @@ import Testing
     func anEncryptedFileReadsBackAfterReopeningAndPassesTheIntegrityCheck(seed: UInt64) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        var expected: [(UInt64, [UInt8])] = []
-        let trees: (values: TreeID, table: TreeID, index: TreeID)
-        do {
-            let database = try Database.open(path: path, options: Self.options())
-            trees = try Self.fill(database, seed: seed)
-            expected = try Self.contents(database, trees.values)
-            try database.close()
-        }
+        let (trees, expected) = try Self.writtenFile(at: path, seed: seed)
         let reopened = try Database.open(path: path, options: Self.options())
         _ = try reopened.verify()
         let actual = try Self.contents(reopened, trees.values)
         #expect(actual.count == expected.count)
-        #expect(actual.elementsEqual(expected) { $0.0 == $1.0 && $0.1 == $1.1 })
+        #expect(Self.same(actual, expected))
         let read = try reopened.beginRead()
         #expect(try read.count(of: trees.table) == 2_000)
         #expect(try read.count(of: trees.index) == 2_000)
@@ -140,14 +148,7 @@ import Testing
     @Test func aDamagedPageIsRefusedNotDecryptedToGarbage() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        let trees: (values: TreeID, table: TreeID, index: TreeID)
-        let expected: [(UInt64, [UInt8])]
-        do {
-            let database = try Database.open(path: path, options: Self.options())
-            trees = try Self.fill(database, seed: 3)
-            expected = try Self.contents(database, trees.values)
-            try database.close()
-        }
+        let (trees, expected) = try Self.writtenFile(at: path, seed: 3)
         let original = try Data(contentsOf: URL(fileURLWithPath: path))
         let pages = original.count / PageLayout.pageSize
         var refused = 0
@@ -160,7 +161,7 @@ import Testing
                 let database = try Database.open(path: path, options: Self.options())
                 let actual = try Self.contents(database, trees.values)
                 _ = try database.verify()
-                #expect(actual.elementsEqual(expected) { $0.0 == $1.0 && $0.1 == $1.1 }, "page \(page) read as other data")
+                #expect(Self.same(actual, expected), "page \(page) read as other data")
             } catch let error as StorageError {
                 #expect(error.code == .invalidDatabase, "page \(page): \(error)")
                 refused += 1
@@ -199,7 +200,7 @@ import Testing
             let copy = name == "encrypted.realm" ? encrypted : try Database.open(path: directory.path(name), options: Self.options(key))
             _ = try copy.verify()
             let actual = try Self.contents(copy, trees.values)
-            #expect(actual.elementsEqual(expected) { $0.0 == $1.0 && $0.1 == $1.1 }, "\(name)")
+            #expect(Self.same(actual, expected), "\(name)")
         }
     }
 
@@ -244,20 +245,13 @@ import Testing
     func concurrentFirstReadsAgree(seed: UInt64) async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        let trees: (values: TreeID, table: TreeID, index: TreeID)
-        let expected: [(UInt64, [UInt8])]
-        do {
-            let database = try Database.open(path: path, options: Self.options())
-            trees = try Self.fill(database, seed: seed)
-            expected = try Self.contents(database, trees.values)
-            try database.close()
-        }
+        let (trees, expected) = try Self.writtenFile(at: path, seed: seed)
         let database = try Database.open(path: path, options: Self.options())
         let results = try await withThrowingTaskGroup(of: Bool.self) { group in
             for _ in 0..<8 {
                 group.addTask {
                     let actual = try Self.contents(database, trees.values)
-                    return actual.elementsEqual(expected) { $0.0 == $1.0 && $0.1 == $1.1 }
+                    return Self.same(actual, expected)
                 }
             }
             return try await group.reduce(into: [Bool]()) { $0.append($1) }

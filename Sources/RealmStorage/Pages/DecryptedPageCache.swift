@@ -99,8 +99,8 @@ final class DecryptedPageCache: @unchecked Sendable {
     /// The ready flag of `page` in `flags`. The page's section must be mapped.
     @inline(__always)
     static func flag(_ page: PageNumber, in flags: Flags) -> UnsafeMutablePointer<Atomic<UInt8>> {
-        let section = Int(truncatingIfNeeded: page >> (PageMap.sectionShift - PageLayout.pageShift))
-        return flags[section].unsafelyUnwrapped + Int(truncatingIfNeeded: page & (PageMap.pagesPerSection - 1))
+        let (section, index) = PageMap.location(of: page)
+        return flags[section].unsafelyUnwrapped + index
     }
 
     @inline(__always)
@@ -109,17 +109,10 @@ final class DecryptedPageCache: @unchecked Sendable {
     @inline(__always)
     private func stripe(_ page: PageNumber) -> Stripe { stripes[Int(truncatingIfNeeded: page & 63)] }
 
-    /// The plaintext of the page at `address` (its place in the map), decrypting it first if
-    /// no one has; ``rejectedPage`` if it fails authentication or cannot be read.
-    @inline(__always)
-    func plaintext(_ page: PageNumber, at address: UnsafeRawPointer) -> UnsafeRawPointer {
-        let flag = flag(page)
-        if flag.pointee.load(ordering: .acquiring) != 0 { return address }
-        return decrypt(page, at: address, flag: flag)
-    }
-
-    @inline(never)
-    private func decrypt(_ page: PageNumber, at address: UnsafeRawPointer, flag: UnsafeMutablePointer<Atomic<UInt8>>) -> UnsafeRawPointer {
+    /// The plaintext of the page at `address` (its place in the map), whose ready `flag` a reader
+    /// found clear: decrypts it unless another reader did meanwhile; ``rejectedPage`` if it fails
+    /// authentication or cannot be read.
+    func decrypt(_ page: PageNumber, at address: UnsafeRawPointer, flag: UnsafeMutablePointer<Atomic<UInt8>>) -> UnsafeRawPointer {
         // The map's memory for this page is writable (anonymous) and unreachable by readers
         // until the flag is set (see the type's comment).
         let target = UnsafeMutableRawPointer(mutating: address)
@@ -149,9 +142,12 @@ final class DecryptedPageCache: @unchecked Sendable {
             guard pages <= Self.maximumRunPages, PageMap.isContiguous(page: page, count: pages) else { return false }
         }
         if pages > 1 {
+            // The first page is read already: keep it, read the rest of the run after it.
+            let run = UnsafeMutableRawPointer.allocate(byteCount: Int(pages) * PageLayout.pageSize, alignment: PageLayout.pageSize)
+            run.copyMemory(from: stored, byteCount: PageLayout.pageSize)
             stored.deallocate()
-            stored = .allocate(byteCount: Int(pages) * PageLayout.pageSize, alignment: PageLayout.pageSize)
-            guard read(into: stored, pages: pages, at: page) else { return false }
+            stored = run
+            guard read(into: stored + PageLayout.pageSize, pages: pages - 1, at: page + 1) else { return false }
         }
         return cipher.decrypt(stored, length: Int(pages) * PageLayout.pageSize, page: page, into: target)
     }

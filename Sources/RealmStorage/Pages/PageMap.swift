@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -88,10 +89,14 @@ package final class PageMap: @unchecked Sendable {
     package func pointer(_ page: PageNumber) -> UnsafeRawPointer { addressing.pointer(page) }
 
     @inline(__always)
-    private func address(_ page: PageNumber) -> UnsafeMutableRawPointer {
-        let section = Int(truncatingIfNeeded: page >> (Self.sectionShift - PageLayout.pageShift))
-        let offset = Int(truncatingIfNeeded: page & (Self.pagesPerSection - 1)) << Int(PageLayout.pageShift)
-        return sections[section].unsafelyUnwrapped + offset
+    private func address(_ page: PageNumber) -> UnsafeMutableRawPointer { addressing.address(page) }
+
+    /// Which section holds `page`, and its index among the section's pages: the one place the
+    /// map's layout is computed (addresses, ready flags).
+    @inline(__always)
+    static func location(of page: PageNumber) -> (section: Int, index: Int) {
+        (Int(truncatingIfNeeded: page >> (sectionShift - PageLayout.pageShift)),
+         Int(truncatingIfNeeded: page & (pagesPerSection - 1)))
     }
 
     /// Puts a page or run in place through memory: the in-memory database's "write", and an
@@ -130,17 +135,23 @@ package struct PageAddressing: @unchecked Sendable {
     /// The address of a page's plaintext (decrypted first, in an encrypted file, if no one has).
     @inline(__always)
     package func pointer(_ page: PageNumber) -> UnsafeRawPointer {
-        let section = Int(truncatingIfNeeded: page >> (PageMap.sectionShift - PageLayout.pageShift))
-        let offset = Int(truncatingIfNeeded: page & (PageMap.pagesPerSection - 1)) << Int(PageLayout.pageShift)
-        let address = UnsafeRawPointer(sections[section].unsafelyUnwrapped + offset)
+        let address = UnsafeRawPointer(self.address(page))
         guard let readyFlags else { return address }
-        if DecryptedPageCache.flag(page, in: readyFlags).pointee.load(ordering: .acquiring) != 0 { return address }
-        return Self.decryptOnFirstRead(decryption.unsafelyUnwrapped, page, at: address)
+        let flag = DecryptedPageCache.flag(page, in: readyFlags)
+        if flag.pointee.load(ordering: .acquiring) != 0 { return address }
+        return Self.decryptOnFirstRead(decryption.unsafelyUnwrapped, page, at: address, flag: flag)
+    }
+
+    /// Where page `page` lies in the map (its plaintext, in an encrypted file, once ready).
+    @inline(__always)
+    func address(_ page: PageNumber) -> UnsafeMutableRawPointer {
+        let (section, index) = PageMap.location(of: page)
+        return sections[section].unsafelyUnwrapped + (index << Int(PageLayout.pageShift))
     }
 
     @inline(never)
     private static func decryptOnFirstRead(_ cache: Unmanaged<DecryptedPageCache>, _ page: PageNumber,
-                                           at address: UnsafeRawPointer) -> UnsafeRawPointer {
-        cache._withUnsafeGuaranteedRef { $0.plaintext(page, at: address) }
+                                           at address: UnsafeRawPointer, flag: UnsafeMutablePointer<Atomic<UInt8>>) -> UnsafeRawPointer {
+        cache._withUnsafeGuaranteedRef { $0.decrypt(page, at: address, flag: flag) }
     }
 }
