@@ -239,6 +239,48 @@ import Testing
         }
     }
 
+    /// Deleting most of what was read gives the decrypted pages' memory back within a few
+    /// commits (``FreePageMemory``), while what is left still reads right. The same holds for an
+    /// in-memory database, whose pages live in the same kind of memory.
+    @Test(arguments: [true, false])
+    func freedPagesGiveTheirMemoryBack(encrypted: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let database = encrypted
+            ? try Database.open(path: directory.path(), options: Self.options())
+            : try Database.inMemory()
+        let setup = try database.beginWrite()
+        let tree = try setup.createTree()
+        try setup.commit()
+        let keys = UInt64(40_000)
+        for batch in 0..<UInt64(4) {
+            let write = try database.beginWrite()
+            for key in stride(from: batch, to: keys, by: 4) {
+                _ = try write.put(tree, key: key, value: testValue(key: key, version: 1, length: 300))
+            }
+            try write.commit()
+        }
+        #expect(try Self.contents(database, tree).count == Int(keys))  // every page read once
+        let before = database.map.residentPageCount(below: database.pageCount)
+        let write = try database.beginWrite()
+        for key in 0..<keys where key % 10 != 0 { _ = try write.remove(tree, key: key) }
+        try write.commit()
+        for _ in 0..<3 {  // the freed pages become reusable, then are given back
+            let write = try database.beginWrite()
+            _ = try write.put(tree, key: keys, value: [1])
+            try write.commit()
+        }
+        let after = database.map.residentPageCount(below: database.pageCount)
+        // 12 MB of values: about 3,000 pages before, a tenth of them after.
+        #expect(before > 2_500)
+        #expect(after < before / 4, "resident pages: \(before) before the delete, \(after) after")
+        let left = try Self.contents(database, tree)
+        #expect(left.count == Int(keys) / 10 + 1)
+        for (key, value) in left where key < keys {
+            #expect(value == testValue(key: key, version: 1, length: 300))
+        }
+        _ = try database.verify()
+    }
+
     /// Many threads reading a freshly reopened encrypted file at once: each page is decrypted by
     /// one of them (the others wait on its stripe or find it ready), and all read the same data.
     @Test(arguments: [1, 2, 3] as [UInt64])

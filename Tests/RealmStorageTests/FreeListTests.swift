@@ -38,6 +38,29 @@ import Testing
         #expect(list.reusable == [Self.run(40, 3)])
     }
 
+    /// `release` returns exactly the runs that became reusable; `FreePageMemory` collects them
+    /// until they hold its threshold, then gives back those still reusable (a run collected
+    /// twice, or reused meanwhile, is handled).
+    @Test func freePageMemoryGivesBackCollectedRunsThatAreStillReusable() {
+        var list = FreeList()
+        list.record([FreedRun(run: Self.run(10, 2), createdBy: 1, freedBy: 4),
+                     FreedRun(run: Self.run(20), createdBy: 3, freedBy: 4)])
+        #expect(list.release(pins: [2], durable: 4) == [Self.run(20)], "version 2 sees pages 10 and 11")
+        #expect(list.release(pins: [], durable: 4) == [Self.run(10, 2)])
+        #expect(list.release(pins: [], durable: 4).isEmpty)
+
+        var memory = FreePageMemory()
+        let big = FreePageMemory.threshold
+        #expect(memory.note(ripe: [Self.run(100, big / 2)], reusable: [Self.run(100, big / 2)]).isEmpty)
+        // Pages 100..<110 were reused since, then freed again with 90..<100; 5000 is elsewhere.
+        let given = memory.note(ripe: [Self.run(90, 20), Self.run(5_000, big / 2)],
+                                reusable: [Self.run(90, 10), Self.run(110, big / 2 - 10), Self.run(5_000, big / 2)])
+        #expect(given == [Self.run(90, 10), Self.run(110, big / 2 - 10), Self.run(5_000, big / 2)])
+        #expect(memory.note(ripe: [Self.run(1, 1)], reusable: [Self.run(1, 1)]).isEmpty, "collecting starts over")
+        #expect(FreeList.intersection([Self.run(0, 10), Self.run(20, 10)], [Self.run(5, 20)])
+                    == [Self.run(5, 5), Self.run(20, 5)])
+    }
+
     /// The stored chain: a base then deltas replay to the same set; a delta that takes a page
     /// that is not free, or frees one twice, is damage, never a trap.
     @Test func aChainReplaysItsDeltasAndRejectsImpossibleChanges() throws {

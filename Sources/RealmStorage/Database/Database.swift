@@ -78,6 +78,8 @@ package final class Database: Sendable {
         /// The most versions that may be live at once (nil: no limit); see ``checkVersionLimit()``.
         var maximumActiveVersions: Int?
         var writerActive = false
+        /// Free pages whose memory an anonymous map may give back (see ``FreePageMemory``).
+        var freePageMemory = FreePageMemory()
         /// Pinned versions and their reader counts.
         var pins: [TransactionID: Int] = [:]
         /// Set after a failed sync: the file's state in the page cache is unknown, so nothing
@@ -491,7 +493,7 @@ package final class Database: Sendable {
         while file != nil, state.withLock({ $0.nextID > $0.published.transaction + Self.idReserve && $0.failure == nil }) {
             if state.withLock({ $0.pending.isEmpty }) { try writeCheckpoint(force: true) } else { try flush() }
         }
-        return try state.withLock { state in
+        let (writer, unusedMemory) = try state.withLock { state -> (WriteTransaction, [PageRun]) in
             if let failure = state.failure { throw failure }
             guard !state.isClosed else { throw StorageError(.wrongTransactionState, "The database is closed", path: path) }
             guard !state.writerActive else {
@@ -501,11 +503,16 @@ package final class Database: Sendable {
             let transaction = state.nextID
             precondition(file == nil || transaction <= state.published.transaction + Self.idReserve,
                          "transaction ids ran ahead of the durable version")
-            return WriteTransaction(database: self, base: state.tip, below: state.pending.reversed(),
-                                    generation: state.generation,
-                                    transaction: transaction,
-                                    pins: state.pins.keys.sorted(), durable: state.published.transaction)
+            let writer = WriteTransaction(database: self, base: state.tip, below: state.pending.reversed(),
+                                          generation: state.generation,
+                                          transaction: transaction,
+                                          pins: state.pins.keys.sorted(), durable: state.published.transaction)
+            guard map.isStoredThrough else { return (writer, []) }
+            return (writer, state.freePageMemory.note(ripe: writer.newlyReusable, reusable: writer.freeList.reusable))
         }
+        // Outside the lock (readers pin under it); before the writer can reuse these pages.
+        if !unusedMemory.isEmpty { map.giveBackMemory(of: unusedMemory) }
+        return writer
     }
 
     func writeTransactionEnded() {

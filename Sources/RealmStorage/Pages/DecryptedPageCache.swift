@@ -34,11 +34,13 @@ import Darwin
 ///
 /// # Memory
 ///
-/// Decrypted pages stay resident while their page number holds them: at most the pages of the
-/// file, like a mapping of an unencrypted file, but anonymous memory that the kernel cannot drop
+/// A decrypted page stays resident while a version that a reader pins, or the newest version,
+/// reaches it; once its page is free and reusable, its memory is given back to the system within
+/// 4 MiB of such pages (``FreePageMemory``). So the cache holds at most the live pages that were
+/// read, plus the pages only pinned versions reach, plus 4 MiB: the same bound as the resident
+/// part of an unencrypted file's mapping, but in anonymous memory, which the kernel cannot drop
 /// and read again. A smaller bound would need every cached leaf pointer (objects, results) to be
-/// re-checked on each read, which the cost model of a property read rules out. A page's memory
-/// is overwritten when its number is reused, and freed when the database closes.
+/// re-checked on each read, which the cost model of a property read rules out.
 ///
 /// Thread safety (`@unchecked Sendable`): the flag table's slots are written once, under the
 /// database's state lock (through `PageMap.ensureMapped`), before any version referencing their
@@ -172,6 +174,15 @@ final class DecryptedPageCache: @unchecked Sendable {
         stripe(page).lock.withLock { _ in
             address.copyMemory(from: source, byteCount: byteCount)
             flag(page).pointee.store(1, ordering: .releasing)
+        }
+    }
+
+    /// Clears the ready flags of `count` free pages from `page` on, whose memory the map is about
+    /// to give back (see ``FreePageMemory``): a read through a damaged pointer decrypts them again
+    /// rather than trusting whatever the memory then holds.
+    func forget(_ page: PageNumber, count: UInt64) {
+        for number in page..<(page + count) {
+            stripe(number).lock.withLock { _ in flag(number).pointee.store(0, ordering: .releasing) }
         }
     }
 

@@ -91,14 +91,17 @@ package struct FreeList: Sendable {
     /// below `durable`, and seen by no version in `pins` (sorted ascending).
     ///
     /// - Complexity: O(newly durable runs + runs under released pins + reusable runs).
-    package mutating func release(pins: [TransactionID], durable: TransactionID) {
+    /// - Returns: the runs that became reusable (no version a reader or a crash may need still
+    ///   reaches them), not coalesced.
+    @discardableResult
+    package mutating func release(pins: [TransactionID], durable: TransactionID) -> [PageRun] {
         let durableCount = awaitingDurability.prefix { $0.freedBy <= durable }.count
         var candidates = Array(awaitingDurability.prefix(durableCount))
         awaitingDurability.removeFirst(durableCount)
         for pin in pinned.keys where !pins.containsSorted(pin) {
             candidates += pinned.removeValue(forKey: pin)!
         }
-        guard !candidates.isEmpty else { return }
+        guard !candidates.isEmpty else { return [] }
         var ripe: [PageRun] = []
         for freed in candidates {
             if let pin = pins.firstSorted(atLeast: freed.createdBy), pin < freed.freedBy {
@@ -108,6 +111,7 @@ package struct FreeList: Sendable {
             }
         }
         if !ripe.isEmpty { reusable = Self.merged(reusable, Self.coalesced(ripe)) }
+        return ripe
     }
 
     /// Records the runs a transaction freed. `runs` need not be sorted or coalesced.
@@ -155,6 +159,21 @@ package struct FreeList: Sendable {
         result.reserveCapacity(runs.count)
         for run in runs.sorted(by: { $0.start < $1.start }) where run.count > 0 {
             result.appendCoalescing(run)
+        }
+        return result
+    }
+
+    /// The pages in both `a` and `b`, each sorted by start and coalesced.
+    ///
+    /// - Complexity: O(`a.count` + `b.count`).
+    static func intersection(_ a: [PageRun], _ b: [PageRun]) -> [PageRun] {
+        var result: [PageRun] = []
+        var i = 0, j = 0
+        while i < a.count && j < b.count {
+            let start = max(a[i].start, b[j].start)
+            let end = min(a[i].start + a[i].count, b[j].start + b[j].count)
+            if start < end { result.append(PageRun(start: start, count: end - start)) }
+            if a[i].start + a[i].count < b[j].start + b[j].count { i += 1 } else { j += 1 }
         }
         return result
     }

@@ -110,6 +110,46 @@ package final class PageMap: @unchecked Sendable {
         }
     }
 
+    /// Gives the memory of free pages back to the system, in an anonymous map; their next read
+    /// finds zeros (in memory) or decrypts them again (encrypted). Only for pages no reader can
+    /// reach (see ``FreePageMemory``). `runs` must lie below the mapped page count.
+    package func giveBackMemory(of runs: [PageRun]) {
+        guard isStoredThrough else { return }
+        for run in runs {
+            var page = run.start
+            let end = run.start + run.count
+            while page < end {
+                // madvise one section's part of the run at a time: sections are not adjacent.
+                let sectionEnd = (page / Self.pagesPerSection + 1) * Self.pagesPerSection
+                let count = min(end, sectionEnd) - page
+                decryption?.forget(page, count: count)
+                #if canImport(Darwin)
+                _ = madvise(address(page), Int(count) << Int(PageLayout.pageShift), MADV_FREE)
+                #else
+                _ = madvise(address(page), Int(count) << Int(PageLayout.pageShift), MADV_DONTNEED)
+                #endif
+                page += count
+            }
+        }
+    }
+
+    /// How many of pages `0..<pageCount` have memory in the process (`mincore`): for an
+    /// anonymous map, the memory the database holds (tests and diagnostics).
+    ///
+    /// - Complexity: O(`pageCount`).
+    package func residentPageCount(below pageCount: UInt64) -> Int {
+        var resident = 0
+        var vector = [UInt8](repeating: 0, count: Int(Self.pagesPerSection))
+        let sectionCount = min(mappedSections, Int((pageCount + Self.pagesPerSection - 1) / Self.pagesPerSection))
+        for section in 0..<sectionCount {
+            let pages = Int(min(Self.pagesPerSection, pageCount - UInt64(section) * Self.pagesPerSection))
+            guard let base = sections[section],
+                  mincore(base, pages << Int(PageLayout.pageShift), &vector) == 0 else { continue }
+            resident += vector.prefix(pages).reduce(0) { $0 + Int($1 & 1) }
+        }
+        return resident
+    }
+
     /// Whether a run of `count` pages starting at `page` lies inside one section, so it is
     /// contiguous in memory (overflow values are read in place).
     package static func isContiguous(page: PageNumber, count: UInt64) -> Bool {

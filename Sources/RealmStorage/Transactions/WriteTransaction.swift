@@ -23,6 +23,8 @@ package final class WriteTransaction: PageSource {
 
     package private(set) var pageLimit: UInt64
     var freeList: FreeList
+    /// The runs that became reusable when this transaction began (see ``FreePageMemory``).
+    let newlyReusable: [PageRun]
     /// Pages of older versions this transaction no longer uses.
     var freed: [FreedRun] = []
     var dirty: [PageNumber: DirtyPage] = [:]
@@ -49,8 +51,9 @@ package final class WriteTransaction: PageSource {
         self.transaction = transaction
         pageLimit = base.meta.pageCount
         catalog = base.meta.catalog
-        freeList = base.freeList
-        freeList.release(pins: pins, durable: durable)
+        var freeList = base.freeList
+        newlyReusable = freeList.release(pins: pins, durable: durable)
+        self.freeList = freeList
     }
 
     deinit {
