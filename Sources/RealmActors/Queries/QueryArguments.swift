@@ -4,6 +4,10 @@ internal import RealmRuntime
 /// Swift values given as query arguments (`%@`, `$0`), in the query engine's terms.
 enum QueryArguments {
     static func argument(_ value: Any) throws -> QueryArgument {
+        // The common scalars first, a cast each: reflecting on every argument cost more than
+        // parsing a short predicate.
+        if let string = value as? String { return .value(.string(string)) }
+        if value is Bool || value is Int || value is Double { return .value(try queryValue(value)) }
         // An array or a set (not a string or data, which are values): a list of values, for
         // `name IN %@` and `age == ANY $0`, as Realm takes an NSArray or NSSet argument.
         if !(value is String), !(value is Data) {
@@ -17,6 +21,7 @@ enum QueryArguments {
 
     static func queryValue(_ value: Any?) throws -> QueryValue {
         switch value {
+        case let value as String: return .string(value)
         case nil, is NSNull: return .null
         case let value as Bool: return .bool(value)
         case let value as Int: return .int(Int64(value))
@@ -25,7 +30,6 @@ enum QueryArguments {
             return .int(exact)
         case let value as Double: return .double(value)
         case let value as Float: return .double(Double(value))
-        case let value as String: return .string(value)
         case let value as Data: return .data(Array(value))
         case let value as Date: return .date(value.timeIntervalSinceReferenceDate)
         case let value as ObjectId: return .objectId(value.bytes)

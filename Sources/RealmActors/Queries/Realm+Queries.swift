@@ -32,11 +32,12 @@ extension Realm {
         }
     }
 
-    /// Parses a Realm Query Language predicate and checks it against the class's table; returns
-    /// its plan too (nil while the class has no table).
+    /// Parses a Realm Query Language predicate (once per text and argument shapes: see
+    /// `QueryTemplateCache`) and checks it against the class's table; returns its plan too (nil
+    /// while the class has no table).
     func parseQuery(_ text: String, arguments: [Any], className: String) throws -> (QueryExpression, QueryPlan?) {
         do {
-            let expression = try QueryParser.parse(text, arguments: try arguments.map(QueryArguments.argument))
+            let expression = try QueryTemplateCache.shared.expression(for: text, arguments: try arguments.map(QueryArguments.argument))
             guard let table = catalog.tables[className] else { return (expression, nil) }
             return (expression, try queries().bind(expression, to: table))
         } catch let error as QueryError {

@@ -187,6 +187,9 @@ package enum QueryValue: Equatable, Sendable {
     case decimal128([UInt8], approximately: Double)
     /// A managed object (an argument): its class name and object key.
     case object(className: String, key: UInt64)
+    /// Where argument *n*'s value goes, in a ``QueryTemplate``: filled in before binding, so
+    /// never seen by the binder.
+    case argument(Int)
 }
 
 /// A query that cannot be parsed or does not fit the schema: where and what was expected.

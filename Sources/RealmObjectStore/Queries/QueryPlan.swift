@@ -561,6 +561,7 @@ extension QueryValue {
         case .uuid: "a uuid"
         case .decimal128: "a decimal128"
         case .object(let className, _): "an object of type '\(className)'"
+        case .argument(let index): "argument \(index) (not filled in)"
         }
     }
 
@@ -578,6 +579,7 @@ extension QueryValue {
         case .uuid(let value): MixedValue.value(.uuid, .fixed(value)).stored
         case .decimal128(let value, _): MixedValue.value(.decimal128, .fixed(value)).stored
         case .object: .null
+        case .argument: preconditionFailure("a query template's argument slot reached the binder")
         }
     }
 }

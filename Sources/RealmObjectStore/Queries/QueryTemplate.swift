@@ -1,0 +1,160 @@
+import Synchronization
+
+/// A parsed predicate with its arguments left as slots: what ``QueryTemplateCache`` keeps, so a
+/// predicate string used again with new arguments (`filter("email == %@", email)` in a loop) is
+/// parsed once — what SQLite's prepared-statement cache does for SQL.
+///
+/// The parser never looks inside an argument's value, only at its *shape* (a value, a list of
+/// values, or a key path given where a value is expected): the same text with arguments of the
+/// same shapes always parses to the same tree. A template is that tree with
+/// ``QueryValue/argument(_:)`` where each argument's value goes; ``filled(with:)`` puts the
+/// values in. `%K` arguments change the tree itself (they are key paths), so a text that uses
+/// `%K` is not made a template (``init(parsing:arguments:)`` returns nil).
+package struct QueryTemplate: Sendable {
+    /// What the parser built, with `.argument(i)` for argument *i*'s value.
+    let expression: QueryExpression
+
+    /// The shape of an argument: what the parser's tree depends on.
+    enum Shape: Hashable, Sendable {
+        case value
+        case values
+        /// A key path where a value is expected: the parser puts its text in the tree.
+        case keyPath(String)
+
+        init(_ argument: QueryArgument) {
+            switch argument {
+            case .value: self = .value
+            case .values: self = .values
+            case .keyPath(let path): self = .keyPath(path)
+            }
+        }
+    }
+
+    /// Parses `text` with slots for `arguments`; nil if the text uses `%K`.
+    ///
+    /// - Throws: the ``QueryError`` that parsing `text` with `arguments` would throw.
+    package init?(parsing text: String, arguments: [QueryArgument]) throws {
+        guard !Self.usesKeyPathArguments(text) else { return nil }
+        let slots = arguments.enumerated().map { index, argument -> QueryArgument in
+            switch argument {
+            case .value: .value(.argument(index))
+            case .values: .values([.argument(index)])
+            case .keyPath: argument  // its text is part of the key (see `Shape.keyPath`)
+            }
+        }
+        expression = try QueryParser.parse(text, arguments: slots)
+    }
+
+    /// Whether `text` has a `%K` placeholder (or bytes that might be read as one).
+    static func usesKeyPathArguments(_ text: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in text.utf8 {
+            if previous == 0x25, byte == 0x4B { return true }  // "%K"
+            previous = byte
+        }
+        return false
+    }
+
+    /// The predicate with `arguments` — of the shapes the template was parsed with — in its slots.
+    ///
+    /// - Complexity: O(size of the tree).
+    package func filled(with arguments: [QueryArgument]) -> QueryExpression {
+        Self.fill(expression, arguments)
+    }
+
+    private static func fill(_ expression: QueryExpression, _ arguments: [QueryArgument]) -> QueryExpression {
+        switch expression {
+        case .constant: expression
+        case .and(let operands): .and(operands.map { fill($0, arguments) })
+        case .or(let operands): .or(operands.map { fill($0, arguments) })
+        case .not(let operand): .not(fill(operand, arguments))
+        case .comparison(var comparison):
+            {
+                comparison.left = fill(comparison.left, arguments)
+                comparison.right = fill(comparison.right, arguments)
+                return .comparison(comparison)
+            }()
+        }
+    }
+
+    private static func fill(_ operand: QueryOperand, _ arguments: [QueryArgument]) -> QueryOperand {
+        switch operand {
+        case .keyPath: operand
+        case .value(.argument(let index)):
+            switch arguments[index] {
+            case .value(let value): .value(value)
+            case .values(let values): .values(values)  // not reached: shapes match
+            case .keyPath(let path): .value(.string(path))
+            }
+        case .value: operand
+        case .values(let values):
+            .values(values.flatMap { value -> [QueryValue] in
+                guard case .argument(let index) = value else { return [value] }
+                switch arguments[index] {
+                case .value(let value): return [value]
+                case .values(let values): return values
+                case .keyPath(let path): return [.string(path)]
+                }
+            })
+        case .subqueryCount(let collection, let variable, let predicate, let position):
+            .subqueryCount(collection: collection, variable: variable, predicate: fill(predicate, arguments), position: position)
+        }
+    }
+}
+
+/// Parsed predicates by text and argument shapes (see ``QueryTemplate``), shared by every realm
+/// of the process: parsing does not depend on a schema.
+///
+/// Holds at most ``capacity`` templates; when full, the oldest is dropped. Thread-safe: the
+/// table is guarded by a mutex, held only to look up or insert (parsing runs outside it).
+package final class QueryTemplateCache: Sendable {
+    /// The cache `Realm`'s string predicates go through.
+    package static let shared = QueryTemplateCache(capacity: 512)
+
+    struct Key: Hashable, Sendable {
+        var text: String
+        var shapes: [QueryTemplate.Shape]
+    }
+
+    private struct Table {
+        var templates: [Key: QueryTemplate] = [:]
+        /// Keys in insertion order, oldest at `oldest`: a ring of `capacity` slots.
+        var order: [Key] = []
+        var oldest = 0
+    }
+
+    let capacity: Int
+    private let table = Mutex(Table())
+
+    package init(capacity: Int) {
+        precondition(capacity > 0)
+        self.capacity = capacity
+    }
+
+    /// The number of templates held.
+    package var count: Int { table.withLock { $0.templates.count } }
+
+    /// `text` parsed with `arguments`: from its template if there is one, else parsed (and the
+    /// template kept).
+    ///
+    /// - Throws: ``QueryError`` for a malformed predicate (never kept).
+    package func expression(for text: String, arguments: [QueryArgument]) throws -> QueryExpression {
+        let key = Key(text: text, shapes: arguments.map(QueryTemplate.Shape.init))
+        if let template = table.withLock({ $0.templates[key] }) { return template.filled(with: arguments) }
+        guard let template = try QueryTemplate(parsing: text, arguments: arguments) else {
+            return try QueryParser.parse(text, arguments: arguments)
+        }
+        table.withLock { table in
+            guard table.templates[key] == nil else { return }  // another thread parsed it meanwhile
+            if table.order.count < capacity {
+                table.order.append(key)
+            } else {
+                table.templates[table.order[table.oldest]] = nil
+                table.order[table.oldest] = key
+                table.oldest = (table.oldest + 1) % capacity
+            }
+            table.templates[key] = template
+        }
+        return template.filled(with: arguments)
+    }
+}
