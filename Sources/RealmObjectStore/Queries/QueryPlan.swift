@@ -273,6 +273,14 @@ private struct QueryBinder {
 
     /// Resolves a key path: every component but the last must be a link.
     func resolve(_ components: [String], aggregate: QueryAggregate?, from root: Table, at position: Int) throws -> BoundPath {
+        // The common case, one property of the queried object (`email`), without building the
+        // steps below: what the general path returns for it.
+        if components.count == 1, aggregate == nil, let name = components.first,
+           let column = root.columns[name], let property = root.property(column), property.kind != .mixed,
+           !name.hasPrefix("$"), !name.hasPrefix("@"), !name.hasPrefix("[") {
+            let target = property.kind == .object ? property.objectClassName.flatMap { catalog.tables[$0] } : nil
+            return BoundPath(hops: [], last: PathStep(table: root, column: column, property: property, target: target), aggregate: nil)
+        }
         var components = components
         var table = root
         if let first = components.first, first.hasPrefix("$") {

@@ -39,7 +39,7 @@ package final class GroupCommit: Sendable {
     ///
     /// Not cancellable: the commit is already on its way to the disk, and the caller must learn
     /// whether it got there.
-    package func waitUntilDurable(_ transaction: TransactionID) async throws {
+    package func waitUntilDurable(_ transaction: TransactionID, isolation: isolated (any Actor)? = #isolation) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let outcome: Result<Bool, any Error>? = state.withLock { state in
                 switch database.durability(of: transaction) {

@@ -32,7 +32,7 @@ package final class WriteLock: Sendable {
     ///
     /// - Throws: `CancellationError` if the task is cancelled before the lock is acquired; the
     ///   caller then does not hold it.
-    package func lock() async throws {
+    package func lock(isolation: isolated (any Actor)? = #isolation) async throws {
         try Task.checkCancellation()
         let ticket = state.withLock { state in
             defer { state.nextTicket += 1 }

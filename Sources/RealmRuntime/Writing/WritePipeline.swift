@@ -60,10 +60,15 @@ package final class WritePipeline: Sendable {
 
     /// Waits (suspending) for the write lock, then begins a write transaction.
     ///
+    /// Runs on the caller's executor (`isolation`), as ``waitUntilDurable(_:isolation:)``,
+    /// `WriteLock.lock(isolation:)` and `GroupCommit.waitUntilDurable(_:isolation:)` do: a
+    /// nonisolated async function would hop to the shared pool and back, and each hop waits for
+    /// a free cooperative thread, which CPU-bound actors may hold for long.
+    ///
     /// - Throws: `CancellationError` if the task is cancelled before the transaction begins (the
     ///   lock is then not held); the engine's error if it cannot begin (a database that refuses
     ///   writes after a failed sync).
-    package func begin() async throws -> OpenWrite {
+    package func begin(isolation: isolated (any Actor)? = #isolation) async throws -> OpenWrite {
         try await lock.lock()
         if Task.isCancelled {  // cancelled as the lock was granted: still before anything began
             lock.unlock()
@@ -129,7 +134,7 @@ package final class WritePipeline: Sendable {
     ///
     /// - Throws: the flush's error if the commit did not reach the disk; its change log is then
     ///   dropped (whoever learns of the failure may drop it; dropping twice is harmless).
-    package func waitUntilDurable(_ transaction: TransactionID) async throws {
+    package func waitUntilDurable(_ transaction: TransactionID, isolation: isolated (any Actor)? = #isolation) async throws {
         do {
             try await groupCommit.waitUntilDurable(transaction)
         } catch {
