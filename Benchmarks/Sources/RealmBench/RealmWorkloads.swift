@@ -464,7 +464,8 @@ private struct RealmWorkload {
     /// and the writer's commits/s. Afterwards every reader refreshes once more and must see the
     /// writer's last score: its handle really advances past the writer's commits. The readers
     /// also suspend (`Task.yield()`) every ``W15/lookupsPerYield`` lookups, so that they share
-    /// the cooperative threads with the writer as well-behaved actor code does.
+    /// the cooperative threads with the writer as well-behaved actor code does, and the writer
+    /// runs at a higher priority (``W15/writerPriority``).
     func readersDuringDurableWrites() async throws -> Measured {
         let config = try makeFilledRealm(rows: size.rows)
         let readers = try await withThrowingTaskGroup(of: W15Reader.self) { group in
@@ -486,7 +487,8 @@ private struct RealmWorkload {
         var commitRates: [Double] = []
         for repetition in 0..<context.repetitions {
             let deadline = ContinuousClock.now + runTime
-            async let commits = writer.run(until: deadline, repetition: repetition)
+            let writing = Task(priority: W15.writerPriority) { try await writer.run(until: deadline, repetition: repetition) }
+            async let commits = writing.value
             let tallies = try await withThrowingTaskGroup(of: W15.ReaderTally.self) { group in
                 for reader in readers { group.addTask { try await reader.run(until: deadline) } }
                 var tallies: [W15.ReaderTally] = []
