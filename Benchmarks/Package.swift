@@ -6,6 +6,7 @@
 //   realm-bench  the side-by-side suite (W1–W15 of PERFORMANCE.md): RealmActors vs SQLite
 //                through GRDB, one child process per workload and side. See README.md.
 //   migration-bench  a 1M-object migration vs a plain update (Scripts/migration-bench.sh).
+//   results-bench  partial reads (first, prefix) of live filtered results on 1M objects.
 //   Micro        package-benchmark micro-benchmarks (malloc counts per operation):
 //                `swift package --package-path Benchmarks benchmark`.
 //
@@ -33,6 +34,7 @@ let package = Package(
     products: [
         .executable(name: "realm-bench", targets: ["RealmBench"]),
         .executable(name: "migration-bench", targets: ["MigrationBench"]),
+        .executable(name: "results-bench", targets: ["ResultsBench"]),
     ],
     dependencies: [
         .package(name: "RealmActors", path: ".."),
@@ -64,6 +66,13 @@ let package = Package(
         // peak RSS, one process each: `bash Scripts/migration-bench.sh` (RealmActors only).
         .executableTarget(
             name: "MigrationBench",
+            dependencies: [.product(name: "RealmActors", package: "RealmActors")],
+            swiftSettings: strictSettings
+        ),
+        // Partial reads of live filtered results (first, prefix) against computing every match:
+        // `swift run -c release --package-path Benchmarks results-bench` (RealmActors only).
+        .executableTarget(
+            name: "ResultsBench",
             dependencies: [.product(name: "RealmActors", package: "RealmActors")],
             swiftSettings: strictSettings
         ),

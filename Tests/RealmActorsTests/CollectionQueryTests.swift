@@ -36,6 +36,40 @@ final class CQOwner: Object {
         return (realm, owner)
     }
 
+    /// Reading the first objects of a filtered collection computes only those, and whatever was
+    /// computed first (`first`, a prefix) never stands in for the whole: `count`, iteration and
+    /// positions after it still see every match.
+    @Test func aPartialReadNeverCutsTheResultsShort() throws {
+        let (realm, owner) = try Self.realm()
+        let list = owner.dogs.filter("age >= 0")
+        _ = list.first
+        #expect(list.count == 5, "the list holds 5 dogs, all with age >= 0")
+        #expect(Array(list).map(\.id) == [5, 2, 8, 2, 1])
+        let table = realm.objects(CQDog.self).filter("age >= 0")
+        #expect(Array(table.prefix(3)).map(\.id) == [0, 1, 2])
+        #expect(table.count == 10)
+        #expect(table[9].id == 9)
+
+        // Many leaves: positions read in a random order, a prefix grown several times, a write
+        // in between; every answer equals the brute force's.
+        let big = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+        try big.write { for id in 0..<3_000 { big.create(CQDog.self, value: ["id": id, "age": (id * 37) % 100]) } }
+        var random = SystemRandomNumberGenerator()
+        for round in 0..<6 {
+            let results = big.objects(CQDog.self).filter("age < 30")
+            let expected = (0..<3_000).filter { ($0 * 37) % 100 < 30 }
+            if round % 2 == 1 { #expect(results.first?.id == expected.first) }
+            for _ in 0..<20 {
+                let position = Int.random(in: 0..<expected.count, using: &random)
+                #expect(results[position].id == expected[position])
+            }
+            #expect(Array(results.prefix(5)).map(\.id) == Array(expected.prefix(5)))
+            #expect(results.count == expected.count)
+            #expect(results.map(\.id) == expected)
+            try big.write { big.create(CQDog.self, value: ["id": 3_000 + round, "age": 99]) }
+        }
+    }
+
     @Test func listsSetsAndLinkingObjectsQueryLikeTheirObjects() throws {
         let (realm, owner) = try Self.realm()
         let listed = Array(owner.dogs)

@@ -78,7 +78,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             }
             return handle.managedObject(Element.self, table: table, key: key)
         }
-        let keys = query.sort.isEmpty || !query.distinct.isEmpty ? keys() : sortedKeys(through: position)
+        let keys = query.distinct.isEmpty ? keys(through: position) : keys()
         guard position < keys.count else { fatalError("Index \(position) is out of bounds (must be less than \(keys.count))") }
         return handle.managedObject(Element.self, table: table, key: keys[position])
     }
@@ -172,23 +172,29 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     // MARK: Evaluation
 
     /// The keys of the objects, in order, at the handle's current version (cached until it moves).
+    /// With a `limit`, an unsorted query may return only the first `limit` or more; only a
+    /// complete list is cached as the results' keys (a partial one is kept as a prefix).
     func keys(limit: Int? = nil) -> [UInt64] {
         if let cached = cache.keys(at: handle) { return cached }
+        if let limit, let cached = cache.keys(at: handle, allowingPrefix: true), cached.count >= limit { return cached }
         guard let table else { return [] }
         let plan = plan(in: table)
         let keys = handle.query { try $0.keys(of: query, plan: plan, in: table, limit: limit) }
-        if limit == nil || limit! >= keys.count || !query.sort.isEmpty { cache.store(keys, at: handle) }
+        let isComplete = limit.map { keys.count < $0 } ?? true || !query.sort.isEmpty || !query.distinct.isEmpty
+        cache.store(keys, at: handle, isPrefix: !isComplete)
         return keys
     }
 
-    /// Sorted keys through at least `position` (when it exists): reading the first objects of
-    /// a sorted query sorts only those (a top-k selection), growing eightfold as reads go further,
-    /// until it is cheaper to sort everything.
-    private func sortedKeys(through position: Int) -> [UInt64] {
+    /// Keys through at least `position` (when it exists), computing no more than needed: the
+    /// first matches of an unsorted query (its scan stops early), or a top-k selection of a
+    /// sorted one; growing eightfold as reads go further, until everything is computed.
+    private func keys(through position: Int) -> [UInt64] {
         if let cached = cache.keys(at: handle, allowingPrefix: true), position < cached.count { return cached }
         if let cached = cache.keys(at: handle) { return cached }
         guard let table else { return [] }
-        let plan = plan(in: table), limit = Swift.max(128, (position + 1) * 8)
+        let limit = Swift.max(128, (position + 1) * 8)
+        if query.sort.isEmpty { return keys(limit: limit) }
+        let plan = plan(in: table)
         let (base, keys) = handle.query { queries in
             let base = try queries.baseKeys(query.base, plan: plan, in: table, limit: nil)
             return (base, try queries.sorted(base, by: query.sort, in: table, limit: limit))

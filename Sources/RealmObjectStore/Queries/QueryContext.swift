@@ -115,7 +115,9 @@ package struct QueryContext {
 
     /// The keys of `query`'s objects, in order: the base's objects matching `plan` (the
     /// predicate bound under this schema; nil for none), the first of each distinct combination,
-    /// sorted. With a `limit`, an unsorted, non-distinct query stops after `limit` matches.
+    /// sorted. With a `limit`, an unsorted, non-distinct query may stop after `limit` matches:
+    /// the result is then the first ones, and only a result shorter than `limit` (or any result
+    /// of a sorted or distinct query) is known to hold them all.
     package func keys(of query: ObjectQuery, plan: QueryPlan?, in table: Table, limit: Int? = nil) throws -> [UInt64] {
         let stopsEarly = query.sort.isEmpty && query.distinct.isEmpty
         var keys = try baseKeys(query.base, plan: plan, in: table, limit: stopsEarly ? limit : nil)
@@ -129,7 +131,7 @@ package struct QueryContext {
         switch base {
         case .table:
             guard let plan else { return try keys(of: table) }
-            return try evaluator.matchingKeys(plan, in: table)
+            return try evaluator.matchingKeys(plan, in: table, limit: limit)
         case .keys, .collection, .linkingObjects:
             let candidates = try objectKeys(of: base)
             guard let plan else { return candidates }

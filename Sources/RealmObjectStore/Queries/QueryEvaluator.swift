@@ -21,8 +21,10 @@ package struct QueryEvaluator {
 
     // MARK: Whole tables
 
-    /// The keys of the objects of `table` matching `plan`, in key order.
-    package func matchingKeys(_ plan: QueryPlan, in table: Table) throws -> [UInt64] {
+    /// The keys of the objects of `table` matching `plan`, in key order. With a `limit`, a scan
+    /// may stop once it has that many: the result is then the first matches (at least `limit`
+    /// of them, or all if fewer), and only a result shorter than `limit` is known to be all.
+    package func matchingKeys(_ plan: QueryPlan, in table: Table, limit: Int? = nil) throws -> [UInt64] {
         if let (candidates, exact) = try indexCandidates(plan, table) {
             if exact { return candidates }
             return try candidates.filter { key in
@@ -38,7 +40,8 @@ package struct QueryEvaluator {
             } else {
                 for row in 0..<leaf.count where try evaluate(plan, leaf, row, table) { keys.append(leaf.key(row)) }
             }
-            return true
+            // Whole leaves: the keys stay the first matches in key order, perhaps more than `limit`.
+            return limit.map { keys.count < $0 } ?? true
         }
         return keys
     }
