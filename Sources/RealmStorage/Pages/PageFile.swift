@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -32,14 +33,18 @@ package enum WriteFault: Sendable, Equatable {
 /// In an encrypted file (`cipher` set) every write is of whole pages and runs, and each is
 /// encrypted on its way to the file (see `PageCipher`): no plaintext page reaches the disk.
 ///
-/// Thread safety: immutable after init; the kernel serializes concurrent calls on one descriptor,
-/// and the database never issues overlapping writes.
+/// Thread safety: immutable after init but for `knownLength`, an atomic; the kernel serializes
+/// concurrent calls on one descriptor, and the database never issues overlapping writes.
 package final class PageFile: Sendable {
     package let path: String
     let descriptor: Int32
     let faults: (any IOFaultInjector)?
     /// Encrypts what is written, in an encrypted file.
     let cipher: PageCipher?
+    /// A length the file is known to have at least: raised by completed writes and by
+    /// ``extend(toPages:)``, so a commit that writes below the end need not ask the kernel (an
+    /// `fstat` per commit). Nothing shrinks a file in place, so it never goes stale.
+    private let knownLength = Atomic<UInt64>(0)
 
     package init(path: String, descriptor: Int32, faults: (any IOFaultInjector)?, cipher: PageCipher? = nil) {
         self.path = path
@@ -176,6 +181,7 @@ package final class PageFile: Sendable {
             }
             total -= written
             position += UInt64(written)
+            noteLength(position)
             // Drop fully written buffers; trim a partially written one.
             var remaining = written
             while remaining > 0 {
@@ -208,8 +214,21 @@ package final class PageFile: Sendable {
     /// Grows the file to at least `pages` pages (the new tail reads as zeros).
     package func extend(toPages pages: UInt64) throws {
         let length = pages << PageLayout.pageShift
-        guard try size() < length else { return }
+        guard knownLength.load(ordering: .relaxed) < length else { return }
+        let size = try size()
+        guard size < length else { return noteLength(size) }
         guard ftruncate(descriptor, off_t(length)) == 0 else { throw error(errno, "Could not grow the realm file") }
+        noteLength(length)
+    }
+
+    /// Raises ``knownLength`` to `length` if it is below.
+    private func noteLength(_ length: UInt64) {
+        var known = knownLength.load(ordering: .relaxed)
+        while known < length {
+            let (exchanged, current) = knownLength.compareExchange(expected: known, desired: length, ordering: .relaxed)
+            if exchanged { return }
+            known = current
+        }
     }
 
     /// Makes every completed write durable (`fdatasync`; `F_FULLFSYNC` on Apple platforms,
