@@ -66,6 +66,9 @@ final class CQOwner: Object {
             #expect(Array(results.prefix(5)).map(\.id) == Array(expected.prefix(5)))
             #expect(results.count == expected.count)
             #expect(results.map(\.id) == expected)
+            #expect(!big.objects(CQDog.self).filter("age < 30").isEmpty)
+            #expect(big.objects(CQDog.self).filter("age > 99").isEmpty)
+            #expect(big.objects(CQDog.self).filter("age > 98").sorted(byKeyPath: "id").isEmpty == false)
             try big.write { big.create(CQDog.self, value: ["id": 3_000 + round, "age": 99]) }
         }
     }

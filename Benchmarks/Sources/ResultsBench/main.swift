@@ -9,6 +9,7 @@
 //   prefix(20)               `Array(results.prefix(20))` after a count: the first 20 objects
 //   prefix(20) again         the same results read again (cached keys)
 //   first, unindexed         `filter("age == 77").first`: a scan that may stop at the first match
+//   isEmpty, unindexed       `filter("age == 77").isEmpty`: the same
 //   all keys                 `Array(results).count`: every match (what prefix(20) cost before
 //                            it stopped early)
 import Foundation
@@ -47,10 +48,12 @@ for _ in 0..<5 {
     rows["prefix(20) again", default: []].append(microseconds { _ = Array(results.prefix(20)) })
     let unindexed = realm.objects(Item.self).filter("age == 77")
     rows["first, unindexed", default: []].append(microseconds { precondition(unindexed.first?.id == 77) })
+    let unindexedAgain = realm.objects(Item.self).filter("age == 77")
+    rows["isEmpty, unindexed", default: []].append(microseconds { precondition(!unindexedAgain.isEmpty) })
     let all = realm.objects(Item.self).filter("age < 50")
     rows["all keys", default: []].append(microseconds { precondition(Array(all).count == count / 2) })
 }
 print("results-bench: \(count) objects, median of 5 rounds")
-for name in ["count", "prefix(20)", "prefix(20) again", "first, unindexed", "all keys"] {
+for name in ["count", "prefix(20)", "prefix(20) again", "first, unindexed", "isEmpty, unindexed", "all keys"] {
     print("  \(name.padding(toLength: 18, withPad: " ", startingAt: 0)) \(String(format: "%10.0f", median(rows[name]!))) µs")
 }

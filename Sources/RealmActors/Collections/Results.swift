@@ -83,6 +83,17 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return handle.managedObject(Element.self, table: table, key: keys[position])
     }
 
+    /// Whether there are no objects: for a filtered query, a scan that stops at the first match
+    /// rather than a count (unless the count or the keys are known already).
+    public var isEmpty: Bool {
+        guard table != nil else { return true }
+        if let keys = cache.keys(at: handle) { return keys.isEmpty }
+        if let counted = cache.count(at: handle) { return counted == 0 }
+        // `count` neither sorts nor collects keys; an unsorted query's scan can stop at one.
+        if isWholeTable || !query.distinct.isEmpty || !query.sort.isEmpty { return count == 0 }
+        return keys(limit: 1).isEmpty
+    }
+
     /// The first object, without computing the rest for an unsorted query.
     public var first: Element? {
         guard let table else { return nil }
