@@ -139,7 +139,12 @@ package final class PageMap: @unchecked Sendable {
     /// - Complexity: O(`pageCount`).
     package func residentPageCount(below pageCount: UInt64) -> Int {
         var resident = 0
+        // mincore's vector is `char *` on Apple platforms, `unsigned char *` on Linux.
+        #if canImport(Darwin)
+        var vector = [CChar](repeating: 0, count: Int(Self.pagesPerSection))
+        #else
         var vector = [UInt8](repeating: 0, count: Int(Self.pagesPerSection))
+        #endif
         let sectionCount = min(mappedSections, Int((pageCount + Self.pagesPerSection - 1) / Self.pagesPerSection))
         for section in 0..<sectionCount {
             let pages = Int(min(Self.pagesPerSection, pageCount - UInt64(section) * Self.pagesPerSection))
