@@ -51,8 +51,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// The number of objects. O(1) for a whole table.
     public var count: Int {
         guard let table else { return 0 }
-        if let keys = cache.keys(at: handle) { return keys.count }
-        if let counted = cache.count(at: handle) { return counted }
+        if let known = knownCount { return known }
         if query.base.isTable, query.distinct.isEmpty {
             // Sorting does not change how many: count without sorting or collecting keys, once
             // per version of the handle (`endIndex`, `prefix`, `isEmpty` all ask again).
@@ -63,6 +62,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         }
         return keys().count
     }
+
+    /// The number of objects if this version's keys or count are cached already.
+    private var knownCount: Int? { cache.keys(at: handle)?.count ?? cache.count(at: handle) }
 
     /// Always 0.
     public var startIndex: Int { 0 }
@@ -87,8 +89,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// rather than a count (unless the count or the keys are known already).
     public var isEmpty: Bool {
         guard table != nil else { return true }
-        if let keys = cache.keys(at: handle) { return keys.isEmpty }
-        if let counted = cache.count(at: handle) { return counted == 0 }
+        if let known = knownCount { return known == 0 }
         // `count` neither sorts nor collects keys; an unsorted query's scan can stop at one.
         if isWholeTable || !query.distinct.isEmpty || !query.sort.isEmpty { return count == 0 }
         return keys(limit: 1).isEmpty

@@ -8,9 +8,9 @@ enum QueryArguments {
         // parsing a short predicate.
         if let string = value as? String { return .value(.string(string)) }
         if value is Bool || value is Int || value is Double { return .value(try queryValue(value)) }
-        // An array or a set (not a string or data, which are values): a list of values, for
+        // An array or a set (not data, a value; strings were taken above): a list of values, for
         // `name IN %@` and `age == ANY $0`, as Realm takes an NSArray or NSSet argument.
-        if !(value is String), !(value is Data) {
+        if !(value is Data) {
             let mirror = Mirror(reflecting: value)
             if mirror.displayStyle == .collection || mirror.displayStyle == .set {
                 return .values(try mirror.children.map { try queryValue($0.value) })

@@ -271,6 +271,12 @@ private struct QueryBinder {
                                         valuesModifier: op == .notEqual ? .all : .any))
     }
 
+    /// The step through `property` of `table` (with its target table, for a link).
+    func pathStep(_ table: Table, _ column: Int, _ property: PropertyInfo) -> PathStep {
+        let target = property.kind == .object ? property.objectClassName.flatMap { catalog.tables[$0] } : nil
+        return PathStep(table: table, column: column, property: property, target: target)
+    }
+
     /// Resolves a key path: every component but the last must be a link.
     func resolve(_ components: [String], aggregate: QueryAggregate?, from root: Table, at position: Int) throws -> BoundPath {
         // The common case, one property of the queried object (`email`), without building the
@@ -278,8 +284,7 @@ private struct QueryBinder {
         if components.count == 1, aggregate == nil, let name = components.first,
            let column = root.columns[name], let property = root.property(column), property.kind != .mixed,
            !name.hasPrefix("$"), !name.hasPrefix("@"), !name.hasPrefix("[") {
-            let target = property.kind == .object ? property.objectClassName.flatMap { catalog.tables[$0] } : nil
-            return BoundPath(hops: [], last: PathStep(table: root, column: column, property: property, target: target), aggregate: nil)
+            return BoundPath(hops: [], last: pathStep(root, column, property), aggregate: nil)
         }
         var components = components
         var table = root
@@ -333,8 +338,7 @@ private struct QueryBinder {
             guard let column = table.columns[name], let property = table.property(column) else {
                 throw QueryError("Property '\(name)' not found in object of type '\(table.name)'", at: position)
             }
-            let target = property.kind == .object ? property.objectClassName.flatMap { catalog.tables[$0] } : nil
-            var step = PathStep(table: table, column: column, property: property, target: target)
+            var step = pathStep(table, column, property)
             if property.kind == .mixed {
                 // Selections past the collection's own step into nested collections, and so do
                 // names after the property (`value.key` is `value['key']`): this is the last step.
@@ -386,7 +390,7 @@ private struct QueryBinder {
                 }
                 return BoundPath(hops: hops, last: step, aggregate: aggregate)
             }
-            guard let target else {
+            guard let target = step.target else {
                 throw QueryError("Property '\(name)' of '\(table.name)' is not a link, so '\(steps[index + 1].name)' cannot follow it", at: position)
             }
             hops.append(step)

@@ -177,18 +177,13 @@ final class DecryptedPageCache: @unchecked Sendable {
         }
     }
 
-    /// Clears the ready flags of `count` free pages from `page` on, whose memory the map is about
-    /// to give back (see ``FreePageMemory``): a read through a damaged pointer decrypts them again
-    /// rather than trusting whatever the memory then holds.
-    func forget(_ page: PageNumber, count: UInt64) {
+    /// Makes the next read of pages `page..<page + count` decrypt them from the file again: after
+    /// the writer rewrote a page it did not store (a meta page), and for free pages whose memory
+    /// the map is about to give back (see ``FreePageMemory``), so that a read through a damaged
+    /// pointer decrypts them rather than trusting whatever the memory then holds.
+    func invalidate(_ page: PageNumber, count: UInt64 = 1) {
         for number in page..<(page + count) {
             stripe(number).lock.withLock { _ in flag(number).pointee.store(0, ordering: .releasing) }
         }
-    }
-
-    /// Makes the next read of `page` decrypt it from the file again (after the writer rewrote a
-    /// page it did not store, such as a meta page).
-    func invalidate(_ page: PageNumber) {
-        stripe(page).lock.withLock { _ in flag(page).pointee.store(0, ordering: .releasing) }
     }
 }

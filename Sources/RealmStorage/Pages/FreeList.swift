@@ -171,9 +171,9 @@ package struct FreeList: Sendable {
         var i = 0, j = 0
         while i < a.count && j < b.count {
             let start = max(a[i].start, b[j].start)
-            let end = min(a[i].start + a[i].count, b[j].start + b[j].count)
+            let end = min(a[i].end, b[j].end)
             if start < end { result.append(PageRun(start: start, count: end - start)) }
-            if a[i].start + a[i].count < b[j].start + b[j].count { i += 1 } else { j += 1 }
+            if a[i].end < b[j].end { i += 1 } else { j += 1 }
         }
         return result
     }

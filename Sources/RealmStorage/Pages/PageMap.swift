@@ -114,7 +114,7 @@ package final class PageMap: @unchecked Sendable {
     /// finds zeros (in memory) or decrypts them again (encrypted). Only for pages no reader can
     /// reach (see ``FreePageMemory``). `runs` must lie below the mapped page count.
     package func giveBackMemory(of runs: [PageRun]) {
-        guard isStoredThrough else { return }
+        precondition(isStoredThrough, "only anonymous maps hold the memory of their pages")
         for run in runs {
             var page = run.start
             let end = run.start + run.count
@@ -122,7 +122,7 @@ package final class PageMap: @unchecked Sendable {
                 // madvise one section's part of the run at a time: sections are not adjacent.
                 let sectionEnd = (page / Self.pagesPerSection + 1) * Self.pagesPerSection
                 let count = min(end, sectionEnd) - page
-                decryption?.forget(page, count: count)
+                decryption?.invalidate(page, count: count)
                 #if canImport(Darwin)
                 _ = madvise(address(page), Int(count) << Int(PageLayout.pageShift), MADV_FREE)
                 #else
