@@ -7,6 +7,7 @@
 //                through GRDB, one child process per workload and side. See README.md.
 //   migration-bench  a 1M-object migration vs a plain update (Scripts/migration-bench.sh).
 //   results-bench  partial reads (first, prefix) of live filtered results on 1M objects.
+//   object-bench   the object model's costs (accessor, property read, insert) in ns per object.
 //   Micro        package-benchmark micro-benchmarks (malloc counts per operation):
 //                `swift package --package-path Benchmarks benchmark`.
 //
@@ -35,6 +36,7 @@ let package = Package(
         .executable(name: "realm-bench", targets: ["RealmBench"]),
         .executable(name: "migration-bench", targets: ["MigrationBench"]),
         .executable(name: "results-bench", targets: ["ResultsBench"]),
+        .executable(name: "object-bench", targets: ["ObjectBench"]),
     ],
     dependencies: [
         .package(name: "RealmActors", path: ".."),
@@ -53,10 +55,18 @@ let package = Package(
             dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
+        // The models as RealmActors classes (PersonObject, NoteObject), for every benchmark
+        // that opens a realm.
+        .target(
+            name: "RealmBenchModel",
+            dependencies: ["BenchModel", .product(name: "RealmActors", package: "RealmActors")],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "RealmBench",
             dependencies: [
                 "BenchModel",
+                "RealmBenchModel",
                 .product(name: "RealmActors", package: "RealmActors"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -76,12 +86,20 @@ let package = Package(
             dependencies: [.product(name: "RealmActors", package: "RealmActors")],
             swiftSettings: strictSettings
         ),
+        // The object model's costs per object (W1/W5 rows, many rounds):
+        // `swift run -c release --package-path Benchmarks object-bench` (RealmActors only).
+        .executableTarget(
+            name: "ObjectBench",
+            dependencies: ["BenchModel", "RealmBenchModel", .product(name: "RealmActors", package: "RealmActors")],
+            swiftSettings: strictSettings
+        ),
         // package-benchmark's convention: one executable target per suite, its sources in
         // Benchmarks/<Name>/, built with the BenchmarkPlugin that generates the entry point.
         .executableTarget(
             name: "Micro",
             dependencies: [
                 "BenchModel",
+                "RealmBenchModel",
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "RealmActors", package: "RealmActors"),

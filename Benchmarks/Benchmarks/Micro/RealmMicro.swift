@@ -2,22 +2,12 @@ import BenchModel
 import Benchmark
 import Foundation
 import RealmActors
+import RealmBenchModel
 
 // RealmActors' side of the micro-benchmarks: single managed reads and lookups, with their
 // allocation counts. The rule they check: a property read on a managed object is a few loads
 // from the mapped file — no allocation (a String read allocates only beyond 15 UTF-8 bytes,
 // where Swift's small-string form ends).
-
-/// The Person model as a RealmActors class (stored as "Person").
-final class MicroPerson: Object {
-    override class func className() -> String { "Person" }
-    @Persisted(primaryKey: true) var id = 0
-    @Persisted var name = ""
-    @Persisted(indexed: true) var email = ""
-    @Persisted var age = 0
-    @Persisted var score = 0.0
-    @Persisted var createdAt = Date(timeIntervalSince1970: 0)
-}
 
 /// A realm of `fixtureRows` people in a temporary directory, and one managed object of it.
 ///
@@ -27,22 +17,22 @@ final class MicroPerson: Object {
 final class RealmFixture: @unchecked Sendable {
     let directory: URL
     let realm: Realm
-    let person: MicroPerson
+    let person: PersonObject
 
     init() throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("realm-micro-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let realm = try Realm(configuration: Realm.Configuration(fileURL: directory.appendingPathComponent("micro.realm"),
-                                                                 objectTypes: [MicroPerson.self]))
+                                                                 objectTypes: [PersonObject.self]))
         try realm.write {
             for person in Person.dataSet(count: 10_000) {
-                realm.add(MicroPerson(value: ["id": person.id, "name": person.name, "email": person.email,
+                realm.add(PersonObject(value: ["id": person.id, "name": person.name, "email": person.email,
                                               "age": person.age, "score": person.score, "createdAt": person.createdAt]))
             }
         }
         self.realm = realm
-        person = realm.object(ofType: MicroPerson.self, forPrimaryKey: 1)!
+        person = realm.object(ofType: PersonObject.self, forPrimaryKey: 1)!
         _ = person.age  // resolve the columns once
         _ = person.score
         _ = person.name
@@ -80,7 +70,7 @@ func realmBenchmarks(metrics: [BenchmarkMetric]) {
         let ids = LookupKeys.randomIDs(count: benchmark.scaledIterations.count, rows: 10_000)
         benchmark.startMeasurement()
         for id in ids {
-            let person = fixture.realm.object(ofType: MicroPerson.self, forPrimaryKey: id)!
+            let person = fixture.realm.object(ofType: PersonObject.self, forPrimaryKey: id)!
             blackHole(person.name)
             blackHole(person.age)
         }

@@ -1,6 +1,7 @@
 import BenchModel
 import Foundation
 import RealmActors
+import RealmBenchModel
 
 /// The RealmActors side ("ours"), through the public API only, as an application would use it.
 ///
@@ -46,42 +47,6 @@ struct RealmActorsSide: BenchmarkSide {
     /// through the environment variable `REALM_BENCH_ENCRYPTED=1`), else nil.
     static let encryptionKey: Data? = ProcessInfo.processInfo.environment[Options.encryptedEnvironmentVariable] == "1"
         ? Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 0x35 &+ 7) }) : nil
-}
-
-/// The PERFORMANCE.md model as a RealmActors class (stored under the name "Person").
-final class PersonObject: Object {
-    override class func className() -> String { "Person" }
-    @Persisted(primaryKey: true) var id = 0
-    @Persisted var name = ""
-    @Persisted(indexed: true) var email = ""
-    @Persisted var age = 0
-    @Persisted var score = 0.0
-    @Persisted var createdAt = Date(timeIntervalSince1970: 0)
-
-    convenience init(_ person: Person) {
-        self.init()
-        id = person.id
-        name = person.name
-        email = person.email
-        age = person.age
-        score = person.score
-        createdAt = person.createdAt
-    }
-}
-
-/// W13's model as a RealmActors class (stored under the name "Note").
-final class NoteObject: Object {
-    override class func className() -> String { "Note" }
-    @Persisted(primaryKey: true) var id = 0
-    @Persisted var body = ""
-    @Persisted var tag = 0
-
-    convenience init(_ note: Note) {
-        self.init()
-        id = note.id
-        body = note.body
-        tag = note.tag
-    }
 }
 
 /// One RealmActors workload run.

@@ -1,0 +1,74 @@
+// The object model's costs per object, on the W1/W5 `Person` rows: what an accessor, a property
+// read, an unmanaged object and an insert cost, in ns per object. realm-bench's W1 and W5 time
+// one run of each against SQLite; this repeats them enough times for a before/after of a change
+// to the object model to stand out of this machine's noise (compare the minimums).
+//
+//   object-bench [COUNT]     (default 1,000,000 objects)
+//
+// What it prints, per measurement, ns per object (minimum and median of the rounds):
+//   unmanaged              `PersonObject(person)`: an object and its 6 property setters
+//   insert                 `realm.add` of those objects in one write transaction (W1 without
+//                          the commit's sync; 3 rounds, each into a new file)
+//   iterate, age+name      `for person in realm.objects(…)` reading 2 properties (W5)
+//   iterate, 6 properties  the same, reading every property
+import BenchModel
+import Foundation
+import RealmActors
+import RealmBenchModel
+
+func nanoseconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = ContinuousClock.now
+    try body()
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) * 1e-9
+}
+
+let count = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 1_000_000
+let people = Person.dataSet(count: count)
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("object-bench-\(getpid())")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+func configuration(_ name: String) -> Realm.Configuration {
+    Realm.Configuration(fileURL: directory.appendingPathComponent("\(name).realm"), objectTypes: [PersonObject.self])
+}
+
+var rows: [(String, [Double])] = []
+var sink = 0
+
+rows.append(("unmanaged", (0..<7).map { _ in
+    nanoseconds {
+        for person in people { sink &+= PersonObject(person).id }
+    } / Double(count)
+}))
+
+var inserts: [Double] = []
+for round in 0..<3 {
+    let realm = try Realm(configuration: configuration("insert\(round)"))
+    inserts.append(try nanoseconds {
+        try realm.write { for person in people { realm.add(PersonObject(person)) } }
+    } / Double(count))
+}
+rows.append(("insert", inserts))
+
+let realm = try Realm(configuration: configuration("insert0"))
+precondition(realm.objects(PersonObject.self).count == count)
+rows.append(("iterate, age+name", (0..<9).map { _ in
+    nanoseconds {
+        for person in realm.objects(PersonObject.self) { sink &+= person.age &+ person.name.utf8.count }
+    } / Double(count)
+}))
+rows.append(("iterate, 6 properties", (0..<9).map { _ in
+    nanoseconds {
+        for person in realm.objects(PersonObject.self) {
+            sink &+= person.id &+ person.age &+ person.name.utf8.count &+ person.email.utf8.count
+                &+ Int(person.score * 10) &+ Int(person.createdAt.timeIntervalSince1970)
+        }
+    } / Double(count)
+}))
+
+print("object-bench: \(count) objects, ns per object (checksum \(sink & 0xFFFF))")
+print("  measurement               min   median")
+for (name, samples) in rows {
+    let sorted = samples.sorted()
+    print("  \(name.padding(toLength: 22, withPad: " ", startingAt: 0)) \(String(format: "%6.0f   %6.0f", sorted[0], sorted[sorted.count / 2]))")
+}
