@@ -3,14 +3,19 @@
 // one run of each against SQLite; this repeats them enough times for a before/after of a change
 // to the object model to stand out of this machine's noise (compare the minimums).
 //
-//   object-bench [COUNT]     (default 1,000,000 objects)
+//   object-bench [COUNT] [MEASUREMENT [ROUNDS]]
+//
+// COUNT defaults to 1,000,000 objects. Naming a MEASUREMENT runs only it (after its setup),
+// ROUNDS times: for `perf record`, or for `perf stat -e instructions` at two ROUNDS, whose
+// difference is the measurement's alone (this machine's timings move by up to 1.5x between
+// runs; instruction counts do not).
 //
 // What it prints, per measurement, ns per object (minimum and median of the rounds):
-//   unmanaged              `PersonObject(person)`: an object and its 6 property setters
-//   insert                 `realm.add` of those objects in one write transaction (W1 without
-//                          the commit's sync; 3 rounds, each into a new file)
-//   iterate, age+name      `for person in realm.objects(…)` reading 2 properties (W5)
-//   iterate, 6 properties  the same, reading every property
+//   unmanaged   `PersonObject(person)`: an object and its 6 property setters
+//   insert      `realm.add` of those objects in one write transaction (W1 without the
+//               commit's sync; 3 rounds, each into a new file)
+//   iterate2    `for person in realm.objects(…)` reading age and name (W5)
+//   iterate6    the same, reading every property
 import BenchModel
 import Foundation
 import RealmActors
@@ -23,7 +28,16 @@ func nanoseconds(_ body: () throws -> Void) rethrows -> Double {
     return Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) * 1e-9
 }
 
-let count = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 1_000_000
+let arguments = Array(CommandLine.arguments.dropFirst())
+let count = arguments.first.flatMap { Int($0) } ?? 1_000_000
+let only = arguments.count > 1 ? arguments[1] : nil
+let onlyRounds = arguments.count > 2 ? Int(arguments[2]) : nil
+/// The rounds of measurement `name`: `rounds` normally, the requested number when it is the only
+/// one measured, none when another one is.
+func rounds(_ name: String, _ rounds: Int) -> Range<Int> {
+    guard let only else { return 0..<rounds }
+    return only == name ? 0..<(onlyRounds ?? rounds) : 0..<0
+}
 let people = Person.dataSet(count: count)
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("object-bench-\(getpid())")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -35,14 +49,14 @@ func configuration(_ name: String) -> Realm.Configuration {
 var rows: [(String, [Double])] = []
 var sink = 0
 
-rows.append(("unmanaged", (0..<7).map { _ in
+rows.append(("unmanaged", rounds("unmanaged", 7).map { _ in
     nanoseconds {
         for person in people { sink &+= PersonObject(person).id }
     } / Double(count)
 }))
 
 var inserts: [Double] = []
-for round in 0..<3 {
+for round in rounds("insert", 3) {
     let realm = try Realm(configuration: configuration("insert\(round)"))
     inserts.append(try nanoseconds {
         try realm.write { for person in people { realm.add(PersonObject(person)) } }
@@ -51,13 +65,16 @@ for round in 0..<3 {
 rows.append(("insert", inserts))
 
 let realm = try Realm(configuration: configuration("insert0"))
+if realm.isEmpty {  // the inserts were not measured
+    try realm.write { for person in people { realm.add(PersonObject(person)) } }
+}
 precondition(realm.objects(PersonObject.self).count == count)
-rows.append(("iterate, age+name", (0..<9).map { _ in
+rows.append(("iterate2", rounds("iterate2", 9).map { _ in
     nanoseconds {
         for person in realm.objects(PersonObject.self) { sink &+= person.age &+ person.name.utf8.count }
     } / Double(count)
 }))
-rows.append(("iterate, 6 properties", (0..<9).map { _ in
+rows.append(("iterate6", rounds("iterate6", 9).map { _ in
     nanoseconds {
         for person in realm.objects(PersonObject.self) {
             sink &+= person.id &+ person.age &+ person.name.utf8.count &+ person.email.utf8.count
@@ -67,8 +84,8 @@ rows.append(("iterate, 6 properties", (0..<9).map { _ in
 }))
 
 print("object-bench: \(count) objects, ns per object (checksum \(sink & 0xFFFF))")
-print("  measurement               min   median")
-for (name, samples) in rows {
+print("  measurement     min   median")
+for (name, samples) in rows where !samples.isEmpty {
     let sorted = samples.sorted()
-    print("  \(name.padding(toLength: 22, withPad: " ", startingAt: 0)) \(String(format: "%6.0f   %6.0f", sorted[0], sorted[sorted.count / 2]))")
+    print("  \(name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(String(format: "%6.0f   %6.0f", sorted[0], sorted[sorted.count / 2]))")
 }

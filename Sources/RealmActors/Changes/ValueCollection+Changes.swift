@@ -16,7 +16,7 @@ extension Realm {
         change: @escaping @Sendable (_ realm: Realm, _ property: PropertyInfo, _ previous: [ColumnValue]?, _ current: [ColumnValue]) -> Change,
         failure: @escaping @Sendable (Realm.Error) -> Change
     ) -> RealmChanges<Change> {
-        let className = location.owner.table.name, key = location.owner.key, property = location.property.name
+        let className = location.ownerTable.name, key = location.ownerKey, property = location.property.name
         return changes(startingFrom: { snapshot in
             ValueCollectionChangeTracker(className: className, key: key, property: property, snapshot: snapshot)
         }, element: { element, configuration in

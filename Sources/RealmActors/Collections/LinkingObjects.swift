@@ -21,7 +21,8 @@ internal import RealmRuntime
 public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, CustomStringConvertible {
     /// The name of the property of `Element` that links here.
     public let propertyName: String
-    private let target: ObjectState?
+    /// The linked object, once managed (nil while it is unmanaged).
+    private let target: ObjectBase?
     private var cached: (stamp: UInt64, keys: [UInt64])?
 
     /// An unbound description of an inverse relationship (for declarations written the older way;
@@ -31,13 +32,13 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, 
         target = nil
     }
 
-    init(target: ObjectState?, propertyName: String) {
+    init(target: ObjectBase?, propertyName: String) {
         self.propertyName = propertyName
         self.target = target
     }
 
     /// The realm of the linked object, or nil while it is unmanaged.
-    public var realm: Realm? { target?.realm }
+    public var realm: Realm? { target?.managingRealm }
 
     /// Whether the linked object was deleted (or its realm invalidated).
     public var isInvalidated: Bool { target.map { $0.location() == nil } ?? false }
@@ -56,13 +57,13 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, 
     public subscript(position: Int) -> Element {
         let keys = keys()
         precondition(position >= 0 && position < keys.count, "Index \(position) is out of bounds")
-        let realm = target!.realm
+        let realm = target!.managingRealm!
         return realm.accessor(Element.self, table: realm.table(for: Element.self)!, key: keys[position]) as! Element
     }
 
     /// Whether `object` links here.
     public func contains(_ object: Element) -> Bool {
-        guard let state = object.realmState, let target, state.realm.file === target.realm.file else { return false }
+        guard let state = object.realmState, let target, state.realm.file === target.managingRealm?.file else { return false }
         return keys().contains(state.key)
     }
 
@@ -80,12 +81,12 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection, 
 
     /// These linking objects as the base of a `Results` (nil when unmanaged).
     var resultsBase: QueryBase? {
-        target.map { .linkingObjects(targetClass: $0.table.name, targetKey: $0.key, originClass: Element.className(), property: propertyName) }
+        target.map { .linkingObjects(targetClass: $0.managedTable!.name, targetKey: $0.managedKey, originClass: Element.className(), property: propertyName) }
     }
 
     private func keys() -> [UInt64] {
         guard let target, let base = resultsBase else { return [] }
-        let realm = target.realm
+        let realm = target.managingRealm!
         if let cached, cached.stamp == realm.stamp { return cached.keys }
         let keys = realm.query { try $0.objectKeys(of: base) }
         cached = (realm.stamp, keys)
@@ -113,10 +114,12 @@ extension LinkingObjects: _Persistable {
 /// Lets `Persisted` build a `LinkingObjects` of any element type for its object.
 protocol LinkingObjectsBuilding {
     static func linkingObjects(to object: ObjectBase, property: String) -> Self
+    /// The origin property (what an unbound value in a wrapper records).
+    var propertyName: String { get }
 }
 
 extension LinkingObjects: LinkingObjectsBuilding {
     static func linkingObjects(to object: ObjectBase, property: String) -> LinkingObjects<Element> {
-        LinkingObjects(target: object.realmState, propertyName: property)
+        LinkingObjects(target: object.managingRealm == nil ? nil : object, propertyName: property)
     }
 }

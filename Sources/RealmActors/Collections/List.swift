@@ -219,7 +219,7 @@ extension List: _Persistable {
     }
     /// A live list of the managed object's property.
     public static func _rlmGet(_ object: ObjectBase, column: Int) -> List<Element> {
-        List(location: CollectionLocation(owner: object.realmState!, column: column))
+        List(location: CollectionLocation(owner: object, column: column))
     }
     /// The list, read when stored.
     public var _rlmValue: _RealmValue { _RealmValue(.collection(self)) }

@@ -24,14 +24,26 @@ struct CollectionLocation {
         static let root = Nested(steps: [], isMap: false)
     }
 
-    let owner: ObjectState
+    /// The managed object whose property holds the collection (which finds its row).
+    let owner: ObjectBase
     let column: Int
     /// nil for the column's own collection.
     var nested: Nested? = nil
 
-    var realm: Realm { owner.realm }
+    init(owner: ObjectBase, column: Int, nested: Nested? = nil) {
+        precondition(owner.managingRealm != nil, "A managed collection needs a managed owner")
+        self.owner = owner
+        self.column = column
+        self.nested = nested
+    }
+
+    var realm: Realm { owner.managingRealm! }
+    /// The owner's table.
+    var ownerTable: Table { owner.managedTable! }
+    /// The owner's key.
+    var ownerKey: UInt64 { owner.managedKey }
     /// The collection property (for a nested collection, the mixed property holding it).
-    var property: PropertyInfo { owner.table.property(column)! }
+    var property: PropertyInfo { ownerTable.property(column)! }
 
     /// Whether the owner still exists at the realm's version (and, for a nested collection,
     /// whether its path still leads to a collection of its kind).

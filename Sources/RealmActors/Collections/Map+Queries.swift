@@ -61,7 +61,7 @@ extension Map {
     /// order, nil values left out: the base of its queries. Traps on an unmanaged map.
     func objects<O: Object>() -> Results<O> where Value == O? {
         guard let location = managedLocation else { fatalError("Only a managed Map can be queried") }
-        return Results(realm: location.realm, base: .collection(ownerClass: location.owner.table.name, ownerKey: location.owner.key,
+        return Results(realm: location.realm, base: .collection(ownerClass: location.ownerTable.name, ownerKey: location.ownerKey,
                                                                 property: location.property.name))
     }
 

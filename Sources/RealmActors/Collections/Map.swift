@@ -148,7 +148,7 @@ extension Map: _Persistable {
     }
     /// A live map of the managed object's property.
     public static func _rlmGet(_ object: ObjectBase, column: Int) -> Map<Key, Value> {
-        Map(location: CollectionLocation(owner: object.realmState!, column: column))
+        Map(location: CollectionLocation(owner: object, column: column))
     }
     /// The map, read when stored.
     public var _rlmValue: _RealmValue { _RealmValue(.collection(self)) }

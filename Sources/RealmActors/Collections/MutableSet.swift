@@ -140,7 +140,7 @@ extension MutableSet: _Persistable {
     }
     /// A live set of the managed object's property.
     public static func _rlmGet(_ object: ObjectBase, column: Int) -> MutableSet<Element> {
-        MutableSet(location: CollectionLocation(owner: object.realmState!, column: column))
+        MutableSet(location: CollectionLocation(owner: object, column: column))
     }
     /// The set, read when stored.
     public var _rlmValue: _RealmValue { _RealmValue(.collection(self)) }

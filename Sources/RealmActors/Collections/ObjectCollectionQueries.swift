@@ -151,7 +151,7 @@ extension List: ObjectCollectionQueries where Element: Object {
     /// sorts on a list. Live like the list. Traps on an unmanaged list.
     public var results: Results<Element> {
         guard let location = managedLocation else { fatalError("Only a managed List can be queried") }
-        return Results(realm: location.realm, base: .collection(ownerClass: location.owner.table.name, ownerKey: location.owner.key,
+        return Results(realm: location.realm, base: .collection(ownerClass: location.ownerTable.name, ownerKey: location.ownerKey,
                                                                 property: location.property.name))
     }
 }
@@ -161,7 +161,7 @@ extension MutableSet: ObjectCollectionQueries where Element: Object {
     /// set. Live like the set. Traps on an unmanaged set.
     public var results: Results<Element> {
         guard let location = managedLocation else { fatalError("Only a managed MutableSet can be queried") }
-        return Results(realm: location.realm, base: .collection(ownerClass: location.owner.table.name, ownerKey: location.owner.key,
+        return Results(realm: location.realm, base: .collection(ownerClass: location.ownerTable.name, ownerKey: location.ownerKey,
                                                                 property: location.property.name))
     }
 }

@@ -41,8 +41,8 @@ extension CollectionLocation {
     /// Whether two managed collections are the same property of the same object, read through
     /// the same handle (Realm's equality of managed collections).
     func isSame(as other: CollectionLocation) -> Bool {
-        owner.realm === other.owner.realm && owner.table.name == other.owner.table.name
-            && owner.key == other.owner.key && column == other.column && nested == other.nested
+        realm === other.realm && ownerTable.name == other.ownerTable.name
+            && ownerKey == other.ownerKey && column == other.column && nested == other.nested
     }
 }
 

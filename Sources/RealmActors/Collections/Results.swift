@@ -168,7 +168,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                         return handle.managedObject(Element.self, table: table, key: leaf.key(row))
                     }
                     let object = Element()
-                    object.realmState = ObjectState(realm: handle, table: table, leaf: leaf, row: row)
+                    object.attach(to: handle, table: table, leaf: leaf, row: row)
                     return object
                 }
                 leafIndex += 1

@@ -132,7 +132,7 @@ public final class Migration {
 
     private func object(table: Table, leaf: ClusterLeaf, row: Int) -> DynamicObject {
         let object = DynamicObject()
-        object.realmState = ObjectState(realm: realm, table: table, leaf: leaf, row: row)
+        object.attach(to: realm, table: table, leaf: leaf, row: row)
         return object
     }
 

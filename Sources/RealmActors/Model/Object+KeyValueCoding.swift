@@ -71,6 +71,6 @@ extension ObjectBase {
         guard property.collection == kind, property.kind == .object else {
             fatalError("Property '\(propertyName)' of class '\(state.table.name)' is not a \(kind) of objects")
         }
-        return CollectionLocation(owner: state, column: column)
+        return CollectionLocation(owner: self, column: column)
     }
 }

@@ -93,7 +93,7 @@ extension Realm {
             throw Realm.Error(.invalidInput, "Object of type '\(object.objectClassName)' cannot be linked from a property of type '\(className)'")
         }
         if let state = object.realmState {
-            guard state.location() != nil else { fatalError("Adding a deleted or invalidated object to a Realm is not permitted") }
+            guard object.location() != nil else { fatalError("Adding a deleted or invalidated object to a Realm is not permitted") }
             if state.realm.file !== file {
                 // An object of another realm (reached through `create(_:value:)`): copied, as Realm does.
                 let copy = type.init()
@@ -121,7 +121,7 @@ extension Realm {
     /// A new accessor of a stored object.
     func accessor(_ type: ObjectBase.Type, table: Table, key: UInt64) -> ObjectBase {
         let object = type.init()
-        object.realmState = ObjectState(realm: self, table: table, key: key)
+        object.attach(to: self, table: table, key: key)
         return object
     }
 

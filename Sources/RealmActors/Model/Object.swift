@@ -11,23 +11,116 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     /// Creates an unmanaged object; properties take the initial values of their declarations.
     public required init() {}
 
-    /// The realm, table and key of a managed object; nil while unmanaged.
+    // MARK: Managed state
+    //
+    // A managed object is its own accessor: the realm handle, table and key it reads, plus a
+    // cache of where that row is at the handle's current version, live inline in the instance
+    // (not in a separate state object), so that making an accessor is one allocation and a
+    // property read follows no pointer but the handle's. All of it is set once by `attach` and
+    // then only the position cache changes.
+    //
+    // Unchecked exclusivity on the fields read by every property access: an object is not
+    // Sendable and belongs to its realm's isolation domain, and nothing modifies these while they
+    // are being read (see `Realm.reader`).
+
+    /// The realm handle this object reads and writes; nil while unmanaged. Strong, as in Realm:
+    /// an accessor keeps its realm open.
+    @exclusivity(unchecked) @usableFromInline final var managingRealm: Realm?
+    /// The object's table (set with `managingRealm`).
+    final var managedTable: Table?
+    /// The object's key in `managedTable`.
+    final var managedKey: UInt64 = 0
+    /// The handle's ``Realm/stamp`` when `cachedLeaf` and `cachedRow` were found; `.max` when
+    /// the position is unknown.
+    @exclusivity(unchecked) private final var cachedStamp: UInt64 = .max
+    @exclusivity(unchecked) private final var cachedLeaf: UnsafeRawPointer?
+    @exclusivity(unchecked) private final var cachedRow = 0
+    /// The handle's invalidation count when this accessor was made.
+    private final var generation: UInt64 = 0
+    /// The handle's ``Realm/stamp`` when this accessor was made (see ``Realm/revokedObjects``).
+    private final var born: UInt64 = 0
+
+    /// Makes this (unmanaged) instance an accessor of the object `key` of `table`.
+    final func attach(to realm: Realm, table: Table, key: UInt64) {
+        managingRealm = realm
+        managedTable = table
+        managedKey = key
+        generation = realm.invalidations
+        born = realm.stamp
+    }
+
+    /// Makes this (new) instance an accessor of the object at `row` of `leaf`, found by walking
+    /// its table at the handle's current version: its first property read needs no lookup.
+    final func attach(to realm: Realm, table: Table, leaf: ClusterLeaf, row: Int) {
+        attach(to: realm, table: table, key: leaf.key(row))
+        cachedStamp = realm.stamp
+        cachedLeaf = leaf.base
+        cachedRow = row
+    }
+
+    /// The realm, table and key of a managed object; nil while unmanaged. A copy, for the code
+    /// off the property-read path (which reads the fields above directly).
+    final var realmState: ObjectState? {
+        guard let realm = managingRealm, let table = managedTable else { return nil }
+        return ObjectState(realm: realm, table: table, key: managedKey)
+    }
+
+    /// The column of the property at `keyPath` if the handle has resolved it for this managed
+    /// object's table before (one lookup); nil otherwise.
+    @usableFromInline
+    final func knownColumn(for keyPath: AnyKeyPath) -> Int? {
+        managingRealm!.knownColumn(for: keyPath, in: managedTable!)
+    }
+
+    /// Writes a property of this managed object (see `Realm.set`).
+    @usableFromInline
+    final func setManaged(_ value: _RealmValue, column: Int) {
+        managingRealm!.set(value, column: column, of: self)
+    }
+
+    /// The leaf and row of this managed object now, or nil if it no longer exists (or its realm
+    /// was invalidated since it was read).
     ///
-    /// Unchecked exclusivity (read on every property access; see `Realm.reader`): an object is
-    /// not Sendable and belongs to its realm's isolation domain, and nothing modifies this while
-    /// it is being read.
-    @exclusivity(unchecked) @usableFromInline final var realmState: ObjectState?
+    /// While the handle's `stamp` is unchanged (no refresh, no change in the current write
+    /// transaction) the cached leaf pointer and row stay valid, so the common case is one
+    /// comparison; otherwise the object is found again by key.
+    @inline(__always)
+    final func location() -> (ClusterLeaf, Int)? {
+        guard let realm = managingRealm else { return nil }
+        if cachedStamp == realm.stamp, let cachedLeaf { return (ClusterLeaf(cachedLeaf), cachedRow) }
+        return relocate(in: realm)
+    }
+
+    /// `location()` after the handle's stamp moved: checks that the object still exists and
+    /// finds its row again.
+    private final func relocate(in realm: Realm) -> (ClusterLeaf, Int)? {
+        guard generation == realm.invalidations, let table = managedTable else { return nil }
+        if !realm.revokedObjects.isEmpty, let revokedAt = realm.revokedObjects[Realm.ObjectIdentity(tree: table.tree, key: managedKey)],
+           born < revokedAt {
+            return nil  // deleted in a cancelled write: the data is back, this instance is not
+        }
+        guard let (found, foundRow) = realm.locate(table, managedKey) else {
+            cachedLeaf = nil
+            return nil
+        }
+        cachedStamp = realm.stamp
+        cachedLeaf = found.base
+        cachedRow = foundRow
+        return (found, foundRow)
+    }
 
     /// Set on the probe objects `where { }` uses to learn property names from key paths: a
     /// property read then records its name instead of reading (see ``QueryKeyPaths``).
     final var keyPathRecorder: KeyPathRecorder?
 
     /// Values an unmanaged object was given by property name (`Object(value:)`, `obj["x"] = …`,
-    /// and every `@Persisted` setter); they take precedence over the wrappers' own values.
-    final var dynamicValues: [String: _RealmValue]?
+    /// a ``DynamicObject``'s values); they take precedence over the wrappers' own values. nil for
+    /// an object whose values are all in its wrappers (one made with `init()` and setters), which
+    /// is what keeps a setter a store into its wrapper.
+    @usableFromInline final var dynamicValues: [String: _RealmValue]?
 
-    /// Records a value set on an unmanaged object, by property name (what `add` stores).
-    @usableFromInline
+    /// Records a value of an unmanaged object by property name (it takes precedence over the
+    /// property's wrapper).
     final func recordUnmanagedValue(_ value: _RealmValue, named name: String) {
         if dynamicValues == nil { dynamicValues = Dictionary(minimumCapacity: 8) }
         dynamicValues![name] = value
@@ -37,7 +130,7 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     /// Traps, as Realm does, if the object was deleted or its realm invalidated.
     @inline(__always)
     final func managedLocation() -> (ClusterLeaf, Int) {
-        guard let location = realmState?.location() else {
+        guard let location = location() else {
             fatalError("Object has been deleted or invalidated.")
         }
         return location
@@ -46,20 +139,20 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     /// Calls `body` with the bytes of a byte-string column of this managed object.
     final func managedBytes<R>(_ column: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         let (leaf, row) = managedLocation()
-        return realmState!.realm.withBytes(leaf.storedBytes(row, column), body)
+        return managingRealm!.withBytes(leaf.storedBytes(row, column), body)
     }
 
     /// The realm managing this object, or nil while it is unmanaged.
-    public final var realm: Realm? { realmState?.realm }
+    public final var realm: Realm? { managingRealm }
 
     /// Whether the object was deleted, or its realm invalidated, since it was read.
     public final var isInvalidated: Bool {
-        guard let state = realmState else { return false }
-        return state.location() == nil
+        guard managingRealm != nil else { return false }
+        return location() == nil
     }
 
     /// Whether the object belongs to a frozen realm (read through a ``Frozen`` snapshot).
-    public final var isFrozen: Bool { realmState?.realm.isFrozen ?? false }
+    public final var isFrozen: Bool { managingRealm?.isFrozen ?? false }
 
     /// The name under which the class is stored: the Swift class name, unqualified.
     open class func className() -> String {
@@ -119,7 +212,7 @@ open class ObjectBase: Hashable, CustomStringConvertible {
                 return ObjectValues.swiftValue(ObjectSchemaDiscovery.unmanagedValues(of: self)[key] ?? _RealmValue(.null), property)
             }
             guard let column = state.table.columns[key] else { return nil }
-            return state.realm.swiftValue(of: state, column: column, property: property)
+            return state.realm.swiftValue(of: self, column: column, property: property)
         }
         set {
             let property = persistedProperty(key)
@@ -131,7 +224,7 @@ open class ObjectBase: Hashable, CustomStringConvertible {
             }
             if let state = realmState {
                 guard let column = state.table.columns[key] else { fatalError("Property '\(key)' is not in the realm's schema") }
-                state.realm.set(value, column: column, of: state)
+                state.realm.set(value, column: column, of: self)
             } else {
                 dynamicValues = (dynamicValues ?? [:]).merging([key: value]) { $1 }
             }
@@ -183,78 +276,9 @@ open class Object: ObjectBase {}
 /// ```
 open class EmbeddedObject: ObjectBase {}
 
-/// Where a managed object lives, and a cache of its position at the realm's current version.
-///
-/// The cache is what makes a property read cheap: while the realm's `stamp` is unchanged (no
-/// refresh, no change in the current write transaction) the leaf pointer and row stay valid, so a
-/// read is a comparison, a load from the leaf's column array and nothing else.
-@usableFromInline
-final class ObjectState {
+/// The realm handle, table and key of a managed object (see ``ObjectBase/realmState``).
+struct ObjectState {
     let realm: Realm
     let table: Table
     let key: UInt64
-    // Unchecked exclusivity, as `Realm.stamp`: read on every property access, confined to the
-    // realm's isolation domain, never accessed while being modified.
-    @exclusivity(unchecked) private var stamp: UInt64 = .max
-    @exclusivity(unchecked) private var leaf: UnsafeRawPointer?
-    @exclusivity(unchecked) private var row = 0
-
-    /// The column of the property at `keyPath` if this object's handle has resolved it for the
-    /// object's table before (one dictionary lookup); nil otherwise.
-    @usableFromInline
-    func knownColumn(for keyPath: AnyKeyPath) -> Int? {
-        realm.knownColumn(for: keyPath, in: table)
-    }
-
-    /// Writes a property of this managed object (see `Realm.set`).
-    @usableFromInline
-    func set(_ value: _RealmValue, column: Int) {
-        realm.set(value, column: column, of: self)
-    }
-
-    /// The realm's invalidation count when this object was read.
-    private let generation: UInt64
-    /// The realm's ``Realm/stamp`` when this object was read (see ``Realm/revokedObjects``).
-    private let born: UInt64
-
-    init(realm: Realm, table: Table, key: UInt64) {
-        self.realm = realm
-        self.table = table
-        self.key = key
-        generation = realm.invalidations
-        born = realm.stamp
-    }
-
-    /// A state whose position is already known (the object was found by walking its table), so
-    /// its first property read needs no lookup.
-    init(realm: Realm, table: Table, leaf: ClusterLeaf, row: Int) {
-        self.realm = realm
-        self.table = table
-        key = leaf.key(row)
-        generation = realm.invalidations
-        born = realm.stamp
-        stamp = realm.stamp
-        self.leaf = leaf.base
-        self.row = row
-    }
-
-    /// The leaf and row of the object now, or nil if it no longer exists (or its realm was
-    /// invalidated since it was read).
-    @inline(__always)
-    func location() -> (ClusterLeaf, Int)? {
-        if stamp == realm.stamp, let leaf { return (ClusterLeaf(leaf), row) }
-        guard generation == realm.invalidations else { return nil }
-        if !realm.revokedObjects.isEmpty, let revokedAt = realm.revokedObjects[Realm.ObjectIdentity(tree: table.tree, key: key)],
-           born < revokedAt {
-            return nil  // deleted in a cancelled write: the data is back, this instance is not
-        }
-        guard let (found, foundRow) = realm.locate(table, key) else {
-            leaf = nil
-            return nil
-        }
-        stamp = realm.stamp
-        leaf = found.base
-        row = foundRow
-        return (found, foundRow)
-    }
 }

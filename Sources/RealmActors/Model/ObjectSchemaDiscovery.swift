@@ -113,64 +113,21 @@ enum ObjectSchemaDiscovery {
         return levels.reversed().flatMap { $0 }
     }
 
-    /// An unmanaged object's values by property name.
-    ///
-    /// Reflection is slow (it decodes each field's type from its mangled name, for every object),
-    /// so it is the fallback: values set after `init()` are recorded by name as they are set
-    /// (collections when they are first touched), and initial values that are the same for every
-    /// instance are learned once per class. Only a property whose initial value varies (`UUID()`,
-    /// `Date()`, a list filled by `init()`) and that was not set afterwards makes `add` reflect
-    /// the object.
+    /// An unmanaged object's values by property name: those given by name (`Object(value:)`,
+    /// `obj["name"] = …`) and, for every other property, its wrapper's (see
+    /// ``PersistedFieldLayout``; reflection only where the runtime cannot enumerate fields).
     static func unmanagedValues(of object: ObjectBase) -> [String: _RealmValue] {
-        let defaults = stableDefaults(for: type(of: object))
         var values = object.dynamicValues ?? [:]
-        var needsReflection = false
-        for (name, value) in defaults.values where values[name] == nil {
-            if let value { values[name] = value } else { needsReflection = true }
+        if let layout = PersistedFieldLayout.of(type(of: object)) {
+            for field in layout.fields where values[field.name] == nil {
+                values[field.name] = layout.value(of: field, in: object)
+            }
+            return values
         }
-        guard needsReflection else { return values }
-        for (name, property) in persistedChildren(of: object) where values[name] == nil && property.propertyInfo(name: name) != nil {
+        for (name, property) in persistedChildren(of: object) where values[name] == nil && type(of: property).storesValue {
             values[name] = property.unmanagedRealmValue
         }
         return values
-    }
-
-    /// Per property: its initial value when every new instance has the same one, else nil.
-    ///
-    /// `@unchecked Sendable`: it holds only scalars, nil links and empty collection contents
-    /// (never an object reference), and is immutable once cached.
-    private struct StableDefaults: @unchecked Sendable {
-        var values: [(String, _RealmValue?)]
-    }
-
-    private static let defaultsCache = Mutex<[ObjectIdentifier: StableDefaults]>([:])
-
-    private static func stableDefaults(for type: ObjectBase.Type) -> StableDefaults {
-        let id = ObjectIdentifier(type)
-        if let known = defaultsCache.withLock({ $0[id] }) { return known }
-        // Two fresh instances: a property whose initial values differ is read per object.
-        let first = persistedChildren(of: type.init())
-        let second = persistedChildren(of: type.init())
-        // A decoded object's values are in its wrappers (a synthesized `init(from:)` assigns
-        // them, bypassing the setters), so a `Decodable` class is read by reflection.
-        let decodable = type is any Decodable.Type
-        let values = zip(first, second).compactMap { a, b -> (String, _RealmValue?)? in
-            guard a.property.propertyInfo(name: a.name) != nil else { return nil }  // linking objects
-            guard !decodable else { return (a.name, nil) }
-            guard a.property.hasComparableDefault && b.property.hasComparableDefault else { return (a.name, nil) }
-            let value = a.property.unmanagedRealmValue
-            switch value.storage {
-            case .collection(let collection):  // empty in both: stored as an empty collection
-                return (a.name, collection._rlmContent.isEmptyContent ? collection._rlmContent : nil)
-            case .stored(let stored):
-                return (a.name, stored == b.property.unmanagedRealmValue.value ? value : nil)
-            default:
-                return (a.name, value.isNil && b.property.unmanagedRealmValue.isNil ? value : nil)
-            }
-        }
-        let defaults = StableDefaults(values: values)
-        defaultsCache.withLock { $0[id] = defaults }
-        return defaults
     }
 }
 

@@ -16,15 +16,23 @@ internal import RealmRuntime
 /// and writes go to the realm; the wrapper then only caches which column the property is.
 @propertyWrapper
 public struct Persisted<Value: _Persistable> {
-    /// The value while unmanaged; nil means "the type's default".
+    // Every instance of a model class holds one wrapper per property, initialised and destroyed
+    // with it, so the wrapper holds only what every property needs: its unmanaged value and
+    // three flags. A managed object's columns are not cached here: the handle finds them by key
+    // path identity (`Realm.knownColumn`), which costs less than the exclusivity checks a
+    // read-and-cache of this wrapper would pay on every fresh object. (Linking objects keep their
+    // origin property in their value.)
+
+    /// The value while unmanaged; nil means "the type's default". For `LinkingObjects`, an
+    /// unbound value naming the origin property.
     @usableFromInline var unmanagedValue: Value?
-    /// The property's physical column once resolved (-1 until the first managed access;
-    /// -2 marks the wrapper a probe is looking for).
-    @usableFromInline var column: Int = -1
     let isPrimaryKey: Bool
     let isIndexed: Bool
+    /// Set on the wrapper a probe instance is looking for (see ``PropertyLabels``).
+    var isProbeTarget = false
+
     /// For `LinkingObjects`: the property of the linking class that links here.
-    var originProperty: String?
+    var originProperty: String? { (unmanagedValue as? any LinkingObjectsBuilding)?.propertyName }
 
     /// A property whose initial value is the type's default (0, "", false, nil…).
     public init() {
@@ -77,7 +85,7 @@ public struct Persisted<Value: _Persistable> {
     public init<O: ObjectBase>(originProperty: String) where Value == LinkingObjects<O> {
         isPrimaryKey = false
         isIndexed = false
-        self.originProperty = originProperty
+        unmanagedValue = LinkingObjects(fromType: O.self, property: originProperty)
     }
 
     /// Linking objects declared with a value, the older spelling:
@@ -98,60 +106,51 @@ public struct Persisted<Value: _Persistable> {
 
     /// Reads and writes the property through its object, so a managed object reaches its realm.
     ///
-    /// Inlinable so that it specializes in the module declaring the class: a managed read of a
-    /// resolved column is then a field load (the key path folds to an offset) and a call to the
-    /// type's reader, with no generic metadata lookups or wrapper copies.
+    /// Inlined into each property's accessors, where the key paths are literals: the optimizer
+    /// then folds `object[keyPath: storageKeyPath]` to the wrapper's offset, so a managed read of
+    /// a resolved column is a field load and a call to the type's reader, and an unmanaged set is
+    /// a store into the wrapper. (Merely specialized, not inlined, the key path would be a
+    /// runtime value and every wrapper access a generic key-path projection: 4× slower sets.)
     @inlinable
     public static subscript<EnclosingSelf: ObjectBase>(
         _enclosingInstance object: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
-        get {
-            guard let state = object.realmState else { return slowGet(object, storageKeyPath) }
-            var column = object[keyPath: storageKeyPath].column
-            if column < 0 {
-                // A fresh accessor: the handle knows the column from earlier objects of the class.
-                guard let known = state.knownColumn(for: storageKeyPath) else { return slowGet(object, storageKeyPath) }
-                column = known
-                object[keyPath: storageKeyPath].column = known
+        @inline(__always) get {
+            // The handle knows the column once any object of the class has read the property.
+            guard object.managingRealm != nil, let column = object.knownColumn(for: storageKeyPath) else {
+                return slowGet(object, storageKeyPath)
             }
             return Value._rlmGet(object, column: column)
         }
-        set {
-            if let state = object.realmState {
-                var column = object[keyPath: storageKeyPath].column
-                if column < 0, let known = state.knownColumn(for: storageKeyPath) {
-                    column = known
-                    object[keyPath: storageKeyPath].column = known
-                }
-                if column >= 0 { return state.set(newValue._rlmValue, column: column) }
-            } else if let name = PropertyLabels.knownName(of: storageKeyPath) {
-                // Unmanaged, a property seen before: recorded by name only (the getter reads
-                // values by name first; writing the wrapper too would cost a key-path write).
-                object.recordUnmanagedValue(newValue._rlmValue, named: name)
+        @inline(__always) set {
+            if object.managingRealm != nil {
+                if let column = object.knownColumn(for: storageKeyPath) { return object.setManaged(newValue._rlmValue, column: column) }
+            } else if object.dynamicValues == nil {
+                // Unmanaged: the value lives in the wrapper, where `add` reads it (see
+                // `PersistedFieldLayout`). A store, nothing else.
+                object[keyPath: storageKeyPath].unmanagedValue = newValue
                 return
             }
             set(newValue, on: object, storageKeyPath)
         }
     }
 
-    /// Every read but a managed read of a resolved column: unmanaged values, first reads,
-    /// linking objects, key-path probes.
+    /// Every read but a managed read of a known column: unmanaged values, first reads, linking
+    /// objects, key-path probes.
     @usableFromInline
     static func slowGet<EnclosingSelf: ObjectBase>(
         _ object: EnclosingSelf, _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
         guard let state = object.realmState else {
             if let recorder = object.keyPathRecorder {
-                recorder.names.append(PropertyLabels.name(of: storageKeyPath) { $0[keyPath: storageKeyPath].column = -2 })
+                recorder.names.append(PropertyLabels.name(of: storageKeyPath) { $0[keyPath: storageKeyPath].isProbeTarget = true })
                 return object[keyPath: storageKeyPath].unmanagedValue ?? Value._rlmDefaultValue
             }
             if let linking = linkingObjects(of: object, storageKeyPath) { return linking }
             return unmanagedValue(of: object, storageKeyPath)
         }
-        let cached = object[keyPath: storageKeyPath].column
-        if cached >= 0 { return Value._rlmGet(object, column: cached) }
         if let linking = linkingObjects(of: object, storageKeyPath) { return linking }
         return Value._rlmGet(object, column: column(of: object, state, storageKeyPath))
     }
@@ -162,15 +161,17 @@ public struct Persisted<Value: _Persistable> {
         _ newValue: Value, on object: EnclosingSelf, _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) {
         guard let state = object.realmState else {
-            // Also recorded by name, so that `add` can read the object without reflection.
-            let name = PropertyLabels.name(of: storageKeyPath) { $0[keyPath: storageKeyPath].column = -2 }
-            if object.dynamicValues == nil { object.dynamicValues = [:] }
-            object.dynamicValues![name] = newValue._rlmValue
+            // An object with values given by name (they take precedence over the wrappers'):
+            // the new value replaces the one given.
+            if object.dynamicValues != nil {
+                let name = PropertyLabels.name(of: storageKeyPath) { $0[keyPath: storageKeyPath].isProbeTarget = true }
+                object.dynamicValues![name] = nil
+            }
             object[keyPath: storageKeyPath].unmanagedValue = newValue
             return
         }
         let column = column(of: object, state, storageKeyPath)
-        state.realm.set(newValue._rlmValue, column: column, of: state)
+        state.realm.set(newValue._rlmValue, column: column, of: object)
     }
 
     /// The `LinkingObjects` of a property declared with `init(originProperty:)` (whose column
@@ -178,54 +179,44 @@ public struct Persisted<Value: _Persistable> {
     private static func linkingObjects<EnclosingSelf: ObjectBase>(
         of object: EnclosingSelf, _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value? {
-        guard let origin = object[keyPath: storageKeyPath].originProperty else { return nil }
+        guard Value._rlmType.isLinkingObjects, let origin = object[keyPath: storageKeyPath].originProperty else { return nil }
         return (Value.self as! any LinkingObjectsBuilding.Type).linkingObjects(to: object, property: origin) as? Value
     }
 
     /// An unmanaged object's value: one given by name (`Object(value:)`, `obj["name"] = …`),
-    /// else the wrapper's own. A collection is created once and kept (in the wrapper and by
-    /// name), so that changes made to it are what `add` stores.
+    /// else the wrapper's own. A value given by name moves into the wrapper when read, and a
+    /// collection is created once and kept in the wrapper, so that changes made to what was
+    /// read are what `add` stores.
     private static func unmanagedValue<EnclosingSelf: ObjectBase>(
         of object: EnclosingSelf, _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
-        let isCollection = Value._rlmType.collection != nil
-        if object.dynamicValues != nil || isCollection {
-            let name = PropertyLabels.name(of: storageKeyPath) { $0[keyPath: storageKeyPath].column = -2 }
+        if object.dynamicValues != nil {
+            let name = PropertyLabels.name(of: storageKeyPath) { $0[keyPath: storageKeyPath].isProbeTarget = true }
             if let given = object.dynamicValues?[name], let typed = Value._rlmFromValue(given) {
-                if isCollection {
-                    object[keyPath: storageKeyPath].unmanagedValue = typed
-                    object.dynamicValues![name] = typed._rlmValue
-                }
+                object.dynamicValues![name] = nil
+                object[keyPath: storageKeyPath].unmanagedValue = typed
                 return typed
             }
-            if isCollection {
-                let collection = object[keyPath: storageKeyPath].unmanagedValue ?? Value._rlmDefaultValue
-                object[keyPath: storageKeyPath].unmanagedValue = collection
-                if object.dynamicValues == nil { object.dynamicValues = [:] }
-                object.dynamicValues![name] = collection._rlmValue
-                return collection
-            }
         }
-        return object[keyPath: storageKeyPath].unmanagedValue ?? Value._rlmDefaultValue
+        if let value = object[keyPath: storageKeyPath].unmanagedValue { return value }
+        let initial = Value._rlmDefaultValue
+        if Value._rlmType.collection != nil { object[keyPath: storageKeyPath].unmanagedValue = initial }
+        return initial
     }
 
-    /// The property's column, resolved on first managed access and then cached in the wrapper.
-    @inline(__always)
+    /// The property's column in the object's table, resolved by name the first time the handle
+    /// sees the key path with that table (then cached by the handle).
     private static func column<EnclosingSelf: ObjectBase>(
         of object: EnclosingSelf, _ state: ObjectState,
         _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Int {
-        let cached = object[keyPath: storageKeyPath].column
-        if cached >= 0 { return cached }
-        let column = state.realm.column(for: storageKeyPath, in: state.table) {
-            let name = PropertyLabels.name(of: storageKeyPath) { probe in probe[keyPath: storageKeyPath].column = -2 }
+        state.realm.column(for: storageKeyPath, in: state.table) {
+            let name = PropertyLabels.name(of: storageKeyPath) { probe in probe[keyPath: storageKeyPath].isProbeTarget = true }
             guard let column = state.table.columns[name] else {
                 fatalError("Property '\(name)' of '\(EnclosingSelf.self)' is not in the realm's schema for '\(state.table.name)'.")
             }
             return column
         }
-        object[keyPath: storageKeyPath].column = column
-        return column
     }
 }
 
@@ -239,9 +230,8 @@ protocol PersistedProperty {
     var originPropertyName: String? { get }
     /// The wrapper's own value (before `add`).
     var unmanagedRealmValue: _RealmValue { get }
-    /// Whether the initial value is the same for every instance of the class when it is equal
-    /// in two fresh instances (false for collections holding elements: they are per instance).
-    var hasComparableDefault: Bool { get }
+    /// Whether the property stores a value (false for `LinkingObjects`, which are computed).
+    static var storesValue: Bool { get }
     var isProbeTarget: Bool { get }
 }
 
@@ -257,16 +247,7 @@ extension Persisted: PersistedProperty {
     var linkedType: ObjectBase.Type? { Value._rlmType.objectType }
     var originPropertyName: String? { originProperty }
     var unmanagedRealmValue: _RealmValue { (unmanagedValue ?? Value._rlmDefaultValue)._rlmValue }
-    var hasComparableDefault: Bool {
-        guard let value = unmanagedValue?._rlmValue else { return true }
-        switch value.storage {
-        case .stored: return true
-        case .object(let object): return object == nil
-        case .collection(let collection): return collection._rlmContent.isEmptyContent
-        default: return false
-        }
-    }
-    var isProbeTarget: Bool { column == -2 }
+    static var storesValue: Bool { !Value._rlmType.isLinkingObjects }
 }
 
 /// Maps a `@Persisted` wrapper's storage key path to the property's name.
@@ -275,13 +256,8 @@ extension Persisted: PersistedProperty {
 /// path is seen a fresh instance of the class is made, the wrapper at that key path is marked,
 /// and `Mirror` finds which stored property carries the mark. The answer is cached for the
 /// process: once per class and property.
-@usableFromInline
 enum PropertyLabels {
     private static let keyPaths = KeyPathTable()
-
-    /// The name of a key path already seen (nil the first time).
-    @usableFromInline
-    static func knownName(of keyPath: AnyKeyPath) -> String? { keyPaths.name(for: keyPath) }
 
     static func name<Root: ObjectBase, Wrapper>(of keyPath: ReferenceWritableKeyPath<Root, Wrapper>,
                                                 mark: (Root) -> Void) -> String {

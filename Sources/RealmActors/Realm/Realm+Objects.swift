@@ -1,6 +1,9 @@
 import Foundation
 internal import RealmRuntime
 
+/// A value to store into one column of an object.
+typealias ColumnAssignment = (column: Int, value: _RealmValue)
+
 extension Realm {
     // MARK: Adding
 
@@ -21,7 +24,7 @@ extension Realm {
         if let state = object.realmState {
             precondition(state.realm.file === file,
                          "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
-            precondition(state.location() != nil, "Adding a deleted or invalidated object to a Realm is not permitted")
+            precondition(object.location() != nil, "Adding a deleted or invalidated object to a Realm is not permitted")
             return
         }
         do {
@@ -63,7 +66,7 @@ extension Realm {
         if update != .error, let column = table.primaryKeyColumn, let name = table.property(column)?.name,
            let keyValue = given[name], let existing = try existingKey(keyValue.value, in: table) {
             manage(object, table: table, key: existing)
-            try storeValues(given, of: existing, in: table, update: update, skipping: column)
+            try storeValues(assignments(given, in: table), of: existing, in: table, update: update, skipping: column)
             return
         }
         _ = try insertOrUpdate(object, in: table, update: update)
@@ -77,11 +80,11 @@ extension Realm {
     /// they refer to, which find this one already managed.
     @discardableResult
     func insertOrUpdate(_ object: ObjectBase, in table: Table, update: UpdatePolicy) throws -> UInt64 {
-        let values = ObjectSchemaDiscovery.unmanagedValues(of: object)
+        let values = unmanagedValues(of: object, in: table)
         let key = try store(physicalValues(values, table), in: table, update: update)
         manage(object, table: table, key: key)
         guard table.hasLinksOrCollections else { return key }
-        let later = values.filter { name, _ in table.columns[name].map { Self.isStoredLater($0, table) } ?? false }
+        let later = values.filter { Self.isStoredLater($0.column, table) }
         if !later.isEmpty {
             try storeValues(later, of: key, in: table, update: update, skipping: table.primaryKeyColumn)
         }
@@ -95,14 +98,14 @@ extension Realm {
         return property.canLink || property.collection != nil
     }
 
-    /// Writes values by property name into an existing object (with `.modified`, only those that
-    /// differ), adding linked objects as needed.
-    private func storeValues(_ values: [String: _RealmValue], of key: UInt64, in table: Table,
+    /// Writes values into an existing object (with `.modified`, only those that differ), adding
+    /// linked objects as needed.
+    private func storeValues(_ values: [ColumnAssignment], of key: UInt64, in table: Table,
                              update: UpdatePolicy, skipping skipped: Int?) throws {
         let write = requireWrite()
         defer { bumpStamp() }
-        for (name, value) in values {
-            guard let column = table.columns[name], column != skipped, let property = table.property(column) else { continue }
+        for (column, value) in values {
+            guard column != skipped, let property = table.property(column) else { continue }
             let stored = try storedValue(value, for: property, update: update)
             if update == .modified, self.value(column: column, key: key, in: table) == stored { continue }
             try write.setValue(stored, column: column, of: key, in: table, catalog: catalog)
@@ -111,19 +114,39 @@ extension Realm {
 
     /// Turns an unmanaged instance into an accessor of the stored object `key`.
     private func manage(_ object: ObjectBase, table: Table, key: UInt64) {
-        object.realmState = ObjectState(realm: self, table: table, key: key)
+        object.attach(to: self, table: table, key: key)
         object.dynamicValues = nil
     }
 
-    /// Every physical column's value for a new row, by property name; links and collections
-    /// start empty (see ``insertOrUpdate(_:in:update:)``).
-    private func physicalValues(_ byName: [String: _RealmValue], _ table: Table) -> [ColumnValue] {
-        table.stored.columns.enumerated().map { column, property in
-            guard let property, !Self.isStoredLater(column, table), let value = byName[property.name] else {
-                return table.layout[column].defaultValue
-            }
-            return value.value
+    /// Every physical column's value for a new row; links and collections start empty (see
+    /// ``insertOrUpdate(_:in:update:)``), and columns without a value take their default.
+    private func physicalValues(_ values: [ColumnAssignment], _ table: Table) -> [ColumnValue] {
+        var row = table.layout.map(\.defaultValue)
+        for (column, value) in values where !Self.isStoredLater(column, table) {
+            row[column] = value.value
         }
+        return row
+    }
+
+    /// An unmanaged object's values for the columns of `table` (properties the table lacks are
+    /// left out): straight from its wrappers when no value was given by name (the common case:
+    /// no dictionary, no name lookup), else ``ObjectSchemaDiscovery/unmanagedValues(of:)``.
+    private func unmanagedValues(of object: ObjectBase, in table: Table) -> [ColumnAssignment] {
+        guard object.dynamicValues == nil, let layout = PersistedFieldLayout.of(type(of: object)) else {
+            return assignments(ObjectSchemaDiscovery.unmanagedValues(of: object), in: table)
+        }
+        let columns = fieldColumns(of: type(of: object), layout, in: table)
+        var values: [ColumnAssignment] = []
+        values.reserveCapacity(layout.fields.count)
+        for (field, column) in zip(layout.fields, columns) {
+            if let column { values.append((column, layout.value(of: field, in: object))) }
+        }
+        return values
+    }
+
+    /// Values by property name as column assignments of `table` (names it lacks are left out).
+    func assignments(_ byName: [String: _RealmValue], in table: Table) -> [ColumnAssignment] {
+        byName.compactMap { name, value in table.columns[name].map { ($0, value) } }
     }
 
     /// Inserts a row, or (with an update policy) updates the scalar properties of the object with
@@ -270,7 +293,7 @@ extension Realm {
     /// A new accessor for a stored object.
     func managedObject<Element: ObjectBase>(_ type: Element.Type, table: Table, key: UInt64) -> Element {
         let object = type.init()
-        object.realmState = ObjectState(realm: self, table: table, key: key)
+        object.attach(to: self, table: table, key: key)
         return object
     }
 }

@@ -45,6 +45,7 @@ public final class Realm {
             if catalog !== oldValue {
                 checkedTables = [:]
                 columnCache = [:]
+                fieldColumnCache = [:]
                 recentColumns = RecentColumns()
                 currentTables = [:]
             }
@@ -57,10 +58,13 @@ public final class Realm {
     /// Property columns by the identity of the `@Persisted` storage key path (which the cache
     /// retains, so an identity is never reused for another key path while cached).
     private var columnCache: [ObjectIdentifier: (keyPath: AnyKeyPath, table: Table, column: Int)] = [:]
-    /// The last few hits of `columnCache`, checked first: a property read of a fresh object is
-    /// then a few identity comparisons instead of hashing and retaining. Entries hold bare
-    /// identities; `columnCache` retains what they name and is cleared with them.
+    /// Recent hits of `columnCache`, checked first: a managed property read is then two
+    /// identity comparisons instead of hashing and retaining (see ``RecentColumns``).
     @exclusivity(unchecked) private var recentColumns = RecentColumns()
+    /// For `add`: per class, the column of `table` each field of its ``PersistedFieldLayout``
+    /// stores into (nil for a property the table lacks). Retains the table, so an identity is
+    /// never reused while cached.
+    private var fieldColumnCache: [ObjectIdentifier: (table: Table, columns: [Int?])] = [:]
     private var catalogChanged = false
 
     /// Whether this handle's write transaction created or changed tables not yet recorded in it.
@@ -358,7 +362,7 @@ public final class Realm {
     /// Objects deleted in the open write transaction (``cancelWrite()`` revokes their instances).
     var deletedInWrite: [ObjectIdentity] = []
     /// Objects deleted in a cancelled write transaction, with the ``stamp`` at the cancel: an
-    /// instance read before that stays invalidated (see `ObjectState.location()`). Empty unless a
+    /// instance read before that stays invalidated (see `ObjectBase.location()`). Empty unless a
     /// write that deleted objects was cancelled; consulted only when an object is looked up again.
     private(set) var revokedObjects: [ObjectIdentity: UInt64] = [:]
 
@@ -485,13 +489,32 @@ public final class Realm {
     }
 
     /// The column of the property at a `@Persisted` storage key path if already resolved for
-    /// `table`.
+    /// `table`. Inlined into `ObjectBase.knownColumn` (every managed property access), where the
+    /// common case is then two comparisons and no call or retain.
+    @inline(__always)
     func knownColumn(for keyPath: AnyKeyPath, in table: Table) -> Int? {
         let id = ObjectIdentifier(keyPath), tableID = ObjectIdentifier(table)
         if let column = recentColumns.column(id, tableID) { return column }
+        return knownColumnSlowly(for: keyPath, in: table)
+    }
+
+    /// `knownColumn` past `recentColumns`: the dictionary, whose hits are then remembered.
+    @inline(never)
+    private func knownColumnSlowly(for keyPath: AnyKeyPath, in table: Table) -> Int? {
+        let id = ObjectIdentifier(keyPath), tableID = ObjectIdentifier(table)
         guard let entry = columnCache[id], entry.keyPath === keyPath, entry.table === table else { return nil }
         recentColumns.remember(id, tableID, entry.column)
         return entry.column
+    }
+
+    /// The column of `table` each field of `type`'s layout stores into (nil where the table
+    /// lacks the property). One lookup after the first object of the class.
+    func fieldColumns(of type: ObjectBase.Type, _ layout: PersistedFieldLayout, in table: Table) -> [Int?] {
+        let id = ObjectIdentifier(type)
+        if let entry = fieldColumnCache[id], entry.table === table { return entry.columns }
+        let columns = layout.fields.map { table.columns[$0.name] }
+        fieldColumnCache[id] = (table, columns)
+        return columns
     }
 
     /// The column of the property at a `@Persisted` storage key path, for a table; `resolve`
@@ -501,6 +524,7 @@ public final class Realm {
         if let entry = columnCache[id], entry.keyPath === keyPath, entry.table === table { return entry.column }
         let column = resolve()
         columnCache[id] = (keyPath, table, column)
+        recentColumns.remember(id, ObjectIdentifier(table), column)
         return column
     }
 
@@ -547,11 +571,12 @@ public final class Realm {
     }
 
     /// A property's stored value (for dynamic access; copies).
-    func value(of state: ObjectState, column: Int) -> ColumnValue {
-        guard let (leaf, row) = state.location() else { fatalError("Object has been deleted or invalidated.") }
+    func value(of object: ObjectBase, column: Int) -> ColumnValue {
+        let (leaf, row) = object.managedLocation()
+        let spec = object.managedTable!.layout[column]
         do {
-            if let writer { return try writer.value(leaf, row: row, column: column, spec: state.table.layout[column]) }
-            return try reader.value(leaf, row: row, column: column, spec: state.table.layout[column])
+            if let writer { return try writer.value(leaf, row: row, column: column, spec: spec) }
+            return try reader.value(leaf, row: row, column: column, spec: spec)
         } catch {
             fileIsDamaged(error)
         }
@@ -562,28 +587,29 @@ public final class Realm {
     ///
     /// A value Realm rejects as bad data (over 16 MB, a linked object with a duplicate primary
     /// key) leaves the property unchanged and fails the transaction's commit, like `add`.
-    func set(_ value: _RealmValue, column: Int, of state: ObjectState) {
+    func set(_ value: _RealmValue, column: Int, of object: ObjectBase) {
         _ = requireWrite()
-        if column == state.table.primaryKeyColumn {
+        let table = object.managedTable!
+        if column == table.primaryKeyColumn {
             fatalError("Primary key can't be changed after an object is inserted.")
         }
-        guard let property = state.table.property(column) else { fatalError("Property is not in the realm's schema") }
+        guard let property = table.property(column) else { fatalError("Property is not in the realm's schema") }
         if case .stored(let scalar) = value.storage, !property.canLink, property.collection == nil {
-            return setStored(scalar, column: column, of: state)
+            return setStored(scalar, column: column, of: object)
         }
         do {
-            setStored(try storedValue(value, for: property), column: column, of: state)
+            setStored(try storedValue(value, for: property), column: column, of: object)
         } catch {
             recordDeferredError(error)
         }
     }
 
     /// Writes a property's stored value.
-    func setStored(_ value: ColumnValue, column: Int, of state: ObjectState) {
+    func setStored(_ value: ColumnValue, column: Int, of object: ObjectBase) {
         let write = requireWrite()
-        guard state.location() != nil else { fatalError("Object has been deleted or invalidated.") }
+        guard object.location() != nil else { fatalError("Object has been deleted or invalidated.") }
         do {
-            try write.setValue(value, column: column, of: state.key, in: state.table, catalog: catalog)
+            try write.setValue(value, column: column, of: object.managedKey, in: object.managedTable!, catalog: catalog)
         } catch let error as StorageError where error.code == .invalidInput {
             recordDeferredError(error)
         } catch {
@@ -593,13 +619,13 @@ public final class Realm {
     }
 
     /// A property of a managed object as dynamic access returns it.
-    func swiftValue(of state: ObjectState, column: Int, property: PropertyInfo) -> Any? {
-        let stored = value(of: state, column: column)
+    func swiftValue(of object: ObjectBase, column: Int, property: PropertyInfo) -> Any? {
+        let stored = value(of: object, column: column)
         guard let collection = property.collection else {
-            let location = CollectionLocation(owner: state, column: column, nested: .root)
+            let location = CollectionLocation(owner: object, column: column, nested: .root)
             return ObjectValues.swiftValue(realmValue(stored, element: property, type: nil, location: location), property)
         }
-        let elements = CollectionLocation(owner: state, column: column).allStored()
+        let elements = CollectionLocation(owner: object, column: column).allStored()
         let element = property.element
         let content: _RealmValue = collection == .map
             ? _RealmValue(.entries(PackedCollection.entries(elements).map { ($0.key, realmValue($0.value, element: element, type: nil)) }))

@@ -95,7 +95,7 @@ extension FreezableObject {
     /// is unmanaged, deleted, or inside a write transaction.
     public func freeze() -> Frozen<Self> {
         guard let state = realmState else { fatalError("Cannot freeze an unmanaged object") }
-        guard state.location() != nil else { fatalError("Object has been deleted or invalidated.") }
+        guard location() != nil else { fatalError("Object has been deleted or invalidated.") }
         return Frozen(snapshot: state.realm.currentSnapshot(), table: state.table, key: state.key)
     }
 }

@@ -230,9 +230,9 @@ extension AnyRealmValue: RealmCollectionValue {
     public static var _rlmType: _RealmPropertyType { _RealmPropertyType(kind: .mixed, isOptional: false) }
     /// Reads and decodes the tagged value.
     public static func _rlmGet(_ object: ObjectBase, column: Int) -> AnyRealmValue {
-        let state = object.realmState!
-        return state.realm.anyRealmValue(state.realm.value(of: state, column: column),
-                                         at: CollectionLocation(owner: state, column: column, nested: .root))
+        let realm = object.managingRealm!
+        return realm.anyRealmValue(realm.value(of: object, column: column),
+                                   at: CollectionLocation(owner: object, column: column, nested: .root))
     }
     /// The value, resolved when stored.
     public var _rlmValue: _RealmValue { _RealmValue(.mixed(self)) }

@@ -84,15 +84,6 @@ public struct _RealmValue {
         }
     }
 
-    /// Whether this is an empty collection content (`.elements([])` or `.entries([])`).
-    var isEmptyContent: Bool {
-        switch storage {
-        case .elements(let elements): elements.isEmpty
-        case .entries(let entries): entries.isEmpty
-        default: false
-        }
-    }
-
     /// Whether two values are the same element (for sets): equal scalars, the same object (by
     /// instance or stored identity), equal mixed values.
     func isSameElement(as other: _RealmValue) -> Bool {
