@@ -14,7 +14,8 @@
 //   unmanaged   `PersonObject(person)`: an object and its 6 property setters
 //   insert      `realm.add` of those objects in one write transaction (W1 without the
 //               commit's sync; 3 rounds, each into a new file)
-//   iterate2    `for person in realm.objects(…)` reading age and name (W5)
+//   iterate0    `for person in realm.objects(…)` reading nothing: the accessors alone
+//   iterate2    the same, reading age and name (W5)
 //   iterate6    the same, reading every property
 import BenchModel
 import Foundation
@@ -69,6 +70,11 @@ if realm.isEmpty {  // the inserts were not measured
     try realm.write { for person in people { realm.add(PersonObject(person)) } }
 }
 precondition(realm.objects(PersonObject.self).count == count)
+rows.append(("iterate0", rounds("iterate0", 9).map { _ in
+    nanoseconds {
+        for person in realm.objects(PersonObject.self) { sink &+= person.isInvalidated ? 0 : 1 }
+    } / Double(count)
+}))
 rows.append(("iterate2", rounds("iterate2", 9).map { _ in
     nanoseconds {
         for person in realm.objects(PersonObject.self) { sink &+= person.age &+ person.name.utf8.count }

@@ -1,3 +1,4 @@
+import Foundation
 @_spi(Reflection) import Swift
 import Synchronization
 
@@ -24,8 +25,9 @@ import Synchronization
 struct PersistedFieldLayout: Sendable {
     /// A stored `@Persisted` property (linking objects, which store nothing, are left out).
     ///
-    /// `@unchecked Sendable`: a name, an offset and a metatype, none of which ever changes (the
-    /// metatype is only `Sendable`-unknown because `Persisted` itself is not `Sendable`).
+    /// `@unchecked Sendable`: a name, an offset, a metatype and a function capturing only the
+    /// offset and the metatype, none of which ever changes (the metatype is only
+    /// `Sendable`-unknown because `Persisted` itself is not `Sendable`).
     struct Field: @unchecked Sendable {
         /// The property's name (the field's, without the wrapper's leading underscore).
         let name: String
@@ -33,6 +35,8 @@ struct PersistedFieldLayout: Sendable {
         let offset: Int
         /// The wrapper's type, a `Persisted<Value>`.
         let type: any PersistedProperty.Type
+        /// Reads the wrapper's value from an instance's address (see `reader(of:at:)`).
+        let read: (UnsafeRawPointer) -> _RealmValue
     }
 
     /// The stored properties, superclasses' first, each class's in declaration order (the order
@@ -53,7 +57,8 @@ struct PersistedFieldLayout: Sendable {
         let complete = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1 << 0)) { name, offset, fieldType, _ in
             guard let wrapper = fieldType as? any PersistedProperty.Type, wrapper.storesValue else { return true }
             let label = String(cString: name)
-            fields.append(Field(name: label.hasPrefix("_") ? String(label.dropFirst()) : label, offset: offset, type: wrapper))
+            fields.append(Field(name: label.hasPrefix("_") ? String(label.dropFirst()) : label, offset: offset,
+                                type: wrapper, read: reader(of: wrapper, at: offset)))
             return true
         }
         guard complete else { return nil }
@@ -65,12 +70,27 @@ struct PersistedFieldLayout: Sendable {
     /// The stored form of the value in `field`'s wrapper of `object`, an unmanaged instance of
     /// the class this layout describes (see the type's comment for why the load is safe).
     func value(of field: Field, in object: ObjectBase) -> _RealmValue {
-        func read<Wrapper: PersistedProperty>(_: Wrapper.Type) -> _RealmValue {
-            withExtendedLifetime(object) {
-                let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
-                return base.advanced(by: field.offset).assumingMemoryBound(to: Wrapper.self).pointee.unmanagedRealmValue
-            }
+        withExtendedLifetime(object) { field.read(UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())) }
+    }
+
+    /// A function reading a wrapper of type `wrapper` at `offset` from an instance's address.
+    ///
+    /// Generic code over a wrapper type known only at run time looks up type metadata on every
+    /// call (`Optional<Value>`'s, to read the wrapper's value): that was most of the cost of
+    /// reading an object. The common property types get a reader compiled for their type; any
+    /// other one reads through the generic path.
+    private static func reader(of wrapper: any PersistedProperty.Type, at offset: Int) -> (UnsafeRawPointer) -> _RealmValue {
+        func compiled<Value: _Persistable>(_: Value.Type) -> ((UnsafeRawPointer) -> _RealmValue)? {
+            guard wrapper == Persisted<Value>.self else { return nil }
+            return { $0.load(fromByteOffset: offset, as: Persisted<Value>.self).unmanagedRealmValue }
         }
-        return read(field.type)
+        func generic<Wrapper: PersistedProperty>(_: Wrapper.Type) -> (UnsafeRawPointer) -> _RealmValue {
+            { $0.load(fromByteOffset: offset, as: Wrapper.self).unmanagedRealmValue }
+        }
+        return compiled(Int.self) ?? compiled(String.self) ?? compiled(Double.self) ?? compiled(Bool.self)
+            ?? compiled(Date.self) ?? compiled(Int?.self) ?? compiled(String?.self) ?? compiled(Double?.self)
+            ?? compiled(Bool?.self) ?? compiled(Date?.self) ?? compiled(Data.self) ?? compiled(UUID.self)
+            ?? compiled(ObjectId.self) ?? compiled(Float.self) ?? compiled(Int64.self) ?? compiled(Int32.self)
+            ?? generic(wrapper)
     }
 }
