@@ -13,7 +13,7 @@ internal import RealmRuntime
 /// ```
 ///
 /// On an unmanaged object the wrapper simply holds the value. Once the object is managed, reads
-/// and writes go to the realm; the wrapper then only caches which column the property is.
+/// and writes go to the realm (the wrapper then holds nothing the reads use).
 @propertyWrapper
 public struct Persisted<Value: _Persistable> {
     // Every instance of a model class holds one wrapper per property, initialised and destroyed
@@ -107,9 +107,9 @@ public struct Persisted<Value: _Persistable> {
     /// Reads and writes the property through its object, so a managed object reaches its realm.
     ///
     /// Inlined into each property's accessors, where the key paths are literals: the optimizer
-    /// then folds `object[keyPath: storageKeyPath]` to the wrapper's offset, so a managed read of
-    /// a resolved column is a field load and a call to the type's reader, and an unmanaged set is
-    /// a store into the wrapper. (Merely specialized, not inlined, the key path would be a
+    /// then folds `object[keyPath: storageKeyPath]` to the wrapper's offset, so an unmanaged set
+    /// is a store into the wrapper, and a managed read is the handle's column lookup (two
+    /// comparisons) and a call to the type's reader. (Merely specialized, not inlined, the key path would be a
     /// runtime value and every wrapper access a generic key-path projection: 4× slower sets.)
     @inlinable
     public static subscript<EnclosingSelf: ObjectBase>(

@@ -14,8 +14,8 @@ import Synchronization
 /// Objective-C ivar.
 ///
 /// Why the load is safe (`value(of:in:)`): the layout is looked up by the object's dynamic
-/// class, whose instances all have, by the runtime's own metadata, a field of exactly `type` at
-/// `offset` (a subclass's layout is its own: its superclasses' fields come first, at the same
+/// class, whose instances all have, by the runtime's own metadata, a field of exactly the
+/// wrapper's type at the wrapper's offset (a subclass's layout is its own: its superclasses' fields come first, at the same
 /// offsets); the object is alive for the read (the caller holds it, and the read is inside
 /// `withExtendedLifetime`), and nothing writes it concurrently (an object is not `Sendable`; its
 /// owner's isolation domain is the one reading it).
@@ -25,17 +25,14 @@ import Synchronization
 struct PersistedFieldLayout: Sendable {
     /// A stored `@Persisted` property (linking objects, which store nothing, are left out).
     ///
-    /// `@unchecked Sendable`: a name, an offset, a metatype and a function capturing only the
-    /// offset and the metatype, none of which ever changes (the metatype is only
-    /// `Sendable`-unknown because `Persisted` itself is not `Sendable`).
+    /// `@unchecked Sendable`: a name and a function capturing only the wrapper's byte offset and
+    /// type, none of which ever changes (the type is only `Sendable`-unknown because `Persisted`
+    /// itself is not `Sendable`).
     struct Field: @unchecked Sendable {
         /// The property's name (the field's, without the wrapper's leading underscore).
         let name: String
-        /// The wrapper's byte offset from the start of an instance.
-        let offset: Int
-        /// The wrapper's type, a `Persisted<Value>`.
-        let type: any PersistedProperty.Type
-        /// Reads the wrapper's value from an instance's address (see `reader(of:at:)`).
+        /// Reads the wrapper's value from an instance's address: a load of the wrapper's type at
+        /// its offset (see `reader(of:at:)`).
         let read: (UnsafeRawPointer) -> _RealmValue
     }
 
@@ -57,8 +54,8 @@ struct PersistedFieldLayout: Sendable {
         let complete = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1 << 0)) { name, offset, fieldType, _ in
             guard let wrapper = fieldType as? any PersistedProperty.Type, wrapper.storesValue else { return true }
             let label = String(cString: name)
-            fields.append(Field(name: label.hasPrefix("_") ? String(label.dropFirst()) : label, offset: offset,
-                                type: wrapper, read: reader(of: wrapper, at: offset)))
+            fields.append(Field(name: label.hasPrefix("_") ? String(label.dropFirst()) : label,
+                                read: reader(of: wrapper, at: offset)))
             return true
         }
         guard complete else { return nil }

@@ -132,10 +132,9 @@ extension Realm {
     /// left out): straight from its wrappers when no value was given by name (the common case:
     /// no dictionary, no name lookup), else ``ObjectSchemaDiscovery/unmanagedValues(of:)``.
     private func unmanagedValues(of object: ObjectBase, in table: Table) -> [ColumnAssignment] {
-        guard object.dynamicValues == nil, let layout = PersistedFieldLayout.of(type(of: object)) else {
+        guard object.dynamicValues == nil, let (layout, columns) = fieldColumns(of: type(of: object), in: table) else {
             return assignments(ObjectSchemaDiscovery.unmanagedValues(of: object), in: table)
         }
-        let columns = fieldColumns(of: type(of: object), layout, in: table)
         var values: [ColumnAssignment] = []
         values.reserveCapacity(layout.fields.count)
         for (field, column) in zip(layout.fields, columns) {

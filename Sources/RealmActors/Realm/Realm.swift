@@ -61,10 +61,11 @@ public final class Realm {
     /// Recent hits of `columnCache`, checked first: a managed property read is then two
     /// identity comparisons instead of hashing and retaining (see ``RecentColumns``).
     @exclusivity(unchecked) private var recentColumns = RecentColumns()
-    /// For `add`: per class, the column of `table` each field of its ``PersistedFieldLayout``
-    /// stores into (nil for a property the table lacks). Retains the table, so an identity is
-    /// never reused while cached.
-    private var fieldColumnCache: [ObjectIdentifier: (table: Table, columns: [Int?])] = [:]
+    /// For `add`: per class, its ``PersistedFieldLayout`` and the column of `table` each field
+    /// stores into (nil for a property the table lacks), so that adding an object costs one
+    /// lookup here rather than the layouts' process-wide, lock-guarded one as well. Retains the
+    /// table, so an identity is never reused while cached.
+    private var fieldColumnCache: [ObjectIdentifier: (table: Table, layout: PersistedFieldLayout, columns: [Int?])] = [:]
     private var catalogChanged = false
 
     /// Whether this handle's write transaction created or changed tables not yet recorded in it.
@@ -507,14 +508,16 @@ public final class Realm {
         return entry.column
     }
 
-    /// The column of `table` each field of `type`'s layout stores into (nil where the table
-    /// lacks the property). One lookup after the first object of the class.
-    func fieldColumns(of type: ObjectBase.Type, _ layout: PersistedFieldLayout, in table: Table) -> [Int?] {
+    /// `type`'s field layout and the column of `table` each field stores into (nil where the
+    /// table lacks the property); nil if the runtime cannot enumerate the class's fields. One
+    /// lookup after the first object of the class.
+    func fieldColumns(of type: ObjectBase.Type, in table: Table) -> (layout: PersistedFieldLayout, columns: [Int?])? {
         let id = ObjectIdentifier(type)
-        if let entry = fieldColumnCache[id], entry.table === table { return entry.columns }
+        if let entry = fieldColumnCache[id], entry.table === table { return (entry.layout, entry.columns) }
+        guard let layout = PersistedFieldLayout.of(type) else { return nil }
         let columns = layout.fields.map { table.columns[$0.name] }
-        fieldColumnCache[id] = (table, columns)
-        return columns
+        fieldColumnCache[id] = (table, layout, columns)
+        return (layout, columns)
     }
 
     /// The column of the property at a `@Persisted` storage key path, for a table; `resolve`
