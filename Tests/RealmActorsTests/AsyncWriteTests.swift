@@ -220,3 +220,55 @@ extension AsyncWriteTests {
         #expect(await early.count() == 3)
     }
 }
+
+/// Runs `body` from the caller's isolation — yet `body`, an async closure that does not capture
+/// an actor, is itself nonisolated and runs on no actor (Swift 6.3 without
+/// `NonisolatedNonsendingByDefault`). The compiler accepts it, so this is how a realm leaves its
+/// actor without a diagnostic; a timing helper like this one is the usual way.
+func timed(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Void) async rethrows {
+    try await body()
+}
+
+/// Uses its realm off its actor: the handle, isolated to the actor, would race with its own
+/// autorefresh there.
+actor OffActorWriter {
+    var realm: Realm?
+
+    func writeOffTheActor(_ configuration: Realm.Configuration) async throws {
+        let realm = try await Realm.open(configuration: configuration)
+        try await timed {
+            try await realm.asyncWrite { realm.add(Counter(value: ["id": 1])) }
+        }
+    }
+
+    /// The same closure using `self`: it captures the actor, so it runs on it.
+    func writeThroughSelf(_ configuration: Realm.Configuration) async throws -> Int {
+        realm = try await Realm.open(configuration: configuration)
+        try await timed {
+            try await self.realm!.asyncWrite { self.realm!.add(Counter(value: ["id": 1])) }
+        }
+        return realm!.objects(Counter.self).count
+    }
+}
+
+extension AsyncWriteTests {
+    /// A handle isolated to an actor and written from off that actor traps, naming both, as
+    /// Realm's "incorrect thread" exception does; before, it raced with its autorefresh there
+    /// and crashed in reference counting one run in five (commit-bench's first version did this).
+    @Test func anActorIsolatedRealmWrittenOffItsActorTraps() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
+            try await OffActorWriter().writeOffTheActor(configuration)
+        }.map { result in
+            let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(message.contains("Realm accessed from incorrect actor") && message.contains("asyncWrite")
+                        && message.contains("nonisolated context") && message.contains("OffActorWriter"), "\(message)")
+        }
+    }
+
+    /// What the Concurrency article tells users to do instead works.
+    @Test func aClosureUsingTheActorWritesOnIt() async throws {
+        let configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
+        #expect(try await OffActorWriter().writeThroughSelf(configuration) == 1)
+    }
+}

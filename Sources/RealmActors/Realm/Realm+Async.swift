@@ -86,6 +86,8 @@ extension Realm {
     ///
     /// - Throws: `CancellationError` (step 1); what `block` throws; commit errors as
     ///   ``commitWrite()``; ``Realm/Error/Code/wrongTransactionState`` inside a write transaction.
+    /// - Precondition: the handle belongs to no actor yet (it binds to `isolation`) or to
+    ///   `isolation` ("Realm accessed from incorrect actor"; see <doc:Concurrency>).
     @discardableResult
     public func asyncWrite<T>(_ block: () throws -> T, isolation: isolated (any Actor)? = #isolation) async throws -> T {
         guard writer == nil else {
@@ -125,6 +127,9 @@ extension Realm {
     /// Advances the handle to the newest version, first waiting for commits other handles have
     /// made but not yet synced. Returns whether the handle moved; false if the task was
     /// cancelled.
+    ///
+    /// - Precondition: as ``asyncWrite(_:isolation:)``'s, the handle belongs to no actor yet or
+    ///   to `isolation`.
     @discardableResult
     public func asyncRefresh(isolation: isolated (any Actor)? = #isolation) async -> Bool {
         guard !Task.isCancelled else { return false }

@@ -157,8 +157,25 @@ public final class Realm {
     /// owns it, its first ``asyncWrite(_:isolation:)``, ``asyncRefresh(isolation:)`` or change
     /// observation on the actor binds it. (Realm's pattern binds it at once:
     /// `var realm: Realm!` and `realm = try await Realm(configuration: configuration, actor: self)`.)
-    func bind(to isolation: (any Actor)?) {
-        guard actor == nil, !isFrozen, let isolation else { return }
+    ///
+    /// A handle already bound to an actor must be used on that actor: it refreshes itself there
+    /// between the caller's jobs, so a caller running elsewhere — a nonisolated async function,
+    /// or a closure that does not capture the actor and so runs off it — would race with the
+    /// refresh. That traps here, as Realm's "Realm accessed from incorrect thread" exception does.
+    ///
+    /// - Precondition: the handle is unbound, or bound to `isolation`.
+    func bind(to isolation: (any Actor)?, _ function: StaticString = #function) {
+        guard !isFrozen else { return }
+        if let actor {
+            guard isolation !== actor else { return }
+            preconditionFailure("""
+                Realm accessed from incorrect actor: \(function) was called \(isolation.map { "on \(type(of: $0))" } ?? "from a nonisolated context") \
+                on a realm isolated to \(type(of: actor)). An actor-isolated realm is used only on its actor (which \
+                refreshes it between jobs); a closure that does not capture the actor, or a nonisolated async function, \
+                runs off it. Use the realm in the actor's own methods, or open one where it is used.
+                """)
+        }
+        guard let isolation else { return }
         actor = isolation
         autorefreshToken = file.versionObservers.add(AutorefreshObserver(realm: self, actor: isolation))
     }
