@@ -8,6 +8,7 @@
 //   migration-bench  a 1M-object migration vs a plain update (Scripts/migration-bench.sh).
 //   results-bench  partial reads (first, prefix) of live filtered results on 1M objects.
 //   object-bench   the object model's costs (accessor, property read, insert) in ns per object.
+//   commit-bench   a small durable commit's costs (CPU, thread handoffs, I/O) in µs per commit.
 //   Micro        package-benchmark micro-benchmarks (malloc counts per operation):
 //                `swift package --package-path Benchmarks benchmark`.
 //
@@ -37,6 +38,7 @@ let package = Package(
         .executable(name: "migration-bench", targets: ["MigrationBench"]),
         .executable(name: "results-bench", targets: ["ResultsBench"]),
         .executable(name: "object-bench", targets: ["ObjectBench"]),
+        .executable(name: "commit-bench", targets: ["CommitBench"]),
     ],
     dependencies: [
         .package(name: "RealmActors", path: ".."),
@@ -90,7 +92,16 @@ let package = Package(
         // `swift run -c release --package-path Benchmarks object-bench` (RealmActors only).
         .executableTarget(
             name: "ObjectBench",
-            dependencies: ["BenchModel", "RealmBenchModel", .product(name: "RealmActors", package: "RealmActors")],
+            dependencies: ["BenchModel", "RealmBenchModel", "MeasurementRounds", .product(name: "RealmActors", package: "RealmActors")],
+            swiftSettings: strictSettings
+        ),
+        // The command line and report of the many-rounds benchmarks (object-bench, commit-bench).
+        .target(name: "MeasurementRounds", swiftSettings: strictSettings),
+        // A small durable commit's costs, split into CPU, handoffs and I/O (W7, many rounds):
+        // `swift run -c release --package-path Benchmarks commit-bench` (RealmActors only).
+        .executableTarget(
+            name: "CommitBench",
+            dependencies: ["BenchModel", "RealmBenchModel", "MeasurementRounds", .product(name: "RealmActors", package: "RealmActors")],
             swiftSettings: strictSettings
         ),
         // package-benchmark's convention: one executable target per suite, its sources in

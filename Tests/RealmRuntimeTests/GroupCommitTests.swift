@@ -5,7 +5,8 @@ import RealmRuntime
 
 /// Counts syncs, can hold the next one until released, and can fail syncs.
 final class SyncGate: IOFaultInjector, @unchecked Sendable {
-    // @unchecked: the counters are atomics; `hold`/`entered`/`release` are semaphores.
+    // @unchecked: the counters are atomics, `syncsInTasks` a mutex; `hold`/`entered`/`release`
+    // are semaphores.
     let syncs = Atomic<Int>(0)
     private let holding = Atomic<Bool>(false)
     private let failing = Atomic<Bool>(false)
@@ -14,8 +15,14 @@ final class SyncGate: IOFaultInjector, @unchecked Sendable {
 
     func beforeWrite(offset: UInt64, length: Int) -> WriteFault { .none }
 
+    /// For each sync in order, whether it ran in a task (on a writer's thread) rather than on
+    /// the commit queue.
+    let syncsInTasks = Mutex<[Bool]>([])
+
     func beforeSync() -> Int32? {
         syncs.add(1, ordering: .relaxed)
+        let inTask = withUnsafeCurrentTask { $0 != nil }
+        syncsInTasks.withLock { $0.append(inTask) }
         if holding.exchange(false, ordering: .relaxed) {
             entered.signal()
             release.wait()
@@ -101,5 +108,79 @@ final class SyncGate: IOFaultInjector, @unchecked Sendable {
         #expect(throws: StorageError.self) { try pipeline.waitUntilDurableBlocking(transactions[0]) }
         #expect(database.latestTransaction == durable)
         #expect(throws: StorageError.self) { try database.beginWrite() }  // sticky
+    }
+}
+
+/// Where a flush runs: on the writer's own thread when nothing else is flushing and the disk is
+/// fast, else on the commit queue (see `GroupCommit`).
+extension GroupCommitTests {
+    /// A database with a tree, a pipeline with the given inline limit, and the gate.
+    static func pipeline(inlineFlushLimit: Duration) throws -> (Database, GroupCommit, SyncGate, TreeID, URL) {
+        let gate = SyncGate()
+        let (database, directory) = try Self.database(gate)
+        let setup = try database.beginWrite()
+        let tree = try setup.createTree()
+        try setup.commit()
+        let pipeline = GroupCommit(database: database, label: "test", inlineFlushLimit: inlineFlushLimit) { _ in }
+        gate.syncsInTasks.withLock { $0 = [] }
+        return (database, pipeline, gate, tree, directory)
+    }
+
+    @Test func aLoneWriterFlushesOnItsOwnThreadOnceTheDiskIsKnownFast() async throws {
+        let (database, pipeline, gate, tree, directory) = try Self.pipeline(inlineFlushLimit: .seconds(60))
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for key in 1...3 as ClosedRange<UInt64> {
+            try await pipeline.waitUntilDurable(try Self.prepare(database, tree: tree, key: key))
+        }
+        // The first flush has no measurement yet, so it goes to the queue; the others do not.
+        #expect(gate.syncsInTasks.withLock { $0 } == [false, true, true])
+        #expect(try database.beginRead().value(tree, key: 3) == [3])
+    }
+
+    @Test func aSlowDiskIsFlushedOnTheQueue() async throws {
+        let (database, pipeline, gate, tree, directory) = try Self.pipeline(inlineFlushLimit: .zero)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for key in 1...3 as ClosedRange<UInt64> {
+            try await pipeline.waitUntilDurable(try Self.prepare(database, tree: tree, key: key))
+        }
+        #expect(gate.syncsInTasks.withLock { $0 } == [false, false, false])
+    }
+
+    @Test @MainActor func theMainActorNeverFlushesOnItsThread() async throws {
+        let (database, pipeline, gate, tree, directory) = try Self.pipeline(inlineFlushLimit: .seconds(60))
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for key in 1...3 as ClosedRange<UInt64> {
+            try await pipeline.waitUntilDurable(try Self.prepare(database, tree: tree, key: key))
+        }
+        #expect(gate.syncsInTasks.withLock { $0 } == [false, false, false])
+    }
+
+    /// Writers that wait while a writer flushes on its own thread are flushed on the queue, in
+    /// one sync, and each learns its commit is durable.
+    @Test func writersQueuedDuringAnInlineFlushAreFlushedOnTheQueue() async throws {
+        let (database, pipeline, gate, tree, directory) = try Self.pipeline(inlineFlushLimit: .seconds(60))
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await pipeline.waitUntilDurable(try Self.prepare(database, tree: tree, key: 1))  // measures the disk
+
+        gate.holdNextSync()
+        let inline = try Self.prepare(database, tree: tree, key: 2)
+        let inlineDurable = Task { try await pipeline.waitUntilDurable(inline) }
+        await gate.waitUntilSyncIsHeld()
+        var later: [TransactionID] = []
+        for key in 3...5 as ClosedRange<UInt64> { later.append(try Self.prepare(database, tree: tree, key: key)) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for transaction in later { group.addTask { try await pipeline.waitUntilDurable(transaction) } }
+            // Registered (they find the inline flush running) before it ends: they must be
+            // flushed by the queue, not forgotten.
+            while pipeline.waiterCount < later.count { await Task.yield() }
+            gate.releaseSync()
+            try await inlineDurable.value
+            try await group.waitForAll()
+        }
+        // The first, the inline one, one for the three after it.
+        #expect(gate.syncsInTasks.withLock { $0 } == [false, true, false])
+        #expect(database.latestTransaction == later.last)
+        let read = try database.beginRead()
+        for key in 1...5 as ClosedRange<UInt64> { #expect(try read.value(tree, key: key) == [UInt8(key)]) }
     }
 }

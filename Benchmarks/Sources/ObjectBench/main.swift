@@ -19,26 +19,15 @@
 //   iterate6    the same, reading every property
 import BenchModel
 import Foundation
+import MeasurementRounds
 import RealmActors
 import RealmBenchModel
 
-func nanoseconds(_ body: () throws -> Void) rethrows -> Double {
-    let start = ContinuousClock.now
-    try body()
-    let elapsed = ContinuousClock.now - start
-    return Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) * 1e-9
-}
+func nanoseconds(_ body: () throws -> Void) rethrows -> Double { try elapsed(in: 1e-9, body) }
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-let count = arguments.first.flatMap { Int($0) } ?? 1_000_000
-let only = arguments.count > 1 ? arguments[1] : nil
-let onlyRounds = arguments.count > 2 ? Int(arguments[2]) : nil
-/// The rounds of measurement `name`: `rounds` normally, the requested number when it is the only
-/// one measured, none when another one is.
-func rounds(_ name: String, _ rounds: Int) -> Range<Int> {
-    guard let only else { return 0..<rounds }
-    return only == name ? 0..<(onlyRounds ?? rounds) : 0..<0
-}
+let arguments = MeasurementRounds(defaultCount: 1_000_000)
+let count = arguments.count
+func rounds(_ name: String, _ rounds: Int) -> Range<Int> { arguments.rounds(name, rounds) }
 let people = Person.dataSet(count: count)
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("object-bench-\(getpid())")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -89,9 +78,4 @@ rows.append(("iterate6", rounds("iterate6", 9).map { _ in
     } / Double(count)
 }))
 
-print("object-bench: \(count) objects, ns per object (checksum \(sink & 0xFFFF))")
-print("  measurement     min   median")
-for (name, samples) in rows where !samples.isEmpty {
-    let sorted = samples.sorted()
-    print("  \(name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(String(format: "%6.0f   %6.0f", sorted[0], sorted[sorted.count / 2]))")
-}
+printRounds("object-bench: \(count) objects, ns per object (checksum \(sink & 0xFFFF))", rows)

@@ -34,10 +34,17 @@ package final class WriteLock: Sendable {
     ///   caller then does not hold it.
     package func lock(isolation: isolated (any Actor)? = #isolation) async throws {
         try Task.checkCancellation()
-        let ticket = state.withLock { state in
+        // Free and nobody waiting: taken without suspending (a continuation resumed at once
+        // still re-enqueues the task on its executor).
+        let ticket: UInt64? = state.withLock { state in
+            if !state.isHeld && state.waiters.isEmpty {
+                state.isHeld = true
+                return nil
+            }
             defer { state.nextTicket += 1 }
             return state.nextTicket
         }
+        guard let ticket else { return }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let outcome: Result<Bool, CancellationError> = state.withLock { state in
