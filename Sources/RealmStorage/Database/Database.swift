@@ -597,18 +597,23 @@ package final class Database: Sendable {
     /// eight. Nothing can read a skipped page: no published version reaches it, and it may be
     /// reused only after the commit that freed it is durable.
     private func writeBatch(_ batch: [PreparedCommit], meta: MetaPage, slot: Int) throws {
-        var pages: [PageNumber: DirtyPage] = [:]
-        for commit in batch {
-            for run in commit.freed where !pages.isEmpty {
-                if run.count > UInt64(pages.count) {
-                    pages = pages.filter { $0.key < run.start || $0.key >= run.end }
-                } else {
-                    for number in run.start..<run.end { pages[number] = nil }
+        let sorted: [(key: PageNumber, value: DirtyPage)]
+        if batch.count == 1 {  // no earlier commit whose pages it could replace
+            sorted = batch[0].pages.map { (key: $0.number, value: $0.page) }.sorted { $0.key < $1.key }
+        } else {
+            var pages = PageTable()
+            for commit in batch {
+                for run in commit.freed where !pages.isEmpty {
+                    if run.count > UInt64(pages.count) {
+                        for (number, _) in pages where number >= run.start && number < run.end { pages[number] = nil }
+                    } else {
+                        for number in run.start..<run.end { pages[number] = nil }
+                    }
                 }
+                for (number, page) in commit.pages { pages[number] = page }
             }
-            pages.merge(commit.pages) { _, newer in newer }
+            sorted = pages.map { (key: $0.number, value: $0.page) }.sorted { $0.key < $1.key }
         }
-        let sorted = pages.sorted { $0.key < $1.key }
         let metaPage = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { metaPage.deallocate() }
         meta.encode(into: metaPage)

@@ -9,6 +9,15 @@ package protocol PageSource {
     var pageLimit: UInt64 { get }
     /// The page's memory. `number` must be below `pageLimit`.
     func page(_ number: PageNumber) -> UnsafeRawPointer
+    /// The page's memory if this source wrote the page itself (a write transaction's copy):
+    /// such a page was checked when it was copied, and only its writer has changed it since, so
+    /// the `checked…` accessors return it without checking it again. Nil for every other page.
+    func ownPage(_ number: PageNumber) -> UnsafeRawPointer?
+}
+
+extension PageSource {
+    /// A read transaction writes no page.
+    package func ownPage(_ number: PageNumber) -> UnsafeRawPointer? { nil }
 }
 
 /// The deepest tree accepted; far above any real tree (127-way fan-out), it stops a cycle in a
@@ -189,6 +198,7 @@ extension PageSource {
 
     /// A leaf or inner page with a sane entry count.
     func checkedPageOfTree(_ number: PageNumber) throws -> UnsafeRawPointer {
+        if let own = ownPage(number) { return own }
         guard number >= PageLayout.firstDataPage, number < pageLimit else {
             throw StorageError(.invalidDatabase, "Realm file is damaged: page \(number) is outside the file")
         }

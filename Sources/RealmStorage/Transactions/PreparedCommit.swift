@@ -29,13 +29,13 @@ package struct VersionTip: Sendable {
 /// buffers are freed only in `deinit`, when no transaction can still read them.
 package final class PreparedCommit: @unchecked Sendable {
     package let tip: VersionTip
-    package let pages: [PageNumber: DirtyPage]
+    let pages: PageTable
     /// The pages this commit stopped using (older copies of what it rewrote, the previous
     /// free-list chain). When an earlier commit of the same flush wrote one of them, that copy
     /// belongs to a version no reader will ever see, and the flush skips it.
     let freed: [PageRun]
 
-    init(tip: VersionTip, pages: [PageNumber: DirtyPage], freed: [PageRun]) {
+    init(tip: VersionTip, pages: PageTable, freed: [PageRun]) {
         self.tip = tip
         self.pages = pages
         self.freed = freed
@@ -44,6 +44,6 @@ package final class PreparedCommit: @unchecked Sendable {
     package var transaction: TransactionID { tip.meta.transaction }
 
     deinit {
-        for page in pages.values { page.deallocate() }
+        for (_, page) in pages { page.deallocate() }
     }
 }

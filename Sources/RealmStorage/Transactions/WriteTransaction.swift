@@ -27,7 +27,12 @@ package final class WriteTransaction: PageSource {
     let newlyReusable: [PageRun]
     /// Pages of older versions this transaction no longer uses.
     var freed: [FreedRun] = []
-    var dirty: [PageNumber: DirtyPage] = [:]
+    /// The pages this transaction wrote, by number. `@exclusivity(unchecked)`: read on every
+    /// page access (``page(_:)``), where the runtime's dynamic exclusivity check cost as much as
+    /// the lookup. Safe because one thread uses a transaction at a time (see above) and every
+    /// access is a single lookup, insertion, removal or iteration that calls no code touching
+    /// `dirty` while it runs.
+    @exclusivity(unchecked) var dirty = PageTable()
     var catalog: TreeRoot
     /// Roots of the trees this transaction has touched; `nil` for a dropped tree.
     var roots: [TreeID: TreeRoot?] = [:]
@@ -58,9 +63,13 @@ package final class WriteTransaction: PageSource {
 
     deinit {
         if !isFinished {
-            for page in dirty.values { page.deallocate() }
+            for (_, page) in dirty { page.deallocate() }
             database.writeTransactionEnded()
         }
+    }
+
+    package func ownPage(_ number: PageNumber) -> UnsafeRawPointer? {
+        dirty[number].map { UnsafeRawPointer($0.pointer) }
     }
 
     package func page(_ number: PageNumber) -> UnsafeRawPointer {
@@ -233,8 +242,8 @@ package final class WriteTransaction: PageSource {
     package func abort() {
         guard !isFinished else { return }
         isFinished = true
-        for page in dirty.values { page.deallocate() }
-        dirty = [:]
+        for (_, page) in dirty { page.deallocate() }
+        dirty = PageTable()
         database.writeTransactionEnded()
     }
 
@@ -261,7 +270,7 @@ package final class WriteTransaction: PageSource {
         freed = []
         let (chain, chainFreed) = storeFreeList()
         // 3. Seal every page.
-        for page in dirty.values {
+        for (_, page) in dirty {
             PageChecksum.seal(page.pointer, length: page.pages * PageLayout.pageSize)
         }
         let meta = MetaPage(
@@ -271,7 +280,7 @@ package final class WriteTransaction: PageSource {
         )
         let commit = PreparedCommit(
             tip: VersionTip(meta: meta, freeList: freeList, chain: chain), pages: dirty, freed: released + chainFreed)
-        dirty = [:]
+        dirty = PageTable()
         isFinished = true
         try database.enqueue(commit, generation: generation)
         return transaction

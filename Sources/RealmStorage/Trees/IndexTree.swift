@@ -48,11 +48,15 @@ extension WriteTransaction {
             root = TreeRoot(page: leaf.number, transaction: transaction, count: 1)
             return
         }
-        if try indexContains(root, key) { return }
+        // A key already present is left alone. Once the root is this transaction's copy, the
+        // descent that inserts finds it at the leaf (one descent per key, not two); before, a
+        // read-only look first, so that a repeated key does not copy a path for nothing.
+        if root.transaction != transaction, try indexContains(root, key) { return }
         let top = try writableIndexPage(root.page)
-        let split = try indexInsert(top, key: key, depth: 0, atRightEdge: true)
+        let outcome = try indexInsert(top, key: key, depth: 0, atRightEdge: true)
         root.page = top.number
         root.transaction = transaction
+        guard case .inserted(let split) = outcome else { return }
         root.count += 1
         if let split {
             let newRoot = newPage()
@@ -106,29 +110,47 @@ extension WriteTransaction {
         return writable(number)
     }
 
-    private func indexInsert(_ node: WritablePage, key: UnsafeRawBufferPointer, depth: Int, atRightEdge: Bool) throws -> IndexSplit? {
+    /// What inserting a key into a subtree did.
+    private enum IndexInsertion {
+        /// The key was there already: nothing changed (but pages on the way may be copies).
+        case present
+        /// The key was inserted; the subtree split if `split` is not nil.
+        case inserted(split: IndexSplit?)
+    }
+
+    private func indexInsert(_ node: WritablePage, key: UnsafeRawBufferPointer, depth: Int,
+                             atRightEdge: Bool) throws -> IndexInsertion {
         guard depth < maximumTreeDepth else { throw StorageError(.invalidDatabase, "Realm file is damaged: index too deep") }
         let writer = IndexPageWriter(node.pointer)
-        var position: Int
-        var child: (PageNumber, TransactionID, UInt64)?
-        var entry: [UInt8]
-        if writer.page.isInner {
-            let index = writer.page.route(key)
-            let childPage = try writableIndexPage(writer.page.child(index))
-            let split = try indexInsert(childPage, key: key, depth: depth + 1,
-                                        atRightEdge: atRightEdge && index == writer.page.count - 1)
-            let childCount = writer.page.childCount(index) + 1 - (split?.count ?? 0)
-            writer.setChild(index, childPage.number, transaction, childCount)
-            guard let split else { return nil }
-            position = index + 1
-            entry = split.key
-            child = (split.page, transaction, split.count)
-        } else {
-            position = writer.page.find(key).index
-            entry = Array(key)
+        guard writer.page.isInner else {
+            let (position, found) = writer.page.find(key)
+            if found { return .present }
+            if writer.insert(at: position, key: key) { return .inserted(split: nil) }
+            return .inserted(split: split(writer, inserting: key, at: position, child: nil, atRightEdge: atRightEdge))
         }
-        let fitted = entry.withUnsafeBytes { writer.insert(at: position, key: $0, child: child) }
-        if fitted { return nil }
+        let index = writer.page.route(key)
+        let childPage = try writableIndexPage(writer.page.child(index))
+        let outcome = try indexInsert(childPage, key: key, depth: depth + 1,
+                                      atRightEdge: atRightEdge && index == writer.page.count - 1)
+        guard case .inserted(let childSplit) = outcome else {
+            writer.setChild(index, childPage.number, transaction, writer.page.childCount(index))
+            return .present
+        }
+        let childCount = writer.page.childCount(index) + 1 - (childSplit?.count ?? 0)
+        writer.setChild(index, childPage.number, transaction, childCount)
+        guard let childSplit else { return .inserted(split: nil) }
+        let child = (childSplit.page, transaction, childSplit.count)
+        let fitted = childSplit.key.withUnsafeBytes { writer.insert(at: index + 1, key: $0, child: child) }
+        if fitted { return .inserted(split: nil) }
+        return .inserted(split: childSplit.key.withUnsafeBytes {
+            split(writer, inserting: $0, at: index + 1, child: child, atRightEdge: atRightEdge)
+        })
+    }
+
+    /// Splits a full page to insert `entry` at `position` (an entry pointing at `child` in an
+    /// inner page); returns the new right page, to be inserted in the parent.
+    private func split(_ writer: IndexPageWriter, inserting entry: UnsafeRawBufferPointer, at position: Int,
+                       child: (PageNumber, TransactionID, UInt64)?, atRightEdge: Bool) -> IndexSplit {
         // Split. Inserts that continue an ascending run (the previous insert went just before this
         // one, or this appends at the tree's right edge) split at the insert position, so the run
         // keeps filling pages; any other insert halves the bytes.
@@ -139,9 +161,9 @@ extension WriteTransaction {
         let continuesRun = position == writer.page.lastInsertPosition + 1 || (atRightEdge && position == count)
         let point = continuesRun && position > 0 ? position : halfByBytes(writer.page)
         if point < count { writer.moveTail(from: point, to: rightWriter) }
-        let fitsLeft = position <= point && entry.withUnsafeBytes { writer.insert(at: position, key: $0, child: child) }
+        let fitsLeft = position <= point && writer.insert(at: position, key: entry, child: child)
         if !fitsLeft {
-            let fits = entry.withUnsafeBytes { rightWriter.insert(at: position - min(position, point), key: $0, child: child) }
+            let fits = rightWriter.insert(at: position - min(position, point), key: entry, child: child)
             precondition(fits, "an entry of at most \(IndexPage.maximumKeyLength) bytes fits half a page")
         }
         let rightPage = rightWriter.page
@@ -214,6 +236,7 @@ extension WriteTransaction {
 extension PageSource {
     /// An index page, validated so a damaged one is reported, not followed.
     func checkedIndexPage(_ number: PageNumber) throws -> UnsafeRawPointer {
+        if let own = ownPage(number) { return own }
         guard number >= PageLayout.firstDataPage, number < pageLimit else {
             throw StorageError(.invalidDatabase, "Realm file is damaged: page \(number) is outside the file")
         }
