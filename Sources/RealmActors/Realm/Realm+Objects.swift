@@ -80,6 +80,16 @@ extension Realm {
     /// they refer to, which find this one already managed.
     @discardableResult
     func insertOrUpdate(_ object: ObjectBase, in table: Table, update: UpdatePolicy) throws -> UInt64 {
+        if !table.hasLinksOrCollections {
+            // Scalars only (a bulk insert's common case): when the wrappers hold every value, the
+            // row straight from them, and nothing to store after it.
+            var row = table.defaultRow
+            if forEachWrapperValue(of: object, in: table, { column, value in row[column] = value.value }) {
+                let key = try store(row, in: table, update: update)
+                manage(object, table: table, key: key)
+                return key
+            }
+        }
         let values = unmanagedValues(of: object, in: table)
         let key = try store(physicalValues(values, table), in: table, update: update)
         manage(object, table: table, key: key)
@@ -121,7 +131,7 @@ extension Realm {
     /// Every physical column's value for a new row; links and collections start empty (see
     /// ``insertOrUpdate(_:in:update:)``), and columns without a value take their default.
     private func physicalValues(_ values: [ColumnAssignment], _ table: Table) -> [ColumnValue] {
-        var row = table.layout.map(\.defaultValue)
+        var row = table.defaultRow
         for (column, value) in values where !Self.isStoredLater(column, table) {
             row[column] = value.value
         }
@@ -132,15 +142,24 @@ extension Realm {
     /// left out): straight from its wrappers when no value was given by name (the common case:
     /// no dictionary, no name lookup), else ``ObjectSchemaDiscovery/unmanagedValues(of:)``.
     private func unmanagedValues(of object: ObjectBase, in table: Table) -> [ColumnAssignment] {
-        guard object.dynamicValues == nil, let (layout, columns) = fieldColumns(of: type(of: object), in: table) else {
+        var values: [ColumnAssignment] = []
+        guard forEachWrapperValue(of: object, in: table, { column, value in values.append((column, value)) }) else {
             return assignments(ObjectSchemaDiscovery.unmanagedValues(of: object), in: table)
         }
-        var values: [ColumnAssignment] = []
-        values.reserveCapacity(layout.fields.count)
-        for (field, column) in zip(layout.fields, columns) {
-            if let column { values.append((column, layout.value(of: field, in: object))) }
-        }
         return values
+    }
+
+    /// Calls `body` with each column of `table` and the value an unmanaged object's wrapper for
+    /// it holds. Returns false, calling nothing, when the wrappers do not hold every value:
+    /// values were given by name, or the class's fields could not be laid out.
+    private func forEachWrapperValue(of object: ObjectBase, in table: Table, _ body: (Int, _RealmValue) -> Void) -> Bool {
+        guard object.dynamicValues == nil, let (layout, columns) = fieldColumns(of: type(of: object), in: table) else {
+            return false
+        }
+        for (field, column) in zip(layout.fields, columns) {
+            if let column { body(column, layout.value(of: field, in: object)) }
+        }
+        return true
     }
 
     /// Values by property name as column assignments of `table` (names it lacks are left out).

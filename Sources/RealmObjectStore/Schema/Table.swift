@@ -20,10 +20,13 @@ package final class Table: Sendable {
     package let primaryKeyIsObjectKey: Bool
     /// Whether any property links or is a collection (their values are written after the row).
     package let hasLinksOrCollections: Bool
+    /// Every physical column's default value: a new row before its values are set.
+    package let defaultRow: [ColumnValue]
 
     package init(_ stored: StoredTable) {
         self.stored = stored
         layout = stored.columns.map { $0?.columnSpec ?? ColumnSpec(.int, nullable: true) }
+        defaultRow = layout.map(\.defaultValue)
         var columns: [String: Int] = [:]
         for (index, property) in stored.columns.enumerated() { if let property { columns[property.name] = index } }
         self.columns = columns

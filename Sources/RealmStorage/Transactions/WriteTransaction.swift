@@ -38,6 +38,8 @@ package final class WriteTransaction: PageSource {
     var roots: [TreeID: TreeRoot?] = [:]
     /// Index entries added but not yet in their trees (see ``indexInsert(_:key:)``).
     var pendingIndexEntries: [TreeID: PendingIndexEntries] = [:]
+    /// The row heap budget of the layout last inserted into (see `rowHeapBudget(_:)`).
+    var lastRowHeapBudget: (layout: [ColumnSpec], budget: Int)?
     /// What this transaction did to table rows, for change notifications (see ``RowChangeLog``).
     package internal(set) var changeLog = RowChangeLog()
     private var isFinished = false

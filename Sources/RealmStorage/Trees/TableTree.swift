@@ -44,7 +44,7 @@ extension WriteTransaction {
             case .overflow: othersHeap += OverflowReference.size
             }
         }
-        let cell = try cell(for: value, inlineBudget: ClusterBuilder.rowHeapBudget(layout) - othersHeap - OverflowReference.size)
+        let cell = try cell(for: value, inlineBudget: rowHeapBudget(layout) - othersHeap - OverflowReference.size)
         // The leaf is this transaction's own copy when its header carries this transaction (no
         // committed page can: they come from earlier transactions), and then so is every page
         // above it. A fixed-width value that fits is written in place, without a second
@@ -173,9 +173,12 @@ extension WriteTransaction {
             throw StorageError(.invalidInput, "Expected \(layout.count) values, got \(values.count)")
         }
         for (index, value) in values.enumerated() { try value.checkFits(layout[index], column: index) }
-        let budget = ClusterBuilder.rowHeapBudget(layout)
-        var inline = values.indices.filter { values[$0].byteCount > OverflowReference.size }
+        let budget = rowHeapBudget(layout)
         var heapBytes = values.reduce(0) { $0 + $1.byteCount }
+        if heapBytes <= budget {  // the common row: every string inline
+            return try values.map { try cell(for: $0, inlineBudget: budget) }
+        }
+        var inline = values.indices.filter { values[$0].byteCount > OverflowReference.size }
         inline.sort { values[$0].byteCount > values[$1].byteCount }
         var spilled = Set<Int>()
         for index in inline where heapBytes > budget {  // a spilled string still takes its reference
@@ -185,6 +188,16 @@ extension WriteTransaction {
         return try values.indices.map { index in
             try cell(for: values[index], inlineBudget: spilled.contains(index) ? -1 : budget)
         }
+    }
+
+    /// ``ClusterBuilder/rowHeapBudget(_:)`` of `layout`, remembered for the last layout asked
+    /// about: a bulk insert asks for one table's layout (the same array, so the comparison is
+    /// an identity check) once per row, and computing it builds an array.
+    private func rowHeapBudget(_ layout: [ColumnSpec]) -> Int {
+        if let last = lastRowHeapBudget, last.layout == layout { return last.budget }
+        let budget = ClusterBuilder.rowHeapBudget(layout)
+        lastRowHeapBudget = (layout, budget)
+        return budget
     }
 
     /// One cell; byte strings longer than `inlineBudget` go to an overflow run.
