@@ -43,12 +43,16 @@ final class SyncGate: IOFaultInjector, @unchecked Sendable {
 }
 
 @Suite struct GroupCommitTests {
-    static func database(_ gate: SyncGate) throws -> (Database, URL) {
+    /// A new database whose syncs pass through `gate`, with one tree committed, and its directory.
+    static func database(_ gate: SyncGate) throws -> (Database, TreeID, URL) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("RealmRuntimeTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let database = try Database.open(path: directory.appendingPathComponent("p.realm").path,
                                          options: DatabaseOptions(faults: gate))
-        return (database, directory)
+        let setup = try database.beginWrite()
+        let tree = try setup.createTree()
+        try setup.commit()
+        return (database, tree, directory)
     }
 
     /// Prepares a transaction that writes `value` under `key` of tree `tree`.
@@ -60,11 +64,8 @@ final class SyncGate: IOFaultInjector, @unchecked Sendable {
 
     @Test func commitsPreparedDuringASyncShareTheNextOne() async throws {
         let gate = SyncGate()
-        let (database, directory) = try Self.database(gate)
+        let (database, tree, directory) = try Self.database(gate)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let setup = try database.beginWrite()
-        let tree = try setup.createTree()
-        try setup.commit()
         let durableVersions = Recorder<TransactionID>()
         let pipeline = GroupCommit(database: database, label: "test") { version in durableVersions.append(version) }
         let before = gate.syncs.load(ordering: .relaxed)
@@ -93,11 +94,8 @@ final class SyncGate: IOFaultInjector, @unchecked Sendable {
 
     @Test func aFailedSyncFailsEveryCommitItCoveredAndLaterOnes() async throws {
         let gate = SyncGate()
-        let (database, directory) = try Self.database(gate)
+        let (database, tree, directory) = try Self.database(gate)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let setup = try database.beginWrite()
-        let tree = try setup.createTree()
-        try setup.commit()
         let durable = database.latestTransaction
         let pipeline = GroupCommit(database: database, label: "test") { _ in }
         gate.failSyncs()
@@ -117,10 +115,7 @@ extension GroupCommitTests {
     /// A database with a tree, a pipeline with the given inline limit, and the gate.
     static func pipeline(inlineFlushLimit: Duration) throws -> (Database, GroupCommit, SyncGate, TreeID, URL) {
         let gate = SyncGate()
-        let (database, directory) = try Self.database(gate)
-        let setup = try database.beginWrite()
-        let tree = try setup.createTree()
-        try setup.commit()
+        let (database, tree, directory) = try Self.database(gate)
         let pipeline = GroupCommit(database: database, label: "test", inlineFlushLimit: inlineFlushLimit) { _ in }
         gate.syncsInTasks.withLock { $0 = [] }
         return (database, pipeline, gate, tree, directory)

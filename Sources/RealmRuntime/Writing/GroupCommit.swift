@@ -73,11 +73,7 @@ package final class GroupCommit: Sendable {
         }
         if flushHere {
             flushOnce()
-            let handOff = state.withLock { state in
-                if state.waiters.isEmpty { state.isFlushing = false }
-                return !state.waiters.isEmpty
-            }
-            if handOff { queue.async { self.flushWhileWaited() } }
+            if flushingGoesOn() { queue.async { self.flushWhileWaited() } }
             // The flush covered this commit (it was prepared before), unless a blocking writer's
             // flush did; either way its outcome is known now.
             switch database.durability(of: transaction) {
@@ -126,11 +122,17 @@ package final class GroupCommit: Sendable {
     private func flushWhileWaited() {
         while true {
             flushOnce()
-            let more = state.withLock { state in
-                if state.waiters.isEmpty { state.isFlushing = false }
-                return !state.waiters.isEmpty
-            }
-            guard more else { return }
+            guard flushingGoesOn() else { return }
+        }
+    }
+
+    /// After a flush by the holder of `isFlushing`: whether writers still wait, so another flush
+    /// must follow; if none does, `isFlushing` is cleared (under the same lock, so a writer that
+    /// registers next starts a flush itself).
+    private func flushingGoesOn() -> Bool {
+        state.withLock { state in
+            if state.waiters.isEmpty { state.isFlushing = false }
+            return !state.waiters.isEmpty
         }
     }
 

@@ -597,23 +597,20 @@ package final class Database: Sendable {
     /// eight. Nothing can read a skipped page: no published version reaches it, and it may be
     /// reused only after the commit that freed it is durable.
     private func writeBatch(_ batch: [PreparedCommit], meta: MetaPage, slot: Int) throws {
-        let sorted: [(key: PageNumber, value: DirtyPage)]
-        if batch.count == 1 {  // no earlier commit whose pages it could replace
-            sorted = batch[0].pages.map { (key: $0.number, value: $0.page) }.sorted { $0.key < $1.key }
-        } else {
-            var pages = PageTable()
-            for commit in batch {
-                for run in commit.freed where !pages.isEmpty {
-                    if run.count > UInt64(pages.count) {
-                        for (number, _) in pages where number >= run.start && number < run.end { pages[number] = nil }
-                    } else {
-                        for number in run.start..<run.end { pages[number] = nil }
-                    }
+        // The first commit's table as it is (a lone commit's is not copied), then each later
+        // commit's pages over it, once the earlier pages it replaced are dropped.
+        var pages = batch[0].pages
+        for commit in batch.dropFirst() {
+            for run in commit.freed where !pages.isEmpty {
+                if run.count > UInt64(pages.count) {
+                    for (number, _) in pages where number >= run.start && number < run.end { pages[number] = nil }
+                } else {
+                    for number in run.start..<run.end { pages[number] = nil }
                 }
-                for (number, page) in commit.pages { pages[number] = page }
             }
-            sorted = pages.map { (key: $0.number, value: $0.page) }.sorted { $0.key < $1.key }
+            for (number, page) in commit.pages { pages[number] = page }
         }
+        let sorted = pages.map { (key: $0.number, value: $0.page) }.sorted { $0.key < $1.key }
         let metaPage = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { metaPage.deallocate() }
         meta.encode(into: metaPage)

@@ -114,9 +114,6 @@ struct PageTable: Sequence {
         for slot in old { if let page = slot.page { insert(page, at: slot.number) } }
     }
 
-    /// The pages, in no particular order.
-    var pages: [DirtyPage] { slots.compactMap(\.page) }
-
     /// Every `(number, page)`, in no particular order.
     func makeIterator() -> some IteratorProtocol<(number: PageNumber, page: DirtyPage)> {
         slots.lazy.compactMap { slot in slot.page.map { (slot.number, $0) } }.makeIterator()
