@@ -116,6 +116,63 @@ import Testing
         #expect(try database.verify().entries == 0)
     }
 
+    /// Ascending inserts skip the existence check while the transaction knows the table's
+    /// greatest key (``WriteTransaction/rightEdge``): duplicates of it and of older keys must
+    /// still be refused, and ``WriteTransaction/lastRowKey(in:)`` must follow removals of the
+    /// greatest key, inserts below it, a second table and a dropped one.
+    @Test(arguments: 0..<4)
+    func ascendingInsertsKeepTheirChecks(seed: UInt64) throws {
+        let database = try Database.inMemory()
+        let layout = [ColumnSpec(.int), ColumnSpec(.bytes)]
+        var generator = SeededGenerator(seed: seed)
+        for round in 0..<3 {
+            let write = try database.beginWrite()
+            var models: [TreeID: Set<UInt64>] = [:]
+            for _ in 0..<2 { models[try write.createTree()] = [] }
+            if round == 2, let dropped = models.keys.min() {  // a dropped table's right edge is forgotten
+                try write.insertRow(dropped, key: 7, values: [.int(7), .bytes([7])], layout: layout)
+                try write.dropTree(dropped)
+                models[dropped] = nil
+                let recreated = try write.createTree()
+                #expect(try write.lastRowKey(in: recreated) == nil)
+                models[recreated] = []
+            }
+            let tables = models.keys.sorted()
+            for _ in 0..<3_000 {
+                let table = tables[Int(generator.next() % UInt64(tables.count))]
+                let keys = models[table]!
+                let last = keys.max()
+                let key: UInt64 = switch generator.next() % 8 {
+                case 0: last ?? 0  // the greatest key again
+                case 1: keys.isEmpty ? 0 : keys.sorted()[Int(generator.next() % UInt64(keys.count))]  // an older key
+                case 2: generator.next() % 4_000  // anywhere
+                default: (last ?? 0) + 1 + generator.next() % 3  // ascending
+                }
+                if generator.next() % 5 == 0 {
+                    let target = generator.next() % 2 == 0 ? (last ?? 0) : key  // often the greatest
+                    #expect(try write.removeRow(table, key: target) == (models[table]!.remove(target) != nil))
+                } else if keys.contains(key) {
+                    #expect(throws: StorageError.self) {
+                        try write.insertRow(table, key: key, values: [.int(0), .bytes([])], layout: layout)
+                    }
+                } else {
+                    try write.insertRow(table, key: key, values: [.int(Int64(key)), .bytes(Array("row \(key)".utf8))], layout: layout)
+                    models[table]!.insert(key)
+                }
+                #expect(try write.lastRowKey(in: table) == models[table]!.max())
+            }
+            for table in tables { #expect(try write.count(of: table) == UInt64(models[table]!.count)) }
+            try write.commit()
+            let read = try database.beginRead()
+            for table in tables {
+                var keys: [UInt64] = []
+                try read.forEachCluster(in: read.root(of: table)) { leaf in leaf.appendKeys(to: &keys); return true }
+                #expect(keys == models[table]!.sorted())
+            }
+        }
+        #expect(try database.verify().usedPages > 0)
+    }
+
     @Test func appendedRowsPackLeaves() throws {
         let database = try Database.inMemory()
         let write = try database.beginWrite()

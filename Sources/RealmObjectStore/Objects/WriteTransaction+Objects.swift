@@ -11,7 +11,7 @@ extension WriteTransaction {
             default: throw StorageError(.invalidInput, "Primary key of '\(table.name)' must be an integer")
             }
         }
-        return try lastKey(in: root(of: table.tree)).map { $0 + 1 } ?? 0
+        return try lastRowKey(in: table.tree).map { $0 + 1 } ?? 0
     }
 
     /// Inserts an object with every physical column's value. Throws `.invalidInput` (Realm's
@@ -31,7 +31,7 @@ extension WriteTransaction {
         }
         for (column, index) in table.indexes {
             for encoded in table.indexValues(values[column], column: column) {
-                try indexInsert(index, key: IndexKey.key(encoded, objectKey: key))
+                try indexInsert(index, value: encoded, objectKey: key)
             }
         }
     }
@@ -62,7 +62,7 @@ extension WriteTransaction {
             let before = Set(table.indexValues(old, column: column))
             let after = Set(table.indexValues(value, column: column))
             for removed in before.subtracting(after) { try indexRemove(index, key: IndexKey.key(removed, objectKey: key)) }
-            for added in after.subtracting(before) { try indexInsert(index, key: IndexKey.key(added, objectKey: key)) }
+            for added in after.subtracting(before) { try indexInsert(index, value: added, objectKey: key) }
         }
         try updateValue(table.tree, key: key, column: column, value: value, layout: table.layout)
         if ownsEmbedded, let name = table.property(column)?.objectClassName, let target = catalog.tables[name] {

@@ -38,6 +38,13 @@ package final class WriteTransaction: PageSource {
     var roots: [TreeID: TreeRoot?] = [:]
     /// Index entries added but not yet in their trees (see ``indexInsert(_:key:)``).
     var pendingIndexEntries: [TreeID: PendingIndexEntries] = [:]
+    /// The greatest key of table `tree`, known because the last row inserted into it went after
+    /// all others (ascending keys: the bulk insert's case). A key above it needs no existence
+    /// check (one descent fewer per insert), and ``lastRowKey(in:)`` answers without a descent.
+    /// Invariant: while set, `key` is the greatest key of `tree`. Keys enter a table only through
+    /// `insertRow` (which keeps it), and leave through `removeRow` (which clears it when it
+    /// removes `key`) or `dropTree` (which clears it).
+    var rightEdge: (tree: TreeID, key: UInt64)?
     /// The row heap budget of the layout last inserted into (see `rowHeapBudget(_:)`).
     var lastRowHeapBudget: (layout: [ColumnSpec], budget: Int)?
     /// What this transaction did to table rows, for change notifications (see ``RowChangeLog``).
@@ -166,6 +173,7 @@ package final class WriteTransaction: PageSource {
     /// Deletes a tree and frees all its pages.
     package func dropTree(_ id: TreeID) throws {
         pendingIndexEntries[id] = nil
+        if rightEdge?.tree == id { rightEdge = nil }
         let root = try root(of: id)
         try releaseSubtree(root)
         roots[id] = .some(nil)

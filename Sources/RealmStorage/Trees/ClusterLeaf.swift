@@ -200,12 +200,27 @@ public struct ClusterLeaf {
     }
 
     /// Bytes this leaf's rows need (fixed areas at `count` rows plus live heap), for merge decisions.
-    var usedBytes: Int { geometry.fixedBytes(capacity: count) + liveHeapBytes }
+    var usedBytes: Int { fixedBytes(capacity: count) + liveHeapBytes }
 
-    /// The leaf's widths, as ``ClusterGeometry`` sizes areas.
-    var geometry: ClusterGeometry {
-        ClusterGeometry(keyWidth: keyWidth,
-                        columns: (0..<columnCount).map { (kind($0) ?? .int, width($0), nullOffset($0) != 0) })
+    /// Whether the leaf, rebuilt with one more row of `cells` and its present widths, would fit
+    /// its pages. (A rebuild may need wider integers, so `true` is a guess; `false` is not.)
+    /// - Complexity: O(rows × byte-string columns).
+    func hasRoom(forAnotherRowOf cells: [ClusterBuilder.Cell]) -> Bool {
+        fixedBytes(capacity: count + 1) + liveHeapBytes + cells.reduce(0) { $0 + $1.heapBytes } <= size
+    }
+
+    /// Bytes from the start of the leaf to the end of its fixed-width areas, were they laid out
+    /// for `capacity` rows with the leaf's widths: ``ClusterGeometry/fixedBytes(capacity:)``
+    /// read off the descriptors instead of an array of them, because an insert asks it (for
+    /// the free space below the heap) and building that array was one allocation per insert.
+    /// - Complexity: O(columns).
+    func fixedBytes(capacity: Int) -> Int {
+        var total = keysOffset + ClusterGeometry.aligned(FrameOfReference.bytes(capacity: capacity, width: keyWidth))
+        for column in 0..<columnCount {
+            total += ClusterGeometry.area(kind: kind(column) ?? .int, width: width(column), capacity: capacity)
+            if nullOffset(column) != 0 { total += ClusterGeometry.bitmapBytes(capacity: capacity) }
+        }
+        return total
     }
 
     /// Checks the geometry a reader relies on (descriptors and areas): O(columns), done on every
@@ -263,11 +278,15 @@ struct ClusterGeometry {
 
     /// Bytes of a column's data area, rounded up to 8 so every area starts 8-byte aligned.
     func area(_ column: Int, capacity: Int) -> Int {
-        let info = columns[column]
-        switch info.kind {
-        case .bool: return Self.aligned((capacity + 7) / 8)
-        case .int: return Self.aligned(FrameOfReference.bytes(capacity: capacity, width: info.width))
-        default: return Self.aligned(capacity * info.width)
+        Self.area(kind: columns[column].kind, width: columns[column].width, capacity: capacity)
+    }
+
+    /// Bytes of the data area of a column of `kind` whose values take `width` bytes.
+    static func area(kind: ColumnSpec.Kind, width: Int, capacity: Int) -> Int {
+        switch kind {
+        case .bool: return aligned((capacity + 7) / 8)
+        case .int: return aligned(FrameOfReference.bytes(capacity: capacity, width: width))
+        default: return aligned(capacity * width)
         }
     }
 

@@ -59,7 +59,7 @@ struct ClusterLeafWriter {
     }
 
     private var freeHeapSpace: Int {
-        leaf.heapStart - leaf.geometry.fixedBytes(capacity: leaf.capacity)
+        leaf.heapStart - leaf.fixedBytes(capacity: leaf.capacity)
     }
 
     /// Makes `bytes` contiguous heap bytes available, compacting if that helps.

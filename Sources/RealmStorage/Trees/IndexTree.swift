@@ -18,13 +18,29 @@ extension WriteTransaction {
     /// key order, before anything reads the index through ``root(of:)`` and when the transaction
     /// is prepared. Errors that the key itself causes (too long, no such tree) are thrown here.
     package func indexInsert(_ id: TreeID, key: [UInt8]) throws {
+        try bufferIndexEntry(id, length: key.count) { $0.append(key) }
+    }
+
+    /// Adds the entry of object `objectKey` whose value encodes as `value` (see ``IndexKey``):
+    /// ``indexInsert(_:key:)`` of `IndexKey.key(value, objectKey: objectKey)`, without building
+    /// that key (an object insert's index entries cost no allocation of their own).
+    package func indexInsert(_ id: TreeID, value: [UInt8], objectKey: UInt64) throws {
+        try bufferIndexEntry(id, length: value.count + IndexKey.objectKeyBytes(objectKey)) {
+            $0.append(value: value, objectKey: objectKey)
+        }
+    }
+
+    /// Checks an entry of `length` bytes, appends it to the tree's buffer with `append`, and
+    /// inserts the buffer once it holds more than ``PendingIndexEntries/byteLimit`` bytes.
+    private func bufferIndexEntry(_ id: TreeID, length: Int, _ append: (inout PendingIndexEntries) -> Int) throws {
         try checkActive()
-        guard key.count <= IndexPage.maximumKeyLength else {
-            throw StorageError(.invalidInput, "Index key of \(key.count) bytes exceeds \(IndexPage.maximumKeyLength) bytes")
+        guard length <= IndexPage.maximumKeyLength else {
+            throw StorageError(.invalidInput, "Index key of \(length) bytes exceeds \(IndexPage.maximumKeyLength) bytes")
         }
         if pendingIndexEntries[id] == nil { _ = try storedRoot(of: id) }  // the tree must exist
-        pendingIndexEntries[id, default: PendingIndexEntries()].append(key)
-        if pendingIndexEntries[id]!.bytes.count > PendingIndexEntries.byteLimit { try applyPendingIndexEntries(of: id) }
+        if append(&pendingIndexEntries[id, default: PendingIndexEntries()]) > PendingIndexEntries.byteLimit {
+            try applyPendingIndexEntries(of: id)
+        }
     }
 
     /// Inserts the buffered entries of index `id` into its tree, in key order.
@@ -389,14 +405,23 @@ package enum IndexKey {
     /// bytes (0–8) followed by its significant bytes, big-endian. A shorter key is a smaller
     /// number, so this orders like the keys, and keys below 2^24 take 4 bytes instead of 8.
     package static func key(_ encodedValue: [UInt8], objectKey: UInt64) -> [UInt8] {
-        let length = (64 - objectKey.leadingZeroBitCount + 7) / 8
         var result = encodedValue
-        result.reserveCapacity(encodedValue.count + 1 + length)
-        result.append(UInt8(length))
-        for shift in stride(from: (length - 1) * 8, through: 0, by: -8) {
-            result.append(UInt8(truncatingIfNeeded: objectKey >> UInt64(shift)))
-        }
+        result.reserveCapacity(encodedValue.count + objectKeyBytes(objectKey))
+        appendObjectKey(objectKey, to: &result)
         return result
+    }
+
+    /// The bytes an object key takes at the end of an index key: its length byte, then its
+    /// significant bytes.
+    package static func objectKeyBytes(_ objectKey: UInt64) -> Int { 1 + (64 - objectKey.leadingZeroBitCount + 7) / 8 }
+
+    /// Appends the object key part of an index key (see ``key(_:objectKey:)``) to `bytes`.
+    static func appendObjectKey(_ objectKey: UInt64, to bytes: inout [UInt8]) {
+        let length = objectKeyBytes(objectKey) - 1
+        bytes.append(UInt8(length))
+        for shift in stride(from: (length - 1) * 8, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: objectKey >> UInt64(shift)))
+        }
     }
 
     /// The object key after an encoded value of `valueLength` bytes, or nil if `key` is not an

@@ -34,11 +34,29 @@ struct PendingIndexEntries {
 
     var isEmpty: Bool { entries.isEmpty }
 
-    mutating func append(_ key: [UInt8]) {
+    /// Appends an index key. Returns the bytes buffered now.
+    mutating func append(_ key: [UInt8]) -> Int {
+        append { $0.append(contentsOf: key) }
+    }
+
+    /// Appends the index key of `value` (an encoded value) and `objectKey`, as
+    /// ``IndexKey/key(_:objectKey:)`` builds it. Returns the bytes buffered now.
+    mutating func append(value: [UInt8], objectKey: UInt64) -> Int {
+        append {
+            $0.append(contentsOf: value)
+            IndexKey.appendObjectKey(objectKey, to: &$0)
+        }
+    }
+
+    /// Appends the key that `write` appends to `bytes`.
+    private mutating func append(_ write: (inout [UInt8]) -> Void) -> Int {
+        let offset = bytes.count
+        write(&bytes)
+        let length = bytes.count - offset
         var prefix: UInt64 = 0
-        for index in 0..<8 { prefix = prefix << 8 | UInt64(index < key.count ? key[index] : 0) }
-        entries.append(Entry(prefix: prefix, offset: UInt32(bytes.count), length: UInt32(key.count)))
-        bytes.append(contentsOf: key)
+        for index in 0..<8 { prefix = prefix << 8 | UInt64(index < length ? bytes[offset + index] : 0) }
+        entries.append(Entry(prefix: prefix, offset: UInt32(offset), length: UInt32(length)))
+        return bytes.count
     }
 
     /// Calls `body` with every distinct key, in ascending byte order.
