@@ -119,8 +119,8 @@ enum ObjectSchemaDiscovery {
     static func unmanagedValues(of object: ObjectBase) -> [String: _RealmValue] {
         var values = object.dynamicValues ?? [:]
         if let layout = PersistedFieldLayout.of(type(of: object)) {
-            for field in layout.fields where values[field.name] == nil {
-                values[field.name] = layout.value(of: field, in: object)
+            layout.forEachValue(in: object) { index, value in
+                if values[layout.fields[index].name] == nil { values[layout.fields[index].name] = value }
             }
             return values
         }

@@ -13,7 +13,7 @@ import Synchronization
 /// read by loading its type at its offset from the object's address, as Realm reads an
 /// Objective-C ivar.
 ///
-/// Why the load is safe (`value(of:in:)`): the layout is looked up by the object's dynamic
+/// Why the load is safe (`forEachValue(in:_:)`): the layout is looked up by the object's dynamic
 /// class, whose instances all have, by the runtime's own metadata, a field of exactly the
 /// wrapper's type at the wrapper's offset (a subclass's layout is its own: its superclasses' fields come first, at the same
 /// offsets); the object is alive for the read (the caller holds it, and the read is inside
@@ -25,15 +25,70 @@ import Synchronization
 struct PersistedFieldLayout: Sendable {
     /// A stored `@Persisted` property (linking objects, which store nothing, are left out).
     ///
-    /// `@unchecked Sendable`: a name and a function capturing only the wrapper's byte offset and
-    /// type, none of which ever changes (the type is only `Sendable`-unknown because `Persisted`
-    /// itself is not `Sendable`).
+    /// `@unchecked Sendable`: a name, a byte offset and a wrapper type, none of which ever
+    /// changes (the type is only `Sendable`-unknown because `Persisted` itself is not `Sendable`).
     struct Field: @unchecked Sendable {
         /// The property's name (the field's, without the wrapper's leading underscore).
         let name: String
-        /// Reads the wrapper's value from an instance's address: a load of the wrapper's type at
-        /// its offset (see `reader(of:at:)`).
-        let read: (UnsafeRawPointer) -> _RealmValue
+        /// The wrapper's byte offset in an instance.
+        let offset: Int
+        /// How to load the wrapper (see ``Load``).
+        let load: Load
+
+        /// The wrapper's type, for loading it. Generic code over a wrapper type known only at
+        /// run time looks up type metadata on every call (`Optional<Value>`'s, to read the
+        /// wrapper's value), which was most of the cost of reading an object; so the common
+        /// property types get a case whose load is compiled for their type, and any other type
+        /// goes through `other`. (An enum rather than a stored closure per field: calling a
+        /// closure kept in an array retained and released its context on every read.)
+        enum Load {
+            case int, string, double, bool, date, optionalInt, optionalString, optionalDouble, optionalBool
+            case optionalDate, data, uuid, objectId, float, int64, int32
+            case other(any PersistedProperty.Type)
+
+            init(_ wrapper: any PersistedProperty.Type) {
+                let cases: [(any PersistedProperty.Type, Load)] = [
+                    (Persisted<Int>.self, .int), (Persisted<String>.self, .string), (Persisted<Double>.self, .double),
+                    (Persisted<Bool>.self, .bool), (Persisted<Date>.self, .date), (Persisted<Int?>.self, .optionalInt),
+                    (Persisted<String?>.self, .optionalString), (Persisted<Double?>.self, .optionalDouble),
+                    (Persisted<Bool?>.self, .optionalBool), (Persisted<Date?>.self, .optionalDate),
+                    (Persisted<Data>.self, .data), (Persisted<UUID>.self, .uuid), (Persisted<ObjectId>.self, .objectId),
+                    (Persisted<Float>.self, .float), (Persisted<Int64>.self, .int64), (Persisted<Int32>.self, .int32),
+                ]
+                self = cases.first { $0.0 == wrapper }?.1 ?? .other(wrapper)
+            }
+        }
+
+        /// The stored form of the value in this field's wrapper of the instance at `address`.
+        @inline(__always)
+        func value(at address: UnsafeRawPointer) -> _RealmValue {
+            let wrapper = address + offset
+            func loaded<Value: _Persistable>(_: Value.Type) -> _RealmValue {
+                wrapper.load(as: Persisted<Value>.self).unmanagedRealmValue
+            }
+            func loaded<Wrapper: PersistedProperty>(_: Wrapper.Type) -> _RealmValue {
+                wrapper.load(as: Wrapper.self).unmanagedRealmValue
+            }
+            switch load {
+            case .int: return loaded(Int.self)
+            case .string: return loaded(String.self)
+            case .double: return loaded(Double.self)
+            case .bool: return loaded(Bool.self)
+            case .date: return loaded(Date.self)
+            case .optionalInt: return loaded(Int?.self)
+            case .optionalString: return loaded(String?.self)
+            case .optionalDouble: return loaded(Double?.self)
+            case .optionalBool: return loaded(Bool?.self)
+            case .optionalDate: return loaded(Date?.self)
+            case .data: return loaded(Data.self)
+            case .uuid: return loaded(UUID.self)
+            case .objectId: return loaded(ObjectId.self)
+            case .float: return loaded(Float.self)
+            case .int64: return loaded(Int64.self)
+            case .int32: return loaded(Int32.self)
+            case .other(let type): return loaded(type)
+            }
+        }
     }
 
     /// The stored properties, superclasses' first, each class's in declaration order (the order
@@ -55,7 +110,7 @@ struct PersistedFieldLayout: Sendable {
             guard let wrapper = fieldType as? any PersistedProperty.Type, wrapper.storesValue else { return true }
             let label = String(cString: name)
             fields.append(Field(name: label.hasPrefix("_") ? String(label.dropFirst()) : label,
-                                read: reader(of: wrapper, at: offset)))
+                                offset: offset, load: Field.Load(wrapper)))
             return true
         }
         guard complete else { return nil }
@@ -64,30 +119,16 @@ struct PersistedFieldLayout: Sendable {
         return layout
     }
 
-    /// The stored form of the value in `field`'s wrapper of `object`, an unmanaged instance of
-    /// the class this layout describes (see the type's comment for why the load is safe).
-    func value(of field: Field, in object: ObjectBase) -> _RealmValue {
-        withExtendedLifetime(object) { field.read(UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())) }
-    }
-
-    /// A function reading a wrapper of type `wrapper` at `offset` from an instance's address.
-    ///
-    /// Generic code over a wrapper type known only at run time looks up type metadata on every
-    /// call (`Optional<Value>`'s, to read the wrapper's value): that was most of the cost of
-    /// reading an object. The common property types get a reader compiled for their type; any
-    /// other one reads through the generic path.
-    private static func reader(of wrapper: any PersistedProperty.Type, at offset: Int) -> (UnsafeRawPointer) -> _RealmValue {
-        func compiled<Value: _Persistable>(_: Value.Type) -> ((UnsafeRawPointer) -> _RealmValue)? {
-            guard wrapper == Persisted<Value>.self else { return nil }
-            return { $0.load(fromByteOffset: offset, as: Persisted<Value>.self).unmanagedRealmValue }
+    /// Calls `body` with the index in ``fields`` and the stored form of the value of each
+    /// field's wrapper of `object`, an unmanaged instance of the class this layout describes
+    /// (see the type's comment for why the loads are safe).
+    /// - Complexity: O(fields); no allocation but what the values themselves need.
+    func forEachValue(in object: ObjectBase, _ body: (Int, _RealmValue) -> Void) {
+        withExtendedLifetime(object) {
+            let address = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+            fields.withUnsafeBufferPointer { fields in
+                for index in fields.indices { body(index, fields[index].value(at: address)) }
+            }
         }
-        func generic<Wrapper: PersistedProperty>(_: Wrapper.Type) -> (UnsafeRawPointer) -> _RealmValue {
-            { $0.load(fromByteOffset: offset, as: Wrapper.self).unmanagedRealmValue }
-        }
-        return compiled(Int.self) ?? compiled(String.self) ?? compiled(Double.self) ?? compiled(Bool.self)
-            ?? compiled(Date.self) ?? compiled(Int?.self) ?? compiled(String?.self) ?? compiled(Double?.self)
-            ?? compiled(Bool?.self) ?? compiled(Date?.self) ?? compiled(Data.self) ?? compiled(UUID.self)
-            ?? compiled(ObjectId.self) ?? compiled(Float.self) ?? compiled(Int64.self) ?? compiled(Int32.self)
-            ?? generic(wrapper)
     }
 }

@@ -156,8 +156,10 @@ extension Realm {
         guard object.dynamicValues == nil, let (layout, columns) = fieldColumns(of: type(of: object), in: table) else {
             return false
         }
-        for (field, column) in zip(layout.fields, columns) {
-            if let column { body(column, layout.value(of: field, in: object)) }
+        columns.withUnsafeBufferPointer { columns in
+            layout.forEachValue(in: object) { index, value in
+                if let column = columns[index] { body(column, value) }
+            }
         }
         return true
     }

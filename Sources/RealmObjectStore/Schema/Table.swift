@@ -46,10 +46,13 @@ package final class Table: Sendable {
     /// primary keys; for link properties, each distinct object linked to (a nil link has none),
     /// so that the index answers "who links to object k" — backlinks.
     package func indexValues(_ value: ColumnValue, column: Int) -> [[UInt8]] {
-        guard let property = stored.columns[column] else { return [] }
-        guard property.canLink else {
-            return [(try? IndexKey.encode(value, layout[column], kind: property.kind)) ?? IndexKey.null()]
+        // The scalar case reads the two fields in place: binding the `PropertyInfo` copied it
+        // (two retains and releases per indexed value of every insert).
+        guard let canLink = stored.columns[column]?.canLink else { return [] }
+        guard canLink else {
+            return [(try? IndexKey.encode(value, layout[column], kind: stored.columns[column]?.kind)) ?? IndexKey.null()]
         }
+        let property = stored.columns[column]!
         var keys: [[UInt8]] = []
         func add(_ element: ColumnValue) {
             switch (property.kind, element) {
