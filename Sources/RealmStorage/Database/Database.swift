@@ -610,7 +610,8 @@ package final class Database: Sendable {
             }
             for (number, page) in commit.pages { pages[number] = page }
         }
-        let sorted = pages.map { (key: $0.number, value: $0.page) }.sorted { $0.key < $1.key }
+        var sorted = pages.map { (key: $0.number, value: $0.page) }
+        sorted.sort { $0.key < $1.key }
         let metaPage = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { metaPage.deallocate() }
         meta.encode(into: metaPage)

@@ -96,26 +96,30 @@ package struct FreeList: Sendable {
     @discardableResult
     package mutating func release(pins: [TransactionID], durable: TransactionID) -> [PageRun] {
         let durableCount = awaitingDurability.prefix { $0.freedBy <= durable }.count
-        var candidates = Array(awaitingDurability.prefix(durableCount))
-        awaitingDurability.removeFirst(durableCount)
+        var unpinned: [FreedRun] = []
         for pin in pinned.keys where !pins.containsSorted(pin) {
-            candidates += pinned.removeValue(forKey: pin)!
+            unpinned += pinned.removeValue(forKey: pin)!
         }
-        guard !candidates.isEmpty else { return [] }
+        guard durableCount > 0 || !unpinned.isEmpty else { return [] }
         var ripe: [PageRun] = []
-        for freed in candidates {
+        ripe.reserveCapacity(durableCount + unpinned.count)
+        func sort(_ freed: FreedRun) {
             if let pin = pins.firstSorted(atLeast: freed.createdBy), pin < freed.freedBy {
                 pinned[pin, default: []].append(freed)
             } else {
                 ripe.append(freed.run)
             }
         }
+        for freed in awaitingDurability[..<durableCount] { sort(freed) }
+        for freed in unpinned { sort(freed) }
+        awaitingDurability.removeFirst(durableCount)
         if !ripe.isEmpty { reusable = Self.merged(reusable, Self.coalesced(ripe)) }
         return ripe
     }
 
     /// Records the runs a transaction freed. `runs` need not be sorted or coalesced.
     mutating func record(_ runs: [FreedRun]) {
+        changes.reserveCapacity(changes.count + runs.count)
         for freed in runs where freed.run.count > 0 {
             precondition(awaitingDurability.last.map { $0.freedBy <= freed.freedBy } ?? true, "free records out of order")
             awaitingDurability.append(freed)
@@ -140,10 +144,17 @@ package struct FreeList: Sendable {
                 start = (start / PageMap.pagesPerSection + 1) * PageMap.pagesPerSection
             }
             guard start + count <= run.end else { continue }
-            var replacement: [PageRun] = []
-            if start > run.start { replacement.append(PageRun(start: run.start, count: start - run.start)) }
-            if start + count < run.end { replacement.append(PageRun(start: start + count, count: run.end - start - count)) }
-            reusable.replaceSubrange(index...index, with: replacement)
+            // What is left of the run: the pages before `start` and after the taken ones.
+            let before = PageRun(start: run.start, count: start - run.start)
+            let after = PageRun(start: start + count, count: run.end - start - count)
+            switch (before.count > 0, after.count > 0) {
+            case (false, false): reusable.remove(at: index)
+            case (true, false): reusable[index] = before
+            case (false, true): reusable[index] = after
+            case (true, true):
+                reusable[index] = before
+                reusable.insert(after, at: index + 1)
+            }
             changes.append(FreeListChange(run: PageRun(start: start, count: count), isTaken: true))
             return start
         }
@@ -151,7 +162,7 @@ package struct FreeList: Sendable {
     }
 
     /// Forgets ``changes`` once a commit has stored them.
-    mutating func clearChanges() { changes = [] }
+    mutating func clearChanges() { changes.removeAll(keepingCapacity: true) }
 
     /// Sorts runs and merges the ones that touch.
     static func coalesced(_ runs: [PageRun]) -> [PageRun] {

@@ -68,6 +68,10 @@ package final class WriteTransaction: PageSource {
         var freeList = base.freeList
         newlyReusable = freeList.release(pins: pins, durable: durable)
         self.freeList = freeList
+        // A small commit's few entries in one allocation each, instead of growing through
+        // capacities 1, 2, 4, 8 (commit-bench memory-sync counted 61 allocations a commit).
+        freed.reserveCapacity(16)
+        roots.reserveCapacity(8)
     }
 
     deinit {
