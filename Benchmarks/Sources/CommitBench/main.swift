@@ -17,8 +17,12 @@
 //   file-async    `asyncWrite` from an actor on a file: W7
 //   raw-sync      one 4 KiB page overwritten and `fdatasync`ed: the disk's floor
 //   raw-commit8   the I/O of a W7 commit without the database: 8 pages in one write at a
-//                 rotating offset, a meta page, one `fdatasync` (a W7 commit writes 7–9 pages in
+//                 rotating offset, a meta page, one `fdatasync` (a W7 commit writes 6–9 pages in
 //                 3–5 runs plus its meta)
+//   raw-runs5     7 pages in 4 runs (2, 2, 2, 1) and a meta page, one `fdatasync`: a W7 commit's
+//                 I/O as the allocator lays it out today
+//   raw-log9      9 pages in one write and no meta page: a commit whose record follows its
+//                 pages in a log (the layout issue 19 suggests)
 import BenchModel
 import Foundation
 import MeasurementRounds
@@ -80,9 +84,9 @@ for (name, inMemory) in [("memory-async", true), ("file-async", false)] {
     rows.append((name, samples))
 }
 
-/// Overwrites `pages` pages at rotating page-aligned offsets, then a meta page, and syncs,
-/// `commits` times: the I/O floor of a commit of that many pages.
-func rawCommits(pages: Int) throws -> Double {
+/// Overwrites runs of `runs` pages (one write each, 3 pages apart) at a rotating offset, then
+/// a meta page if `meta`, and syncs, `commits` times: the I/O floor of a commit laid out so.
+func rawCommits(runs: [Int], meta: Bool = true) throws -> Double {
     let path = directory.appendingPathComponent("raw.bin").path
     let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o644)
     precondition(descriptor >= 0, "cannot create \(path)")
@@ -91,21 +95,25 @@ func rawCommits(pages: Int) throws -> Double {
     var buffer = [UInt8](repeating: 7, count: 4096 * span)
     buffer.withUnsafeBytes { for page in 0..<span { _ = pwrite(descriptor, $0.baseAddress, 4096, off_t(page * 4096)) } }
     fsync(descriptor)
+    let footprint = runs.reduce(0) { $0 + $1 + 3 }
     let start = ContinuousClock.now
     for index in 0..<commits {
         buffer[0] = UInt8(truncatingIfNeeded: index)
         buffer.withUnsafeBytes { bytes in
-            if pages > 0 {
-                let offset = 2 + (index * pages) % (span - 2 - pages)
+            var offset = 2 + (index * footprint) % (span - 2 - footprint)
+            for pages in runs {
                 _ = pwrite(descriptor, bytes.baseAddress, 4096 * pages, off_t(offset * 4096))
+                offset += pages + 3
             }
-            _ = pwrite(descriptor, bytes.baseAddress, 4096, off_t((index & 1) * 4096))
+            if meta { _ = pwrite(descriptor, bytes.baseAddress, 4096, off_t((index & 1) * 4096)) }
         }
         precondition(fdatasync(descriptor) == 0, "fdatasync failed")
     }
     return seconds(ContinuousClock.now - start) * 1e6 / Double(commits)
 }
-rows.append(("raw-sync", try rounds("raw-sync", 5).map { _ in try rawCommits(pages: 0) }))
-rows.append(("raw-commit8", try rounds("raw-commit8", 5).map { _ in try rawCommits(pages: 8) }))
+rows.append(("raw-sync", try rounds("raw-sync", 5).map { _ in try rawCommits(runs: [], meta: true) }))
+rows.append(("raw-commit8", try rounds("raw-commit8", 5).map { _ in try rawCommits(runs: [8]) }))
+rows.append(("raw-runs5", try rounds("raw-runs5", 5).map { _ in try rawCommits(runs: [2, 2, 2, 1]) }))
+rows.append(("raw-log9", try rounds("raw-log9", 5).map { _ in try rawCommits(runs: [9], meta: false) }))
 
 printRounds("commit-bench: \(commits) commits per round, µs per commit", rows, decimals: 1)

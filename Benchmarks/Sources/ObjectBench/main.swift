@@ -17,6 +17,8 @@
 //   iterate0    `for person in realm.objects(…)` reading nothing: the accessors alone
 //   iterate2    the same, reading age and name (W5)
 //   iterate6    the same, reading every property
+//   update      `person.score = …` for every object in one write transaction, its commit
+//               included (W12 at this COUNT)
 import BenchModel
 import Foundation
 import MeasurementRounds
@@ -74,6 +76,13 @@ rows.append(("iterate6", rounds("iterate6", 9).map { _ in
         for person in realm.objects(PersonObject.self) {
             sink &+= person.id &+ person.age &+ person.name.utf8.count &+ person.email.utf8.count
                 &+ Int(person.score * 10) &+ Int(person.createdAt.timeIntervalSince1970)
+        }
+    } / Double(count)
+}))
+rows.append(("update", try rounds("update", 5).map { round in
+    try nanoseconds {
+        try realm.write {
+            for person in realm.objects(PersonObject.self) { person.score = Double(round) + Double(person.id) * 1e-7 }
         }
     } / Double(count)
 }))

@@ -134,11 +134,14 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         private var leafIndex = 0
         private var row = 0
         private let stamp: UInt64
+        /// The object returned last while walking `keys`: once a property read has found its
+        /// row, the next key is usually the next row of the same leaf.
+        private var previous: Element?
 
         init(results: Results) {
             handle = results.handle
             table = results.table
-            stamp = handle.stamp
+            stamp = handle.positionStamp
             guard let table else { return }
             if !results.isWholeTable {
                 keys = results.keys()
@@ -156,7 +159,19 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             guard snapshot != nil else {
                 guard keyIndex < keys.count else { return nil }
                 defer { keyIndex += 1 }
-                return handle.managedObject(Element.self, table: table, key: keys[keyIndex])
+                let key = keys[keyIndex]
+                // In a write transaction a loop that sets a property of each object moves no
+                // row (``Realm/positionStamp``), so where the previous object was found tells
+                // where this one is, without a descent from the root.
+                if let (leaf, row) = previous?.knownPosition, row + 1 < leaf.count, leaf.key(row + 1) == key {
+                    let object = Element()
+                    object.attach(to: handle, table: table, leaf: leaf, row: row + 1)
+                    previous = object
+                    return object
+                }
+                let object = handle.managedObject(Element.self, table: table, key: key)
+                previous = object
+                return object
             }
             while leafIndex < leaves.count {
                 let leaf = ClusterLeaf(leaves[leafIndex])
@@ -164,7 +179,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                     defer { row += 1 }
                     // While the handle is still at the snapshot's version the object starts with
                     // its position known; after the loop wrote or refreshed, it is found by key.
-                    guard handle.stamp == stamp else {
+                    guard handle.positionStamp == stamp else {
                         return handle.managedObject(Element.self, table: table, key: leaf.key(row))
                     }
                     let object = Element()

@@ -30,8 +30,8 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     final var managedTable: Table?
     /// The object's key in `managedTable`.
     final var managedKey: UInt64 = 0
-    /// The handle's ``Realm/stamp`` when `cachedLeaf` and `cachedRow` were found; `.max` when
-    /// the position is unknown.
+    /// The handle's ``Realm/positionStamp`` when `cachedLeaf` and `cachedRow` were found; `.max`
+    /// when the position is unknown.
     @exclusivity(unchecked) private final var cachedStamp: UInt64 = .max
     @exclusivity(unchecked) private final var cachedLeaf: UnsafeRawPointer?
     @exclusivity(unchecked) private final var cachedRow = 0
@@ -53,7 +53,7 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     /// its table at the handle's current version: its first property read needs no lookup.
     final func attach(to realm: Realm, table: Table, leaf: ClusterLeaf, row: Int) {
         attach(to: realm, table: table, key: leaf.key(row))
-        cachedStamp = realm.stamp
+        cachedStamp = realm.positionStamp
         cachedLeaf = leaf.base
         cachedRow = row
     }
@@ -81,17 +81,24 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     /// The leaf and row of this managed object now, or nil if it no longer exists (or its realm
     /// was invalidated since it was read).
     ///
-    /// While the handle's `stamp` is unchanged (no refresh, no change in the current write
-    /// transaction) the cached leaf pointer and row stay valid, so the common case is one
-    /// comparison; otherwise the object is found again by key.
+    /// While the handle's `positionStamp` is unchanged (no refresh, no change in the current
+    /// write transaction that could move a row) the cached leaf pointer and row stay valid, so
+    /// the common case is one comparison; otherwise the object is found again by key.
     @inline(__always)
     final func location() -> (ClusterLeaf, Int)? {
         guard let realm = managingRealm else { return nil }
-        if cachedStamp == realm.stamp, let cachedLeaf { return (ClusterLeaf(cachedLeaf), cachedRow) }
+        if cachedStamp == realm.positionStamp, let cachedLeaf { return (ClusterLeaf(cachedLeaf), cachedRow) }
         return relocate(in: realm)
     }
 
-    /// `location()` after the handle's stamp moved: checks that the object still exists and
+    /// The leaf and row of this managed object if they are known at the handle's current
+    /// position stamp: a property read found them, and no row has moved since. No lookup.
+    final var knownPosition: (ClusterLeaf, Int)? {
+        guard let realm = managingRealm, cachedStamp == realm.positionStamp, let cachedLeaf else { return nil }
+        return (ClusterLeaf(cachedLeaf), cachedRow)
+    }
+
+    /// `location()` after the handle's position stamp moved: checks that the object still exists and
     /// finds its row again.
     private final func relocate(in realm: Realm) -> (ClusterLeaf, Int)? {
         guard generation == realm.invalidations, let table = managedTable else { return nil }
@@ -103,7 +110,7 @@ open class ObjectBase: Hashable, CustomStringConvertible {
             cachedLeaf = nil
             return nil
         }
-        cachedStamp = realm.stamp
+        cachedStamp = realm.positionStamp
         cachedLeaf = found.base
         cachedRow = foundRow
         return (found, foundRow)

@@ -75,9 +75,14 @@ public final class Realm {
     private var deferredError: Realm.Error?
     /// Observers (registration ids) this write transaction must not notify (`write(withoutNotifying:)`).
     var silencedObservers: Set<UInt64> = []
-    /// Changes whenever what this handle sees may have moved (refresh, or any change inside a
-    /// write transaction), invalidating the objects' cached positions.
+    /// Changes whenever what this handle sees may have changed (refresh, or any change inside a
+    /// write transaction): caches of query results and linking objects hold while it stays.
     @exclusivity(unchecked) private(set) var stamp: UInt64 = 0
+    /// Changes whenever a row may have moved: with ``stamp``, except for a value written in
+    /// place (`setStored`), which moves nothing. The objects' cached positions (leaf and row)
+    /// hold while it stays, so a loop that writes one property of each object it visits does
+    /// not look each one up again.
+    @exclusivity(unchecked) private(set) var positionStamp: UInt64 = 0
     /// The actor the handle is isolated to (``open(configuration:isolation:)``), if any; see
     /// ``bind(to:)`` for a handle opened before its actor was initialised.
     private(set) var actor: (any Actor)?
@@ -100,8 +105,11 @@ public final class Realm {
     /// advance only with ``refresh()``.
     public var autorefresh = true
 
-    /// Marks every cached position stale.
-    func touch() { stamp &+= 1 }
+    /// Marks every cached result and position stale.
+    func touch() {
+        stamp &+= 1
+        positionStamp &+= 1
+    }
 
     /// Opens the realm described by `configuration` on the current thread.
     ///
@@ -232,7 +240,7 @@ public final class Realm {
         guard !isFrozen, writer == nil, let newest = try? file.beginRead() else { return false }
         guard newest.reader.transaction != reader.transaction else { return false }
         read(newest)
-        stamp &+= 1
+        touch()
         return true
     }
 
@@ -244,7 +252,7 @@ public final class Realm {
         if writer != nil { cancelWrite() }
         invalidations &+= 1
         if let newest = try? file.beginRead() { read(newest) }
-        stamp &+= 1
+        touch()
     }
 
     /// Counts ``invalidate()`` calls; objects read before the last one are invalid.
@@ -306,7 +314,7 @@ public final class Realm {
         catalog = write.schema
         catalogChanged = false
         deferredError = nil
-        stamp &+= 1
+        touch()
     }
 
     /// Commits the write transaction, returning once it is durable (blocking the thread while the
@@ -395,13 +403,13 @@ public final class Realm {
         silencedObservers = []
         catalogChanged = false
         catalog = readerCatalog
-        stamp &+= 1
+        touch()
     }
 
     /// Moves the handle to the newest durable version.
     func advance() {
         if let newest = try? file.beginRead() { read(newest) }
-        stamp &+= 1
+        touch()
     }
 
     /// Reads `version` from now on: its transaction and its schema, always together.
@@ -613,6 +621,9 @@ public final class Realm {
         if column == table.primaryKeyColumn {
             fatalError("Primary key can't be changed after an object is inserted.")
         }
+        if case .stored(let scalar) = value.storage, table.storesOnlyInRow[column] {
+            return setStored(scalar, column: column, of: object)
+        }
         guard let property = table.property(column) else { fatalError("Property is not in the realm's schema") }
         if case .stored(let scalar) = value.storage, !property.canLink, property.collection == nil {
             return setStored(scalar, column: column, of: object)
@@ -627,15 +638,21 @@ public final class Realm {
     /// Writes a property's stored value.
     func setStored(_ value: ColumnValue, column: Int, of object: ObjectBase) {
         let write = requireWrite()
-        guard object.location() != nil else { fatalError("Object has been deleted or invalidated.") }
+        guard let position = object.location() else { fatalError("Object has been deleted or invalidated.") }
+        let moves = write.positionChanges
         do {
-            try write.setValue(value, column: column, of: object.managedKey, in: object.managedTable!, catalog: catalog)
+            try write.setValue(value, column: column, of: object.managedKey, in: object.managedTable!, catalog: catalog,
+                               at: position)
         } catch let error as StorageError where error.code == .invalidInput {
             recordDeferredError(error)
         } catch {
             fileIsDamaged(error)
         }
-        stamp &+= 1
+        if write.positionChanges == moves {
+            stamp &+= 1  // written in place: every position found before still holds
+        } else {
+            touch()
+        }
     }
 
     /// A property of a managed object as dynamic access returns it.

@@ -51,7 +51,13 @@ extension WriteTransaction {
 
     /// Changes one property of an object, keeping its index entries in step. Embedded objects the
     /// property no longer links to are deleted (an embedded object lives only through its owner).
-    package func setValue(_ value: ColumnValue, column: Int, of key: UInt64, in table: Table, catalog: SchemaCatalog) throws {
+    ///
+    /// - Parameter position: where the row is known to be (see ``updateValue(_:key:column:value:layout:at:)``).
+    package func setValue(_ value: ColumnValue, column: Int, of key: UInt64, in table: Table, catalog: SchemaCatalog,
+                          at position: (leaf: ClusterLeaf, row: Int)? = nil) throws {
+        if table.storesOnlyInRow[column] {
+            return try updateValue(table.tree, key: key, column: column, value: value, layout: table.layout, at: position)
+        }
         let ownsEmbedded = table.property(column)?.objectClassName.map { catalog.embeddedClasses.contains($0) } ?? false
         guard table.indexes[column] != nil || ownsEmbedded else {
             return try updateValue(table.tree, key: key, column: column, value: value, layout: table.layout)

@@ -22,6 +22,11 @@ package final class Table: Sendable {
     package let hasLinksOrCollections: Bool
     /// Every physical column's default value: a new row before its values are set.
     package let defaultRow: [ColumnValue]
+    /// Per physical column: whether a value written to it goes into the row and nowhere else —
+    /// a live property that neither links nor is a collection, and has no index. Property
+    /// writes check it instead of copying the column's `PropertyInfo` and looking in `indexes`
+    /// (two retains, two releases and a hash per write).
+    package let storesOnlyInRow: [Bool]
 
     package init(_ stored: StoredTable) {
         self.stored = stored
@@ -37,6 +42,10 @@ package final class Table: Sendable {
         var indexes: [Int: TreeID] = [:]
         for (name, tree) in stored.indexes { if let column = columns[name] { indexes[column] = tree } }
         self.indexes = indexes
+        storesOnlyInRow = stored.columns.indices.map { column in
+            guard let property = stored.columns[column] else { return false }
+            return !property.canLink && property.collection == nil && indexes[column] == nil
+        }
     }
 
     package func property(_ column: Int) -> PropertyInfo? { stored.columns[column] }

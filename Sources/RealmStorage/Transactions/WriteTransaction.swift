@@ -45,6 +45,11 @@ package final class WriteTransaction: PageSource {
     /// `insertRow` (which keeps it), and leave through `removeRow` (which clears it when it
     /// removes `key`) or `dropTree` (which clears it).
     var rightEdge: (tree: TreeID, key: UInt64)?
+    /// Counts the edits that may have moved a table row: new pages (copies, splits), released
+    /// pages (merges, deletions), row inserts and removals. Equal before and after an edit
+    /// means that every row is where it was (at the same address, the same index in its leaf),
+    /// as after a value written in place; the object layer keeps the positions it found then.
+    package internal(set) var positionChanges: UInt64 = 0
     /// The row heap budget of the layout last inserted into (see `rowHeapBudget(_:)`).
     var lastRowHeapBudget: (layout: [ColumnSpec], budget: Int)?
     /// What this transaction did to table rows, for change notifications (see ``RowChangeLog``).
@@ -111,6 +116,7 @@ package final class WriteTransaction: PageSource {
 
     /// A new, uninitialized page (or run) owned by this transaction.
     func newPage(pages count: Int = 1) -> (number: PageNumber, pointer: UnsafeMutableRawPointer) {
+        positionChanges &+= 1
         let number = allocate(pages: UInt64(count))
         let page = DirtyPage.allocate(pages: count)
         dirty[number] = page
@@ -142,6 +148,7 @@ package final class WriteTransaction: PageSource {
     /// Gives up pages this version no longer references: `count` pages from `number`, or, by
     /// default, the pages of the tree page there (``span(of:)``).
     func release(_ number: PageNumber, pages count: UInt64? = nil) {
+        positionChanges &+= 1
         let count = count ?? UInt64(Self.span(of: page(number)))
         if let page = dirty.removeValue(forKey: number) {
             page.deallocate()  // never written: reusable at once

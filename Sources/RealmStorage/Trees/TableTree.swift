@@ -7,6 +7,7 @@ extension WriteTransaction {
     /// Inserts a row. Throws `.invalidInput` if the key exists or a value does not match its column.
     package func insertRow(_ id: TreeID, key: UInt64, values: [ColumnValue], layout: [ColumnSpec]) throws {
         try checkActive()
+        positionChanges &+= 1
         var root = try self.root(of: id)
         let aboveAll = if let edge = rightEdge, edge.tree == id { key > edge.key } else { false }
         if !aboveAll, try row(in: root, key: key) != nil {
@@ -36,10 +37,21 @@ extension WriteTransaction {
     }
 
     /// Replaces the value of one column of an existing row.
-    package func updateValue(_ id: TreeID, key: UInt64, column: Int, value: ColumnValue, layout: [ColumnSpec]) throws {
+    ///
+    /// - Parameter position: where the caller knows the row to be, found in this transaction
+    ///   with no row moved since (``positionChanges`` unchanged), so that the leaf is still
+    ///   there; it is used if it holds `key`, saving the descent. The object layer passes the
+    ///   position an object cached (``Realm/positionStamp`` upholds this).
+    package func updateValue(_ id: TreeID, key: UInt64, column: Int, value: ColumnValue, layout: [ColumnSpec],
+                             at position: (leaf: ClusterLeaf, row: Int)? = nil) throws {
         try checkActive()
-        var root = try self.root(of: id)
-        guard let (leaf, row) = try row(in: root, key: key) else {
+        let located: (ClusterLeaf, Int)?
+        if let position, position.row < position.leaf.count, position.leaf.key(position.row) == key {
+            located = position
+        } else {
+            located = try row(in: root(of: id), key: key)
+        }
+        guard let (leaf, row) = located else {
             throw StorageError(.invalidInput, "No object with key \(key)")
         }
         guard column < layout.count else { throw StorageError(.invalidInput, "No column \(column) in the table") }
@@ -64,6 +76,7 @@ extension WriteTransaction {
             changeLog.record(.update, id, key, column: column)
             return
         }
+        var root = try self.root(of: id)
         try modify(&root, key: key) { node, _ in
             try updateInCluster(node, key: key, column: column, cell: cell, layout: layout)
         }
@@ -77,6 +90,7 @@ extension WriteTransaction {
         try checkActive()
         var root = try self.root(of: id)
         guard try row(in: root, key: key) != nil else { return false }
+        positionChanges &+= 1
         if let edge = rightEdge, edge == (id, key) { rightEdge = nil }
         try modify(&root, key: key) { node, _ in
             let writer = ClusterLeafWriter(node.pointer)
