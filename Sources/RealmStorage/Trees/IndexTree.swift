@@ -45,7 +45,7 @@ extension WriteTransaction {
 
     /// Inserts the buffered entries of index `id` into its tree, in key order.
     func applyPendingIndexEntries(of id: TreeID) throws {
-        guard let pending = pendingIndexEntries.removeValue(forKey: id) else { return }
+        guard var pending = pendingIndexEntries.removeValue(forKey: id) else { return }
         var root = try storedRoot(of: id)
         try pending.forEachInOrder { key in try insert(key, into: &root) }
         roots[id] = .some(root)
