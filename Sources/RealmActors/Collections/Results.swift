@@ -163,7 +163,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                 // In a write transaction a loop that sets a property of each object moves no
                 // row (``Realm/positionStamp``), so where the previous object was found tells
                 // where this one is, without a descent from the root.
-                if let (leaf, row) = previous?.knownPosition, row + 1 < leaf.count, leaf.key(row + 1) == key {
+                if let (leaf, row) = previous?.knownPosition, leaf.holds(key, at: row + 1) {
                     let object = Element()
                     object.attach(to: handle, table: table, leaf: leaf, row: row + 1)
                     previous = object

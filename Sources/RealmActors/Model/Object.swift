@@ -86,13 +86,14 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     /// the common case is one comparison; otherwise the object is found again by key.
     @inline(__always)
     final func location() -> (ClusterLeaf, Int)? {
+        if let knownPosition { return knownPosition }
         guard let realm = managingRealm else { return nil }
-        if cachedStamp == realm.positionStamp, let cachedLeaf { return (ClusterLeaf(cachedLeaf), cachedRow) }
         return relocate(in: realm)
     }
 
     /// The leaf and row of this managed object if they are known at the handle's current
     /// position stamp: a property read found them, and no row has moved since. No lookup.
+    @inline(__always)
     final var knownPosition: (ClusterLeaf, Int)? {
         guard let realm = managingRealm, cachedStamp == realm.positionStamp, let cachedLeaf else { return nil }
         return (ClusterLeaf(cachedLeaf), cachedRow)

@@ -120,7 +120,8 @@ enum ObjectSchemaDiscovery {
         var values = object.dynamicValues ?? [:]
         if let layout = PersistedFieldLayout.of(type(of: object)) {
             layout.forEachValue(in: object) { index, value in
-                if values[layout.fields[index].name] == nil { values[layout.fields[index].name] = value }
+                let name = layout.fields[index].name
+                if values[name] == nil { values[name] = value }
             }
             return values
         }

@@ -60,7 +60,7 @@ extension WriteTransaction {
         }
         let ownsEmbedded = table.property(column)?.objectClassName.map { catalog.embeddedClasses.contains($0) } ?? false
         guard table.indexes[column] != nil || ownsEmbedded else {
-            return try updateValue(table.tree, key: key, column: column, value: value, layout: table.layout)
+            return try updateValue(table.tree, key: key, column: column, value: value, layout: table.layout, at: position)
         }
         let old = try self.value(column: column, of: key, in: table)
         guard old != value else { return }

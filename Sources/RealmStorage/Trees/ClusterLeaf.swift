@@ -215,12 +215,15 @@ public struct ClusterLeaf {
     /// the free space below the heap) and building that array was one allocation per insert.
     /// - Complexity: O(columns).
     func fixedBytes(capacity: Int) -> Int {
-        var total = keysOffset + ClusterGeometry.aligned(FrameOfReference.bytes(capacity: capacity, width: keyWidth))
-        for column in 0..<columnCount {
-            total += ClusterGeometry.area(kind: kind(column) ?? .int, width: width(column), capacity: capacity)
-            if nullOffset(column) != 0 { total += ClusterGeometry.bitmapBytes(capacity: capacity) }
+        ClusterGeometry.fixedBytes(keyWidth: keyWidth, columnCount: columnCount, capacity: capacity) { column in
+            (kind(column) ?? .int, width(column), nullOffset(column) != 0)
         }
-        return total
+    }
+
+    /// Whether row `row` exists and holds `key`: a position found earlier is checked so before
+    /// it is used.
+    @inlinable @inline(__always) public func holds(_ key: UInt64, at row: Int) -> Bool {
+        row < count && self.key(row) == key
     }
 
     /// Checks the geometry a reader relies on (descriptors and areas): O(columns), done on every
@@ -291,17 +294,27 @@ struct ClusterGeometry {
     }
 
     /// Bytes of the key area.
-    func keyArea(capacity: Int) -> Int { Self.aligned(FrameOfReference.bytes(capacity: capacity, width: keyWidth)) }
+    func keyArea(capacity: Int) -> Int { Self.keyArea(width: keyWidth, capacity: capacity) }
+    static func keyArea(width: Int, capacity: Int) -> Int { aligned(FrameOfReference.bytes(capacity: capacity, width: width)) }
 
     static func bitmapBytes(capacity: Int) -> Int { aligned((capacity + 7) / 8) }
     static func aligned(_ bytes: Int) -> Int { (bytes + 7) & ~7 }
 
     /// Bytes from the start of the page to the end of the fixed areas.
     func fixedBytes(capacity: Int) -> Int {
-        var total = ClusterLeaf.keysOffset(columnCount: columns.count) + keyArea(capacity: capacity)
-        for column in columns.indices {
-            total += area(column, capacity: capacity)
-            if columns[column].nullable { total += Self.bitmapBytes(capacity: capacity) }
+        Self.fixedBytes(keyWidth: keyWidth, columnCount: columns.count, capacity: capacity) { columns[$0] }
+    }
+
+    /// Bytes from the start of a leaf to the end of its fixed areas for `capacity` rows, with
+    /// `column` giving each column's kind, width and whether it has a null bitmap: the one
+    /// formula for a geometry held in an array and for a leaf's own descriptors.
+    static func fixedBytes(keyWidth: Int, columnCount: Int, capacity: Int,
+                           column: (Int) -> (kind: ColumnSpec.Kind, width: Int, nullable: Bool)) -> Int {
+        var total = ClusterLeaf.keysOffset(columnCount: columnCount) + keyArea(width: keyWidth, capacity: capacity)
+        for index in 0..<columnCount {
+            let info = column(index)
+            total += area(kind: info.kind, width: info.width, capacity: capacity)
+            if info.nullable { total += bitmapBytes(capacity: capacity) }
         }
         return total
     }

@@ -16,9 +16,7 @@ extension WriteTransaction {
         let cells = try cells(for: values, layout: layout)
         var appended = true
         if root.isEmpty {
-            var builder = ClusterBuilder(layout: layout)
-            builder.insert(at: 0, key: key, cells: cells)
-            root = TreeRoot(page: newCluster(builder, pages: builder.preferredPages()).page, transaction: transaction, count: 1)
+            root = TreeRoot(page: newCluster(key: key, cells: cells, layout: layout).page, transaction: transaction, count: 1)
         } else {
             try modify(&root, key: key) { node, atRightEdge in
                 try insertInCluster(node, key: key, cells: cells, layout: layout, atRightEdge: atRightEdge, appended: &appended)
@@ -46,7 +44,7 @@ extension WriteTransaction {
                              at position: (leaf: ClusterLeaf, row: Int)? = nil) throws {
         try checkActive()
         let located: (ClusterLeaf, Int)?
-        if let position, position.row < position.leaf.count, position.leaf.key(position.row) == key {
+        if let position, position.leaf.holds(key, at: position.row) {
             located = position
         } else {
             located = try row(in: root(of: id), key: key)
@@ -130,9 +128,7 @@ extension WriteTransaction {
             // Appending in key order to a full leaf: the leaf stays as it is and the row starts
             // the next one. The general path below would come to the same after decoding every
             // row of this leaf into a builder (~3 allocations per row, once per leaf).
-            var builder = ClusterBuilder(layout: layout)
-            builder.insert(at: 0, key: key, cells: cells)
-            return LeafOutcome(delta: 1, split: newCluster(builder, pages: max(writer.leaf.pages, builder.preferredPages())))
+            return LeafOutcome(delta: 1, split: newCluster(key: key, cells: cells, layout: layout, atLeast: writer.leaf.pages))
         }
         let pages = writer.leaf.pages
         var builder = ClusterBuilder(writer.leaf, layout: layout)
@@ -193,6 +189,13 @@ extension WriteTransaction {
     }
 
     /// Writes `builder`'s rows to a new leaf of `pages` pages.
+    /// A new leaf holding one row, of the pages its row prefers and at least `minimumPages`.
+    private func newCluster(key: UInt64, cells: [ClusterBuilder.Cell], layout: [ColumnSpec], atLeast minimumPages: Int = 1) -> Split {
+        var builder = ClusterBuilder(layout: layout)
+        builder.insert(at: 0, key: key, cells: cells)
+        return newCluster(builder, pages: max(minimumPages, builder.preferredPages()))
+    }
+
     private func newCluster(_ builder: ClusterBuilder, pages: Int) -> Split {
         let page = newPage(pages: pages)
         builder.encode(into: page.pointer, pages: pages, transaction: transaction)
