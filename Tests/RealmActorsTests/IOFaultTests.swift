@@ -40,6 +40,9 @@ final class FailingDisk: IOFaultInjector, @unchecked Sendable {
         }
     }
 
+    /// A disk is full (or failing) for the log as for the data file.
+    func beforeLogWrite(offset: UInt64, length: Int) -> WriteFault { beforeWrite(offset: offset, length: length) }
+
     func beforeSync() -> Int32? {
         lock.withLock {
             if syncFault != nil { faults += 1 }

@@ -3,7 +3,8 @@ import Testing
 @testable import RealmStorage
 
 /// Failing and torn writes, failed syncs and group commit, injected in-process through
-/// `DatabaseOptions.faults`.
+/// `DatabaseOptions.faults`, on the in-place path (`writeAheadLog: false`: every batch as a
+/// batch too large for the log is written). `WriteAheadLogTests` does the same for the log.
 @Suite struct FaultInjectionTests {
     typealias Model = [TreeID: [UInt64: [UInt8]]]
 
@@ -21,7 +22,7 @@ import Testing
         var failedAtData = 0
         var failedAtMeta = 0
         do {
-            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
+            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk, writeAheadLog: false))
             let setup = try database.beginWrite()
             let tree = try setup.createTree()
             committed[tree] = [:]
@@ -93,14 +94,14 @@ import Testing
         }
         var lost: [TransactionID] = []
         do {
-            let first = try Database.open(path: directory.path(), options: DatabaseOptions(faults: ScriptedDisk()))
+            let first = try Database.open(path: directory.path(), options: DatabaseOptions(faults: ScriptedDisk(), writeAheadLog: false))
             let setup = try first.beginWrite()
             try setup.put(try setup.createTree(), key: 0, value: [0])
             try setup.commit()
             lost.append(try crashDuringACommit(first, 1_000))
         }
         do {  // dies before its first commit lands
-            let second = try Database.open(path: directory.path(), options: DatabaseOptions(faults: ScriptedDisk()))
+            let second = try Database.open(path: directory.path(), options: DatabaseOptions(faults: ScriptedDisk(), writeAheadLog: false))
             #expect(second.openedVersion < lost[0], "the lost batch is not in the file")
             lost.append(try crashDuringACommit(second, 2_000))
         }
@@ -168,7 +169,7 @@ import Testing
         -> (before: Model, after: Model, durable: TransactionID, batch: [(offset: UInt64, length: Int)]) {
         var generator = SeededGenerator(seed: 7)
         var model: Model = [:]
-        let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
+        let database = try Database.open(path: path, options: DatabaseOptions(faults: disk, writeAheadLog: false))
         var tree: TreeID = 0
         for version in 0..<3 as Range<UInt64> {
             let write = try database.beginWrite()
@@ -217,7 +218,7 @@ import Testing
         var retryModel: Model = [:]
         let (first, second): (TreeID, TreeID)
         do {
-            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
+            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk, writeAheadLog: false))
             let setup = try database.beginWrite()
             (first, second) = (try setup.createTree(), try setup.createTree())
             for tree in [first, second] {
@@ -265,7 +266,7 @@ import Testing
         var generator = SeededGenerator(seed: 5)
         var model: Model = [:]
         do {
-            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
+            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk, writeAheadLog: false))
             let setup = try database.beginWrite()
             let tree = try setup.createTree()
             model[tree] = [:]

@@ -157,15 +157,19 @@ package final class PageCipher: Sendable {
                 counter: Self.counter(page: number, transaction: stored.pageTransaction))
     }
 
+    /// Whether the stored page or run `stored` of `length` bytes carries the tag of page
+    /// `number` under this file's keys (compared in constant time).
+    package func isAuthentic(_ stored: UnsafeRawPointer, length: Int, page number: PageNumber) -> Bool {
+        let expected = tag(stored, length: length, page: number)
+        let actual = stored.loadUnaligned(as: UInt64.self)
+        return withUnsafeBytes(of: expected) { a in withUnsafeBytes(of: actual) { b in ConstantTime.equals(a, b) } }
+    }
+
     /// Authenticates the stored page or run `stored` of `length` bytes at `number` and, if it is
     /// authentic, writes its plaintext (checksum recomputed) into `plain`. Returns false, writing
     /// nothing, if the tag does not match.
     package func decrypt(_ stored: UnsafeRawPointer, length: Int, page number: PageNumber, into plain: UnsafeMutableRawPointer) -> Bool {
-        let expected = tag(stored, length: length, page: number)
-        let actual = stored.loadUnaligned(as: UInt64.self)
-        guard withUnsafeBytes(of: expected, { a in withUnsafeBytes(of: actual) { b in ConstantTime.equals(a, b) } }) else {
-            return false
-        }
+        guard isAuthentic(stored, length: length, page: number) else { return false }
         plain.setU64(PageLayout.transactionOffset, stored.pageTransaction)
         let range = Self.encryptedRange(page: number, length: length)
         aes.ctr(UnsafeRawBufferPointer(start: stored + range.lowerBound, count: range.count),

@@ -1,10 +1,14 @@
 /// The files kept beside a database file `<file>`, all named `<file><suffix>`: the lock file,
-/// and the temporary files of work that a crash can interrupt. A temporary file is never read
-/// back: each is written whole, synced, then renamed or linked to `<file>`, so one left over by
-/// a crash is garbage, removed by the next run of the same work or by `Realm.deleteFiles(for:)`.
+/// the write-ahead log, and the temporary files of work that a crash can interrupt. A
+/// temporary file is never read back: each is written whole, synced, then renamed or linked to
+/// `<file>`, so one left over by a crash is garbage, removed by the next run of the same work or
+/// by `Realm.deleteFiles(for:)`. The log is part of the database: it may hold its newest
+/// commits (see `WriteAheadLog`), so it is copied, moved and deleted with `<file>`.
 package enum AuxiliaryFile: CaseIterable, Sendable {
     /// `<file>.lock`: held (flock) by every process that has the file open.
     case lock
+    /// `<file>.log`: the write-ahead log (see `WriteAheadLog`).
+    case log
     /// `<file>.creating`: a new, empty database being created.
     case creating
     /// `<file>.seeding`: a copy of `seedFilePath` being installed.
@@ -18,6 +22,7 @@ package enum AuxiliaryFile: CaseIterable, Sendable {
     package var suffix: String {
         switch self {
         case .lock: ".lock"
+        case .log: ".log"
         case .creating: ".creating"
         case .seeding: ".seeding"
         case .copying: ".copying"

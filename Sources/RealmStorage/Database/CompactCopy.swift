@@ -52,7 +52,7 @@ extension Database {
             unlink(path + AuxiliaryFile.copyingLock.suffix)
         }
         do {
-            let copy = try Database.open(path: temporary, options: DatabaseOptions(encryptionKey: encryptionKey))
+            let copy = try Database.open(path: temporary, options: DatabaseOptions(encryptionKey: encryptionKey, writeAheadLog: false))
             let write = try copy.beginWrite()
             try write.copyTrees(of: source, tables: tables)
             try write.commit()

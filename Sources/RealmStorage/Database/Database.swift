@@ -17,15 +17,21 @@ package struct DatabaseOptions: Sendable {
     /// The 64-byte key of an encrypted file (see `PageCipher`); nil for an unencrypted one. A
     /// new file is created encrypted when a key is given.
     package var encryptionKey: [UInt8]?
+    /// Whether small batches go through the write-ahead log `<file>.log` (see `WriteAheadLog`):
+    /// one contiguous write and one sync per batch instead of a write per run of pages. Only
+    /// with full durability. Off, every batch is written in place; a log left with records is
+    /// still replayed on open.
+    package var writeAheadLog = true
 
     package enum Durability: Sendable { case full, none }
 
     package init(readOnly: Bool = false, durability: Durability = .full, faults: (any IOFaultInjector)? = nil,
-                 encryptionKey: [UInt8]? = nil) {
+                 encryptionKey: [UInt8]? = nil, writeAheadLog: Bool = true) {
         self.readOnly = readOnly
         self.durability = durability
         self.faults = faults
         self.encryptionKey = encryptionKey
+        self.writeAheadLog = writeAheadLog
     }
 }
 
@@ -38,10 +44,17 @@ package struct DatabaseOptions: Sendable {
 ///   with one sync and then publishes the newest to readers ("group commit").
 ///
 /// Commit protocol (one sync per batch): data pages, then the meta page in the slot not holding
-/// the newest durable version, in one series of writes followed by one `fdatasync`. Each child
-/// pointer records the transaction of the page it points to, and each meta records the newest
-/// transaction that was durable before its batch, so on open the pages of the newest batch are
-/// verified (checksum and transaction), and if any is torn or missing the previous meta is used.
+/// the newest durable version. A batch of at most `WriteAheadLog.recordLimit` bytes is appended
+/// to the write-ahead log in one write and one `fdatasync`, then written to its places without a
+/// sync (see `WriteAheadLog` for why that is safe); a larger one is written in place, in one
+/// series of writes followed by one `fdatasync`. Each child pointer records the transaction of
+/// the page it points to, and each meta records the newest transaction that was durable before
+/// its batch, so on open the pages of the newest batch are verified (checksum and transaction),
+/// and if any is torn or missing the previous meta is used.
+///
+/// The log's invariant — every write to the data file since its last sync is a page of a record
+/// durable in the log — is kept here: whatever writes the data file outside the log (a large
+/// batch, a meta-only checkpoint) first calls ``checkpointLogLocked()``.
 ///
 /// Thread safety: `state` is guarded by a mutex; flushes are serialized by `flushLock`; the page
 /// map is written only under `state`'s lock.
@@ -53,6 +66,9 @@ package final class Database: Sendable {
     package let openedVersion: TransactionID
     let map: PageMap
     let file: PageFile?
+    /// The write-ahead log, when small batches go through one (a file opened for writing with
+    /// full durability and `writeAheadLog`).
+    let log: WriteAheadLog?
     private let lockDescriptor: Int32
 
     struct State {
@@ -94,13 +110,14 @@ package final class Database: Sendable {
     private let state: Mutex<State>
     private let flushLock = Mutex(())
 
-    private init(path: String?, options: DatabaseOptions, map: PageMap, file: PageFile?, lockDescriptor: Int32,
-                 meta: MetaPage, slot: Int, tip: VersionTip, nextTransaction: TransactionID) {
+    private init(path: String?, options: DatabaseOptions, map: PageMap, file: PageFile?, log: WriteAheadLog? = nil,
+                 lockDescriptor: Int32, meta: MetaPage, slot: Int, tip: VersionTip, nextTransaction: TransactionID) {
         self.path = path
         self.options = options
         openedVersion = meta.transaction
         self.map = map
         self.file = file
+        self.log = log
         self.lockDescriptor = lockDescriptor
         state = Mutex(State(published: meta, publishedTip: tip, publishedSlot: slot, tip: tip,
                             nextTransaction: nextTransaction))
@@ -130,6 +147,7 @@ package final class Database: Sendable {
         let needsClose = state.withLock { !$0.isClosed && $0.failure == nil }
         if needsClose && !options.readOnly {
             _ = try? flush()
+            try? checkpointLog()
             try? writeCheckpoint()
         }
         file?.close()
@@ -188,14 +206,46 @@ package final class Database: Sendable {
                 throw error
             }
             let file = PageFile(path: path, descriptor: descriptor, faults: options.faults, cipher: cipher)
+            let log: WriteAheadLog?
+            do {
+                log = try openLog(of: file, cipher: cipher, options: options)
+            } catch {
+                file.close()
+                throw error
+            }
             let map = PageMap(descriptor: descriptor, cipher: cipher)
             let (meta, slot, tip, newestStamped) = try recover(file: file, map: map)
-            return Database(path: path, options: options, map: map, file: file, lockDescriptor: lock,
+            return Database(path: path, options: options, map: map, file: file, log: log, lockDescriptor: lock,
                             meta: meta, slot: slot, tip: tip, nextTransaction: newestStamped + idReserve + 1)
         } catch {
             if lock >= 0 { closeDescriptor(lock) }
             throw error
         }
+    }
+
+    /// Replays the write-ahead log's records onto the file (a writable open), and returns the
+    /// log if this database writes through one. Runs before anything maps the file: the pages
+    /// recovery reads must be the replayed ones.
+    ///
+    /// - Throws: `.invalidDatabase` for a read-only open of a file whose log holds commits that
+    ///   only a writable open can apply (after a crash); what replaying throws.
+    private static func openLog(of file: PageFile, cipher: PageCipher?, options: DatabaseOptions) throws -> WriteAheadLog? {
+        let path = file.path + AuxiliaryFile.log.suffix
+        let isAuthentic = { (image: UnsafeRawPointer, length: Int, page: PageNumber) -> Bool in
+            cipher?.isAuthentic(image, length: length, page: page) ?? PageChecksum.isValid(image, length: length)
+        }
+        if options.readOnly {
+            guard try !WriteAheadLog.hasRecords(path: path, file: file, isAuthentic: isAuthentic) else {
+                throw StorageError(.invalidDatabase,
+                                   "The realm file's newest commits are still in its log (\(path)), as a crash left them; open it once for writing to apply them, then it can be opened read-only",
+                                   path: file.path)
+            }
+            return nil
+        }
+        let uses = options.writeAheadLog && options.durability == .full
+        guard uses || access(path, F_OK) == 0 else { return nil }
+        let (log, _) = try WriteAheadLog.openForWriting(path: path, file: file, faults: options.faults, isAuthentic: isAuthentic)
+        return uses ? log : nil
     }
 
     /// Takes the lock file, so that a second process gets a clear error instead of corrupting the
@@ -556,23 +606,24 @@ package final class Database: Sendable {
             let newSlot = 1 - slot
             do {
                 try writeBatch(batch, meta: meta, slot: newSlot)
-            } catch let error as StorageError {
+            } catch BatchFailure.unknown(let error) {
+                // A sync failed, or a home write after the log's: what the file and the page
+                // cache hold is unknown. Writes stop; reopening recovers (replaying the log).
+                state.withLock { state in
+                    state.discardedThrough = max(state.discardedThrough, state.tip.meta.transaction)
+                    state.failure = error
+                    state.pending = []
+                }
+                throw error
+            } catch {
+                // Nothing of the batch can be durable or visible: drop it and stay usable.
+                let error = if case BatchFailure.beforeDurable(let cause) = error { cause } else { (error as? StorageError) ?? StorageError(.fail, "\(error)", path: path) }
                 state.withLock { state in
                     state.discardedThrough = max(state.discardedThrough, state.tip.meta.transaction)
                     state.discardReason = error
                     state.pending = []
                     state.tip = state.publishedTip
                     state.generation += 1
-                }
-                throw error
-            }
-            do {
-                if options.durability == .full { try file?.sync() }
-            } catch let error as StorageError {
-                state.withLock { state in
-                    state.discardedThrough = max(state.discardedThrough, state.tip.meta.transaction)
-                    state.failure = error
-                    state.pending = []
                 }
                 throw error
             }
@@ -585,8 +636,38 @@ package final class Database: Sendable {
                 state.pending.removeFirst(batch.count)
                 if state.pending.isEmpty { state.tip = tip }
             }
+            if let log, log.recordBytes >= WriteAheadLog.checkpointBytes {
+                // The batch is durable and published whatever happens here; a failure stops
+                // later writes (the file's state is unknown) but does not undo this commit.
+                do {
+                    try checkpointLogLocked()
+                } catch let error as StorageError {
+                    state.withLock { $0.failure = error }
+                }
+            }
             return meta.transaction
         }
+    }
+
+    /// How writing a batch failed: before anything of it could be durable (the batch is
+    /// discarded, the database stays usable), or at or after a sync (the file's state is unknown).
+    private enum BatchFailure: Error {
+        case beforeDurable(StorageError)
+        case unknown(StorageError)
+    }
+
+    /// Makes the data file hold every logged batch by itself (one sync), then empties the log,
+    /// durably: after this, writing the data file outside the log is safe. Does nothing when
+    /// the log holds no record. The caller holds the flush lock.
+    private func checkpointLogLocked() throws {
+        guard let log, let file, log.hasRecords else { return }
+        try file.sync()
+        try log.reset()
+    }
+
+    /// ``checkpointLogLocked()`` under the flush lock.
+    private func checkpointLog() throws {
+        try flushLock.withLock { _ in try checkpointLogLocked() }
     }
 
     /// Writes the batch's pages, then the meta page.
@@ -634,8 +715,10 @@ package final class Database: Sendable {
         if meta.pageCount > end { try file.extend(toPages: meta.pageCount) }
         // One vectored write per run of consecutive page numbers, then the meta page, in one
         // call (an encrypted file tags the pages of all of them two at a time). The order of
-        // writes before the sync does not matter: recovery checks the whole batch.
+        // writes before the sync does not matter: recovery checks the whole batch (or replays
+        // the whole record).
         var groups: [(offset: UInt64, buffers: [iovec])] = []
+        var entries: [LogLayout.Entry] = []
         var index = 0
         while index < sorted.count {
             let start = sorted[index].key
@@ -644,15 +727,52 @@ package final class Database: Sendable {
             while index < sorted.count, sorted[index].key == next {
                 let page = sorted[index].value
                 buffers.append(iovec(iov_base: page.pointer, iov_len: page.pages * PageLayout.pageSize))
+                entries.append(LogLayout.Entry(page: next, pages: UInt64(page.pages), transaction: UnsafeRawPointer(page.pointer).pageTransaction))
                 next += UInt64(page.pages)
                 index += 1
             }
             groups.append((start << PageLayout.pageShift, buffers))
         }
         groups.append((UInt64(slot) << PageLayout.pageShift, [iovec(iov_base: metaPage, iov_len: PageLayout.pageSize)]))
+        entries.append(LogLayout.Entry(page: PageNumber(slot), pages: 1, transaction: meta.transaction))
         defer { map.decryption?.invalidate(PageNumber(slot)) }  // see writeMeta
-        try file.write(groups: groups)
-        try state.withLock { _ in try map.ensureMapped(pageCount: meta.pageCount) }
+        let bytes = entries.reduce(0) { $0 + Int($1.pages) } * PageLayout.pageSize
+        if let log, bytes <= WriteAheadLog.recordLimit {
+            try file.forEachStoredChunk(of: groups, chunkBytes: bytes) { stored in
+                do {
+                    try log.append(entries: entries, images: stored, transaction: meta.transaction, pageCount: meta.pageCount)
+                } catch let error as StorageError {
+                    throw BatchFailure.beforeDurable(error)
+                }
+                do {
+                    try log.sync()
+                    try file.writeStored(stored)
+                } catch let error as StorageError {
+                    throw BatchFailure.unknown(error)
+                }
+            }
+        } else {
+            do {
+                try checkpointLogLocked()
+            } catch let error as StorageError {
+                throw BatchFailure.unknown(error)
+            }
+            do {
+                try file.write(groups: groups)
+            } catch let error as StorageError {
+                throw BatchFailure.beforeDurable(error)
+            }
+            do {
+                if options.durability == .full { try file.sync() }
+            } catch let error as StorageError {
+                throw BatchFailure.unknown(error)
+            }
+        }
+        do {
+            try state.withLock { _ in try map.ensureMapped(pageCount: meta.pageCount) }
+        } catch let error as StorageError {
+            throw BatchFailure.unknown(error)  // the batch is durable, but readers cannot map it
+        }
     }
 
     /// Writes a meta page into its slot. Nothing reads meta pages through the map after the
@@ -683,6 +803,8 @@ package final class Database: Sendable {
         // theirs would hide them on the next open; callers flush first.
         let (published, slot, next, pending) = state.withLock { ($0.published, $0.publishedSlot, $0.nextTransaction, $0.pending.count) }
         guard pending == 0, force || published.durableBase < published.transaction else { return }
+        // A meta written in place: the log must hold nothing a replay would write over it.
+        try checkpointLogLocked()
         var checkpoint = published
         checkpoint.transaction = max(published.transaction + 1, next)
         checkpoint.durableBase = published.transaction
@@ -718,6 +840,7 @@ package final class Database: Sendable {
         if !options.readOnly && failure == nil {
             do {
                 try flush()
+                try checkpointLog()
                 try writeCheckpoint()
             } catch {
                 closeError = error

@@ -10,10 +10,20 @@ import Darwin
 ///
 /// Conformers are called on whichever thread flushes, one call at a time per database.
 package protocol IOFaultInjector: AnyObject, Sendable {
-    /// Called before each positioned write of `length` bytes at `offset`.
+    /// Called before each positioned write of `length` bytes at `offset` of the data file.
     func beforeWrite(offset: UInt64, length: Int) -> WriteFault
-    /// Called before each data sync; a non-nil errno makes the sync fail with it.
+    /// Called before each positioned write of `length` bytes at `offset` of the write-ahead log
+    /// (`<file>.log`); by default, the write happens.
+    func beforeLogWrite(offset: UInt64, length: Int) -> WriteFault
+    /// Called before each sync of the data file; a non-nil errno makes the sync fail with it.
     func beforeSync() -> Int32?
+    /// Called before each sync of the log; by default, as ``beforeSync()``.
+    func beforeLogSync() -> Int32?
+}
+
+extension IOFaultInjector {
+    package func beforeLogWrite(offset: UInt64, length: Int) -> WriteFault { .none }
+    package func beforeLogSync() -> Int32? { beforeSync() }
 }
 
 /// What an injected fault does to one write.
@@ -82,19 +92,32 @@ package final class PageFile: Sendable {
     /// CPU's instructions runs faster than one after the other) — a small commit's pages are
     /// scattered over the file, one page per group, and would otherwise never pair.
     func write(groups: [(offset: UInt64, buffers: [iovec])]) throws {
-        guard let cipher else {
-            for group in groups {
-                var buffers = group.buffers
-                try writeStored(&buffers, at: group.offset)
-            }
-            return
+        try forEachStoredChunk(of: groups, chunkBytes: 256 * PageLayout.pageSize) { try writeStored($0) }
+    }
+
+    /// Writes groups of buffers already in their stored form (encrypted, in an encrypted
+    /// file), each back to back from its offset: a replayed log record, or the home writes of
+    /// a logged batch.
+    func writeStored(_ groups: [(offset: UInt64, buffers: [iovec])]) throws {
+        for group in groups {
+            var buffers = group.buffers
+            try writeStored(&buffers, at: group.offset)
         }
-        // Encrypt into a scratch buffer of up to 256 pages (a longer run gets one of its own),
-        // writing it whenever the next run would not fit: memory stays bounded for a bulk commit.
-        // Sized to the write when it is smaller: a commit of a few pages must not pay for mapping
-        // and faulting in a megabyte.
+    }
+
+    /// Calls `body` with the stored form of `groups`: the groups themselves in an unencrypted
+    /// file; in an encrypted one, their encryption, in chunks of at most `chunkBytes` (a run
+    /// longer than that is a chunk of its own), each valid only during its call. The write-ahead
+    /// log asks for the whole batch in one chunk, since it writes the same bytes twice.
+    func forEachStoredChunk(of groups: [(offset: UInt64, buffers: [iovec])], chunkBytes: Int,
+                            _ body: ([(offset: UInt64, buffers: [iovec])]) throws -> Void) throws {
+        guard let cipher else { return try body(groups) }
+        // Encrypt into a scratch buffer of up to `chunkBytes` (a longer run gets one of its
+        // own), handing it over whenever the next run would not fit: memory stays bounded for a
+        // bulk commit. Sized to the write when it is smaller: a commit of a few pages must not
+        // pay for mapping and faulting in a megabyte.
         let total = groups.reduce(0) { $0 + $1.buffers.reduce(0) { $0 + $1.iov_len } }
-        var scratchCapacity = max(min(256 * PageLayout.pageSize, total), PageLayout.pageSize)
+        var scratchCapacity = max(min(chunkBytes, total), PageLayout.pageSize)
         var scratch = UnsafeMutableRawPointer.allocate(byteCount: scratchCapacity, alignment: PageLayout.pageSize)
         defer { scratch.deallocate() }
         var filled = 0
@@ -103,15 +126,12 @@ package final class PageFile: Sendable {
         // An encrypted run still waiting for a partner to be tagged with; tagged alone before
         // the scratch is written.
         var untagged: (offset: Int, length: Int, page: PageNumber)?
-        func writeScratch() throws {
+        func handOverScratch() throws {
             if let run = untagged {
                 cipher.seal(scratch + run.offset, length: run.length, page: run.page)
                 untagged = nil
             }
-            for segment in segments {
-                var stored = [iovec(iov_base: scratch + segment.start, iov_len: segment.length)]
-                try writeStored(&stored, at: segment.fileOffset)
-            }
+            try body(segments.map { ($0.fileOffset, [iovec(iov_base: scratch + $0.start, iov_len: $0.length)]) })
             segments.removeAll(keepingCapacity: true)
             filled = 0
         }
@@ -126,7 +146,7 @@ package final class PageFile: Sendable {
                     let length = min(Int(run.runPages) * PageLayout.pageSize, buffer.iov_len - position)
                     precondition(length % PageLayout.pageSize == 0, "encrypted writes are of whole pages")
                     if filled + length > scratchCapacity {
-                        try writeScratch()
+                        try handOverScratch()
                         if length > scratchCapacity {
                             scratch.deallocate()
                             scratch = .allocate(byteCount: length, alignment: PageLayout.pageSize)
@@ -153,71 +173,38 @@ package final class PageFile: Sendable {
                 }
             }
         }
-        try writeScratch()
+        try handOverScratch()
     }
 
     /// Writes the buffers as they are (see ``write(_:at:)``).
     private func writeStored(_ buffers: inout [iovec], at offset: UInt64) throws {
-        var total = buffers.reduce(0) { $0 + $1.iov_len }
-        var position = offset
-        var first = 0
-        while total > 0 {
-            if let faults {
-                switch faults.beforeWrite(offset: position, length: total) {
-                case .none: break
-                case .fail(let code): throw error(code, "Could not write to the realm file")
-                case .partial(let bytes, let code):
-                    try writePrefix(buffers[first...], bytes: min(bytes, total), at: position)
-                    throw error(code, "Could not write to the realm file")
-                }
-            }
-            let count = min(buffers.count - first, 1024)  // IOV_MAX
-            let written = buffers.withUnsafeBufferPointer { iov in
-                pwritev(descriptor, iov.baseAddress! + first, Int32(count), off_t(position))
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw error(errno, "Could not write to the realm file")
-            }
-            total -= written
-            position += UInt64(written)
-            noteLength(position)
-            // Drop fully written buffers; trim a partially written one.
-            var remaining = written
-            while remaining > 0 {
-                if remaining >= buffers[first].iov_len {
-                    remaining -= buffers[first].iov_len
-                    first += 1
-                } else {
-                    buffers[first].iov_base += remaining
-                    buffers[first].iov_len -= remaining
-                    remaining = 0
-                }
-            }
-        }
-    }
-
-    /// Used only by fault injection: writes the first `bytes` of the buffers, bypassing faults.
-    private func writePrefix(_ buffers: ArraySlice<iovec>, bytes: Int, at offset: UInt64) throws {
-        var left = bytes
-        var position = offset
-        for buffer in buffers where left > 0 {
-            let length = min(left, buffer.iov_len)
-            guard pwrite(descriptor, buffer.iov_base, length, off_t(position)) == length else {
-                throw error(errno, "Could not write to the realm file")
-            }
-            left -= length
-            position += UInt64(length)
-        }
+        let end = try PositionedIO.write(descriptor, &buffers, at: offset,
+                                         fault: faults.map { faults in { faults.beforeWrite(offset: $0, length: $1) } },
+                                         failure: { error($0, "Could not write to the realm file") })
+        noteLength(end)
     }
 
     /// Grows the file to at least `pages` pages (the new tail reads as zeros).
+    ///
+    /// On Linux the new blocks are allocated (`posix_fallocate`), not left as a hole: a full
+    /// disk then fails here, before the batch is durable anywhere, and not in a logged batch's
+    /// writes to its places, after its log record is durable — which would stop the database
+    /// until it is reopened (see `WriteAheadLog`).
     package func extend(toPages pages: UInt64) throws {
         let length = pages << PageLayout.pageShift
         guard knownLength.load(ordering: .relaxed) < length else { return }
         let size = try size()
         guard size < length else { return noteLength(size) }
+        #if canImport(Glibc)
+        let code = posix_fallocate(descriptor, off_t(size), off_t(length - size))
+        if code != 0 {
+            // A file system without allocation (EOPNOTSUPP, EINVAL) still gets its length.
+            guard code == EOPNOTSUPP || code == EINVAL else { throw error(code, "Could not grow the realm file") }
+            guard ftruncate(descriptor, off_t(length)) == 0 else { throw error(errno, "Could not grow the realm file") }
+        }
+        #else
         guard ftruncate(descriptor, off_t(length)) == 0 else { throw error(errno, "Could not grow the realm file") }
+        #endif
         noteLength(length)
     }
 
@@ -234,13 +221,7 @@ package final class PageFile: Sendable {
     /// Makes every completed write durable (`fdatasync`; `F_FULLFSYNC` on Apple platforms,
     /// where `fsync` does not flush the drive's cache).
     package func sync() throws {
-        if let code = faults?.beforeSync() { throw error(code, "Could not sync the realm file") }
-        #if canImport(Darwin)
-        let result = fcntl(descriptor, F_FULLFSYNC)
-        #else
-        let result = fdatasync(descriptor)
-        #endif
-        guard result == 0 else { throw error(errno, "Could not sync the realm file") }
+        if let code = faults?.beforeSync() ?? PositionedIO.sync(descriptor) { throw error(code, "Could not sync the realm file") }
     }
 
     package func close() { closeDescriptor(descriptor) }

@@ -1,0 +1,146 @@
+/// The byte layout of the write-ahead log `<file>.log` (see `FORMAT.md`, "Write-ahead log"):
+/// a header page, then records, each starting on a page boundary.
+///
+/// Pure encoding and decoding, no I/O: ``WriteAheadLog`` does the reading and writing.
+///
+/// **Header** (page 0; bytes 64..<4096 zero):
+///
+/// | offset | size | field |
+/// |---|---|---|
+/// | 0 | 8 | checksum of bytes 8..<64 |
+/// | 8 | 8 | magic `"RLMALOG\0"` |
+/// | 16 | 4 | log format version (1) |
+/// | 20 | 4 | page size (4096) |
+/// | 24 | 8 | salt of the current generation |
+/// | 32 | 16 | the data file's identity: device, inode |
+///
+/// **Record**: `headerPages` pages of record header, then the images, in entry order:
+///
+/// | offset | size | field |
+/// |---|---|---|
+/// | 0 | 8 | checksum of bytes 8..<`64 + 24 × entries` |
+/// | 8 | 8 | magic `"RLMAREC\0"` |
+/// | 16 | 8 | salt (the header's, when written) |
+/// | 24 | 8 | sequence number within the generation, from 0 |
+/// | 32 | 8 | transaction of the batch's meta page |
+/// | 40 | 4 | entry count |
+/// | 44 | 4 | header pages |
+/// | 48 | 8 | image pages (the sum of the entries' page counts) |
+/// | 56 | 8 | page count of the batch's version: the data file's length in pages |
+/// | 64 + 24 *i* | 24 | entry *i*: page number, page count, transaction stamped on the image |
+enum LogLayout {
+    static let headerMagic: UInt64 = 0x00_474F_4C41_4D4C_52  // "RLMALOG\0" little-endian
+    static let recordMagic: UInt64 = 0x00_4345_5241_4D4C_52  // "RLMAREC\0" little-endian
+    static let version: UInt32 = 1
+    static let headerBytes = 64
+    static let entryBytes = 24
+    /// Where the first record starts.
+    static let firstRecordOffset = UInt64(PageLayout.pageSize)
+    /// A page number beyond any file (2^40 pages is 4 PiB): an entry above it is damage.
+    static let pageNumberLimit: UInt64 = 1 << 40
+
+    /// The data file a log belongs to: a log found beside a file that has since been replaced
+    /// (a compaction's rename, a restored backup) describes another file and is never replayed
+    /// onto this one.
+    struct FileIdentity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// One image of a record: a page or run of the data file as it is stored there.
+    struct Entry: Equatable {
+        var page: PageNumber
+        var pages: UInt64
+        var transaction: TransactionID
+    }
+
+    /// What a record header says.
+    struct RecordHeader: Equatable {
+        var salt: UInt64
+        var sequence: UInt64
+        var transaction: TransactionID
+        /// The data file's length in pages at the batch's version (its meta's page count):
+        /// replay grows the file to it, since the growth itself may not have been durable.
+        var pageCount: UInt64
+        var entries: [Entry]
+
+        /// Pages the header takes: 64 bytes plus 24 per entry, rounded up to whole pages.
+        static func pages(forEntries count: Int) -> Int {
+            (headerBytes + entryBytes * count + PageLayout.pageSize - 1) / PageLayout.pageSize
+        }
+        var headerPages: Int { Self.pages(forEntries: entries.count) }
+        var imagePages: UInt64 { entries.reduce(0) { $0 + $1.pages } }
+    }
+
+    /// Encodes the log header into `page` (a zeroed page).
+    static func encodeHeader(salt: UInt64, identity: FileIdentity, into page: UnsafeMutableRawPointer) {
+        page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
+        page.setU64(8, headerMagic)
+        page.setU32(16, version)
+        page.setU32(20, UInt32(PageLayout.pageSize))
+        page.setU64(24, salt)
+        page.setU64(32, identity.device)
+        page.setU64(40, identity.inode)
+        page.setU64(0, PageChecksum.compute(UnsafeRawPointer(page), length: headerBytes))
+    }
+
+    /// The salt and file identity of a log header, or nil if it is not a valid one (torn, foreign,
+    /// or of another log format version).
+    static func decodeHeader(_ page: UnsafeRawPointer) -> (salt: UInt64, identity: FileIdentity)? {
+        guard page.u64(8) == headerMagic, page.u32(16) == version, page.u32(20) == UInt32(PageLayout.pageSize),
+              page.u64(0) == PageChecksum.compute(page, length: headerBytes)
+        else { return nil }
+        return (page.u64(24), FileIdentity(device: page.u64(32), inode: page.u64(40)))
+    }
+
+    /// Encodes a record header into `pages` (`header.headerPages` zeroed pages).
+    static func encodeRecordHeader(_ header: RecordHeader, into pages: UnsafeMutableRawPointer) {
+        pages.setU64(8, recordMagic)
+        pages.setU64(16, header.salt)
+        pages.setU64(24, header.sequence)
+        pages.setU64(32, header.transaction)
+        pages.setU32(40, UInt32(header.entries.count))
+        pages.setU32(44, UInt32(header.headerPages))
+        pages.setU64(48, header.imagePages)
+        pages.setU64(56, header.pageCount)
+        var offset = headerBytes
+        for entry in header.entries {
+            pages.setU64(offset, entry.page)
+            pages.setU64(offset + 8, entry.pages)
+            pages.setU64(offset + 16, entry.transaction)
+            offset += entryBytes
+        }
+        pages.setU64(0, PageChecksum.compute(UnsafeRawPointer(pages), length: offset))
+    }
+
+    /// How many header pages the record starting with `firstPage` claims, if its first page
+    /// looks like a record header of this generation (checked before the rest is read).
+    static func claimedHeaderPages(_ firstPage: UnsafeRawPointer, salt: UInt64, sequence: UInt64) -> Int? {
+        guard firstPage.u64(8) == recordMagic, firstPage.u64(16) == salt, firstPage.u64(24) == sequence else { return nil }
+        let count = Int(firstPage.u32(40))
+        let pages = Int(firstPage.u32(44))
+        guard count > 0, pages == RecordHeader.pages(forEntries: count) else { return nil }
+        return pages
+    }
+
+    /// Decodes a whole record header (`claimedHeaderPages` pages) and checks its checksum and
+    /// entries; nil if anything is off.
+    static func decodeRecordHeader(_ pages: UnsafeRawPointer) -> RecordHeader? {
+        let count = Int(pages.u32(40))
+        let end = headerBytes + entryBytes * count
+        guard pages.u64(0) == PageChecksum.compute(pages, length: end) else { return nil }
+        var entries: [Entry] = []
+        entries.reserveCapacity(count)
+        var offset = headerBytes
+        for _ in 0..<count {
+            let entry = Entry(page: pages.u64(offset), pages: pages.u64(offset + 8), transaction: pages.u64(offset + 16))
+            guard entry.pages > 0, entry.page < pageNumberLimit, entry.pages < pageNumberLimit - entry.page else { return nil }
+            entries.append(entry)
+            offset += entryBytes
+        }
+        let header = RecordHeader(salt: pages.u64(16), sequence: pages.u64(24), transaction: pages.u64(32),
+                                  pageCount: pages.u64(56), entries: entries)
+        guard header.imagePages == pages.u64(48), header.pageCount < pageNumberLimit else { return nil }
+        return header
+    }
+}

@@ -1,0 +1,449 @@
+import Foundation
+import Testing
+@testable import RealmStorage
+
+/// The write-ahead log under power cuts: every acknowledged commit survives losing any subset
+/// of the data file's unsynced writes (torn pages and a lost growth included), a torn or failed
+/// append is not a commit, and a log is replayed only onto its own file.
+@Suite struct WriteAheadLogTests {
+    typealias Model = FaultInjectionTests.Model
+
+    /// Random small commits (a few group commits, a few too large for the log, enough bytes for
+    /// several checkpoints), torn appends along the way, then a power cut that keeps, loses or
+    /// tears each page written since the data file's last sync. The reopened file holds exactly
+    /// the acknowledged commits.
+    @Test(arguments: [(1, false), (2, false), (3, false), (4, true), (5, true)] as [(UInt64, Bool)])
+    func everyAcknowledgedCommitSurvivesAPowerCut(seed: UInt64, encrypted: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let key: [UInt8]? = encrypted ? (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) } : nil
+        let disk = PowerCutDisk(path: path)
+        var generator = SeededGenerator(seed: seed)
+        var model: Model = [:]
+        var torn = 0
+        var direct = 0
+        do {
+            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk, encryptionKey: key))
+            let tree = try Self.createTree(database, &model, &generator, keys: 0)
+            for version in 1...320 as ClosedRange<UInt64> {
+                var scratch = model
+                let event = generator.next() % 40
+                if event == 0 {
+                    // Group commit: three transactions, one batch, one record.
+                    for step in 0..<3 as Range<UInt64> {
+                        let write = try database.beginWrite()
+                        FaultInjectionTests.change(write, tree, &scratch[tree]!, &generator, version: version * 4 + step, keys: 5)
+                        _ = try write.prepare()
+                    }
+                    try database.flush()
+                    model = scratch
+                    continue
+                }
+                let write = try database.beginWrite()
+                FaultInjectionTests.change(write, tree, &scratch[tree]!, &generator, version: version * 4, keys: 1 + Int(generator.next() % 12))
+                if event == 1 {
+                    // Larger than a record may be: written in place, after a checkpoint, over
+                    // pages the logged commits freed.
+                    Self.putLargeValues(write, tree, &scratch[tree]!, version: version * 4)
+                    direct += 1
+                }
+                if event == 2 {
+                    // A torn append: the commit fails, nothing of it is kept, the database goes on.
+                    disk.tearNextLogWrite(after: Int(generator.next() % 4_000))
+                    #expect(throws: StorageError.self) { try write.commit() }
+                    torn += 1
+                    continue
+                }
+                try write.commit()
+                model = scratch
+            }
+            #expect(disk.dataSyncs >= 3, "checkpoints and in-place batches sync the data file")
+            let cut = try disk.cutPower(&generator)
+            #expect(cut.changedPages > 0, "the cut found unsynced writes to lose")
+        }
+        let logBytes = (try? FileManager.default.attributesOfItem(atPath: path + ".log")[.size] as? Int) ?? 0
+        #expect(logBytes <= Int(WriteAheadLog.checkpointBytes) + WriteAheadLog.recordLimit + (1 << 20) + 4096,
+                "the log stays bounded: \(logBytes) bytes")
+        let reopened = try Database.open(path: path, options: DatabaseOptions(encryptionKey: key))
+        try FaultInjectionTests.expectContent(reopened, model, "seed \(seed) after a power cut (\(torn) torn appends, \(direct) in place)")
+    }
+
+    /// Creates a tree holding `keys` random entries, in one commit, mirrored in `model`.
+    static func createTree(_ database: Database, _ model: inout Model, _ generator: inout SeededGenerator, keys: Int) throws -> TreeID {
+        let write = try database.beginWrite()
+        let tree = try write.createTree()
+        model[tree] = [:]
+        FaultInjectionTests.change(write, tree, &model[tree]!, &generator, version: 0, keys: keys)
+        try write.commit()
+        return tree
+    }
+
+    /// Puts 1.5 MB of 6 KB values (keys from 10,000, beyond `FaultInjectionTests.change`'s),
+    /// so the batch is too large for the log.
+    static func putLargeValues(_ write: WriteTransaction, _ tree: TreeID, _ model: inout [UInt64: [UInt8]], version: UInt64) {
+        for key in 10_000..<10_250 as Range<UInt64> {
+            let value = testValue(key: key, version: version, length: 6_000)
+            _ = try? write.put(tree, key: key, value: value)
+            model[key] = value
+        }
+    }
+
+    /// An in-place batch after logged ones reuses pages they freed: the log must be emptied
+    /// first, or a replay after a power cut writes the logged pages over the new ones.
+    @Test func aBatchWrittenInPlaceIsNeverOverwrittenByAReplay() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let disk = PowerCutDisk(path: path)
+        var generator = SeededGenerator(seed: 51)
+        var model: Model = [:]
+        do {
+            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
+            let tree = try Self.createTree(database, &model, &generator, keys: 400)
+            for version in 1...30 as ClosedRange<UInt64> {
+                let write = try database.beginWrite()
+                FaultInjectionTests.change(write, tree, &model[tree]!, &generator, version: version, keys: 8)
+                try write.commit()
+            }
+            let syncs = disk.dataSyncs
+            let large = try database.beginWrite()
+            Self.putLargeValues(large, tree, &model[tree]!, version: 31)
+            try large.commit()
+            #expect(disk.dataSyncs >= syncs + 2, "written in place: a checkpoint, then the batch's own sync")
+            _ = try disk.cutPower(&generator)
+        }
+        let reopened = try Database.open(path: path)
+        try FaultInjectionTests.expectContent(reopened, model, "after the in-place batch")
+    }
+
+    /// A record whose append was written but whose sync never finished may reach the disk with
+    /// a page missing: it is not a commit, so nothing of it is replayed, and a read-only open,
+    /// finding no valid record, opens the previous version.
+    @Test func aRecordWithAPageMissingIsNotReplayed() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let disk = PowerCutDisk(path: path)
+        var generator = SeededGenerator(seed: 61)
+        var model: Model = [:]
+        do {
+            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
+            _ = try Self.createTree(database, &model, &generator, keys: 300)
+            try database.close()
+        }
+        do {
+            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
+            var scratch = model
+            let write = try database.beginWrite()
+            FaultInjectionTests.change(write, 1, &scratch[1]!, &generator, version: 1, keys: 30)
+            disk.failLogSyncs()
+            #expect(throws: StorageError.self) { try write.commit() }
+        }
+        // The record is the generation's first (the open appended to the clean log); its last
+        // image is the meta page. Lose the image before it.
+        let logPath = path + ".log"
+        var log = Array(try Data(contentsOf: URL(fileURLWithPath: logPath)))
+        let page = PageLayout.pageSize
+        let record = try #require(log.withUnsafeBytes { LogLayout.decodeRecordHeader($0.baseAddress! + page) })
+        #expect(record.entries.last?.page ?? 9 < 2 && record.entries.count >= 2, "data pages, then the meta page")
+        let last = 1 + record.headerPages + Int(record.imagePages) - 1
+        for index in ((last - 1) * page)..<(last * page) { log[index] = 0 }
+        try Data(log).write(to: URL(fileURLWithPath: logPath))
+        let readOnly = try Database.open(path: path, options: DatabaseOptions(readOnly: true))
+        try FaultInjectionTests.expectContent(readOnly, model, "the damaged record is not replayed", verify: false)
+    }
+
+    /// A group commit's later transaction can free pages an earlier one took at the end of the
+    /// file, so the version's page count exceeds every page the record holds; if the file's
+    /// growth is lost in a power cut, replay must grow it back, or the version looks truncated.
+    @Test func aReplayGrowsTheFileToItsVersionsLength() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let disk = PowerCutDisk(path: path)
+        var generator = SeededGenerator(seed: 71)
+        var model: Model = [:]
+        var pageCount: UInt64 = 0
+        var written: UInt64 = 0
+        do {
+            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
+            let tree = try Self.createTree(database, &model, &generator, keys: 400)
+            for version in 1...10 as ClosedRange<UInt64> {  // frees pages, reusable once durable
+                let write = try database.beginWrite()
+                FaultInjectionTests.change(write, tree, &model[tree]!, &generator, version: version, keys: 20)
+                try write.commit()
+            }
+            try database.close()
+        }
+        do {
+            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
+            let before = database.pageCount
+            let grow = try database.beginWrite()
+            _ = try grow.put(1, key: 20_000, value: testValue(key: 20_000, version: 1, length: 30_000))  // a run at the end
+            _ = try grow.prepare()
+            let shrink = try database.beginWrite()
+            _ = try shrink.remove(1, key: 20_000)
+            _ = try shrink.prepare()
+            try database.flush()
+            pageCount = database.pageCount
+            written = UInt64((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) / UInt64(PageLayout.pageSize)
+            #expect(pageCount > before, "the version's length includes the freed run")
+            _ = try disk.cutPower(&generator, loseGrowth: true)
+        }
+        let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        #expect(UInt64(size / PageLayout.pageSize) < pageCount, "the cut lost the growth (\(written) pages before)")
+        let reopened = try Database.open(path: path)
+        #expect(reopened.pageCount == pageCount)
+        try FaultInjectionTests.expectContent(reopened, model, "after losing the growth")
+    }
+
+    /// A crash in the middle of an append: the torn record is not a commit, whatever part of it
+    /// reached the log, and the commits before it are all there.
+    @Test(arguments: [0, 100, 4_096, 4_200, 9_000, 30_000])
+    func aCrashDuringAnAppendKeepsEveryCommitBeforeIt(tornAt bytes: Int) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let disk = PowerCutDisk(path: path)
+        var generator = SeededGenerator(seed: UInt64(bytes) + 11)
+        var model: Model = [:]
+        do {
+            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
+            let tree = try Self.createTree(database, &model, &generator, keys: 0)
+            for version in 1...20 as ClosedRange<UInt64> {
+                let write = try database.beginWrite()
+                FaultInjectionTests.change(write, tree, &model[tree]!, &generator, version: version, keys: 6)
+                try write.commit()
+            }
+            var scratch = model
+            let write = try database.beginWrite()
+            FaultInjectionTests.change(write, tree, &scratch[tree]!, &generator, version: 99, keys: 40)
+            disk.tearNextLogWrite(after: bytes, thenDie: true)
+            #expect(throws: StorageError.self) { try write.commit() }
+            _ = try disk.cutPower(&generator)
+        }
+        let reopened = try Database.open(path: path)
+        try FaultInjectionTests.expectContent(reopened, model, "torn at byte \(bytes)")
+    }
+
+    /// A failed sync of the log stops writes (the record's fate is unknown); reopening finds the
+    /// commits before it, and the failed one either whole or not at all.
+    @Test func aFailedLogSyncIsStickyAndTheFileHoldsOneWholeVersion() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let disk = PowerCutDisk(path: path)
+        var generator = SeededGenerator(seed: 21)
+        var model: Model = [:]
+        var attempted: Model = [:]
+        do {
+            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
+            let tree = try Self.createTree(database, &model, &generator, keys: 50)
+            attempted = model
+            let write = try database.beginWrite()
+            FaultInjectionTests.change(write, tree, &attempted[tree]!, &generator, version: 1, keys: 10)
+            disk.failLogSyncs()
+            #expect(throws: StorageError.self) { try write.commit() }
+            #expect(throws: StorageError.self) { try database.beginWrite() }
+            _ = try disk.cutPower(&generator)
+        }
+        let reopened = try Database.open(path: path)
+        let content = try FaultInjectionTests.content(of: reopened.beginRead())
+        #expect(content == model || content == attempted, "the file holds a version that never existed")
+        #expect(throws: Never.self) { try reopened.verify() }
+    }
+
+    /// Commits only the log holds (a crash before any checkpoint) cannot be applied by a
+    /// read-only open, which says so rather than showing an older version; a writable open
+    /// applies them, and then read-only opens work.
+    @Test func aReadOnlyOpenRefusesCommitsStillInTheLog() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let disk = PowerCutDisk(path: path)
+        var generator = SeededGenerator(seed: 31)
+        var model: Model = [:]
+        do {
+            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
+            let write = try database.beginWrite()
+            let tree = try write.createTree()
+            model[tree] = [:]
+            FaultInjectionTests.change(write, tree, &model[tree]!, &generator, version: 1, keys: 30)
+            try write.commit()
+            _ = try disk.cutPower(&generator)
+        }
+        #expect {
+            try Database.open(path: path, options: DatabaseOptions(readOnly: true))
+        } throws: { error in
+            (error as? StorageError)?.code == .invalidDatabase && "\(error)".contains("still in its log")
+        }
+        try Database.open(path: path).close()
+        let readOnly = try Database.open(path: path, options: DatabaseOptions(readOnly: true))
+        try FaultInjectionTests.expectContent(readOnly, model, "read-only after recovery", verify: false)
+    }
+
+    /// A log left beside a file that was then replaced (here by another realm file, renamed over
+    /// it) describes another file: it is never replayed onto the new one.
+    @Test func aLogIsNeverReplayedOntoAnotherFile() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let other = directory.path("other.realm")
+        var generator = SeededGenerator(seed: 41)
+        var otherModel: Model = [:]
+        do {
+            let database = try Database.open(path: other)
+            let write = try database.beginWrite()
+            let tree = try write.createTree()
+            otherModel[tree] = [:]
+            FaultInjectionTests.change(write, tree, &otherModel[tree]!, &generator, version: 7, keys: 40)
+            try write.commit()
+            try database.close()
+        }
+        let disk = PowerCutDisk(path: path)
+        do {
+            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
+            var model: [UInt64: [UInt8]] = [:]
+            var tree: TreeID = 0
+            for version in 1...5 as ClosedRange<UInt64> {
+                let write = try database.beginWrite()
+                if version == 1 { tree = try write.createTree() }
+                FaultInjectionTests.change(write, tree, &model, &generator, version: version, keys: 20)
+                try write.commit()
+            }
+            disk.die()  // the log keeps its records: nothing checkpoints
+        }
+        #expect(rename(other, path) == 0)
+        let reopened = try Database.open(path: path)
+        try FaultInjectionTests.expectContent(reopened, otherModel, "the replaced file")
+    }
+
+    /// The record format: headers round-trip, and a record header with a wrong checksum, salt or
+    /// sequence number, or an entry out of range, is refused.
+    @Test func recordHeadersRoundTripAndDamageIsRefused() throws {
+        let entries = (0..<300).map { LogLayout.Entry(page: 2 + UInt64($0) * 3, pages: 1 + UInt64($0 % 4 == 0 ? 3 : 0), transaction: 1_000 + UInt64($0)) }
+        let header = LogLayout.RecordHeader(salt: 0xABCD, sequence: 9, transaction: 2_000, pageCount: 5_000, entries: entries)
+        #expect(header.headerPages == 2)
+        let bytes = header.headerPages * PageLayout.pageSize
+        let pages = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: PageLayout.pageSize)
+        defer { pages.deallocate() }
+        pages.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
+        LogLayout.encodeRecordHeader(header, into: pages)
+        #expect(LogLayout.claimedHeaderPages(pages, salt: 0xABCD, sequence: 9) == 2)
+        #expect(LogLayout.claimedHeaderPages(pages, salt: 0xABCE, sequence: 9) == nil, "another generation's record")
+        #expect(LogLayout.claimedHeaderPages(pages, salt: 0xABCD, sequence: 8) == nil, "out of sequence")
+        #expect(LogLayout.decodeRecordHeader(pages) == header)
+        for offset in [8, 33, 64, 64 + 24 * 150 + 3, 64 + 24 * 299 + 23] {
+            pages.storeBytes(of: pages.load(fromByteOffset: offset, as: UInt8.self) ^ 0x10, toByteOffset: offset, as: UInt8.self)
+            #expect(LogLayout.decodeRecordHeader(pages) == nil, "a flipped bit at \(offset) passes")
+            pages.storeBytes(of: pages.load(fromByteOffset: offset, as: UInt8.self) ^ 0x10, toByteOffset: offset, as: UInt8.self)
+        }
+        #expect(LogLayout.decodeRecordHeader(pages) == header)
+
+        let identity = LogLayout.FileIdentity(device: 3, inode: 77)
+        LogLayout.encodeHeader(salt: 42, identity: identity, into: pages)
+        #expect(LogLayout.decodeHeader(pages)?.salt == 42)
+        #expect(LogLayout.decodeHeader(pages)?.identity == identity)
+        pages.storeBytes(of: 43 as UInt64, toByteOffset: 24, as: UInt64.self)
+        #expect(LogLayout.decodeHeader(pages) == nil)
+    }
+}
+
+/// A disk for power cuts. It remembers the data file and the log as of their last syncs (taken
+/// as a sync begins: every write before it is complete), and ``cutPower(_:)`` turns both files
+/// back into what a power cut could leave: each page written since then kept, lost or torn, and
+/// any growth since then possibly lost. Log writes can be torn, log syncs failed. After the cut
+/// (or ``die()``) every write and sync fails, so dropping the `Database` — which flushes and
+/// checkpoints in `deinit` — writes nothing: the process is gone.
+final class PowerCutDisk: IOFaultInjector, @unchecked Sendable {
+    // @unchecked: all state is guarded by `lock`.
+    private let lock = NSLock()
+    let path: String
+    private var synced: [UInt8]
+    private var syncedLog: [UInt8]
+    private var dead = false
+    private var logTear: (bytes: Int, die: Bool)?
+    private var logSyncsFail = false
+    private var syncs = 0
+
+    init(path: String) {
+        self.path = path
+        synced = (try? Array(Data(contentsOf: URL(fileURLWithPath: path)))) ?? []
+        syncedLog = (try? Array(Data(contentsOf: URL(fileURLWithPath: path + ".log")))) ?? []
+    }
+
+    var dataSyncs: Int { lock.withLock { syncs } }
+
+    /// The next log write writes only its first `bytes` bytes, then fails; with `thenDie`, the
+    /// process dies with it.
+    func tearNextLogWrite(after bytes: Int, thenDie: Bool = false) { lock.withLock { logTear = (bytes, thenDie) } }
+
+    func failLogSyncs() { lock.withLock { logSyncsFail = true } }
+
+    func die() { lock.withLock { dead = true } }
+
+    func beforeWrite(offset: UInt64, length: Int) -> WriteFault {
+        lock.withLock { dead ? .fail(errno: EIO) : .none }
+    }
+
+    func beforeLogWrite(offset: UInt64, length: Int) -> WriteFault {
+        lock.withLock {
+            if dead { return .fail(errno: EIO) }
+            guard let tear = logTear else { return .none }
+            logTear = nil
+            if tear.die { dead = true }
+            return .partial(bytes: tear.bytes, errno: EIO)
+        }
+    }
+
+    func beforeSync() -> Int32? {
+        lock.withLock {
+            if dead { return EIO }
+            syncs += 1
+            synced = (try? Array(Data(contentsOf: URL(fileURLWithPath: path)))) ?? synced
+            return nil
+        }
+    }
+
+    func beforeLogSync() -> Int32? {
+        lock.withLock {
+            if dead { return EIO }
+            if logSyncsFail { dead = true; return EIO }
+            syncedLog = (try? Array(Data(contentsOf: URL(fileURLWithPath: path + ".log")))) ?? syncedLog
+            return nil
+        }
+    }
+
+    /// Dies, then rewrites the data file and the log as a power cut could leave them. Returns
+    /// how many pages differed from the last synced states.
+    /// With `loseGrowth`, the data file falls back to its synced length.
+    func cutPower(_ generator: inout SeededGenerator, loseGrowth: Bool = false) throws -> (changedPages: Int, lost: Int, torn: Int) {
+        let (synced, syncedLog) = lock.withLock { dead = true; return (self.synced, self.syncedLog) }
+        let data = try Self.cut(path, synced: synced, &generator, loseGrowth: loseGrowth)
+        let log = try Self.cut(path + ".log", synced: syncedLog, &generator)
+        return (data.changed + log.changed, data.lost + log.lost, data.torn + log.torn)
+    }
+
+    /// Rewrites `path` in place (a log names its file by device and inode, not by path): each
+    /// page that differs from `synced` kept, lost or torn, and growth possibly lost.
+    private static func cut(_ path: String, synced: [UInt8], _ generator: inout SeededGenerator,
+                            loseGrowth: Bool = false) throws -> (changed: Int, lost: Int, torn: Int) {
+        guard var current = try? Array(Data(contentsOf: URL(fileURLWithPath: path))) else { return (0, 0, 0) }
+        let page = PageLayout.pageSize
+        var changed = 0, lost = 0, torn = 0
+        for start in stride(from: 0, to: current.count, by: page) {
+            let end = min(start + page, current.count)
+            let old: ArraySlice<UInt8> = start < synced.count ? synced[start..<min(end, synced.count)] : []
+            guard old != current[start..<end] else { continue }
+            changed += 1
+            switch generator.next() % 3 {
+            case 0: continue  // the write reached the disk
+            case 1:  // lost: the synced bytes, or zeros past the synced length
+                lost += 1
+                for index in start..<end { current[index] = index < synced.count ? synced[index] : 0 }
+            default:  // torn: the first half reached the disk
+                torn += 1
+                for index in (start + page / 2)..<end { current[index] = index < synced.count ? synced[index] : 0 }
+            }
+        }
+        if current.count > synced.count && (loseGrowth || generator.next() % 2 == 0) { current.removeLast(current.count - synced.count) }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.write(contentsOf: current)
+        try handle.truncate(atOffset: UInt64(current.count))
+        try handle.close()
+        return (changed, lost, torn)
+    }
+}
