@@ -744,9 +744,16 @@ package final class Database: Sendable {
                 } catch let error as StorageError {
                     throw BatchFailure.beforeDurable(error)
                 }
+                // The data pages go to their places while the record travels to the disk (the
+                // append started its write-back): they are at page numbers no version recovery
+                // can choose uses, as in an in-place batch. The meta page, which names the new
+                // version, only once the record is durable. Once the record is complete in the
+                // log, a failure is no longer a clean discard: write-back may still make it durable.
+                precondition(stored.last.map { $0.offset < UInt64(2 * PageLayout.pageSize) } ?? false, "the meta page is written last")
                 do {
+                    try file.writeStored(stored.dropLast())
                     try log.sync()
-                    try file.writeStored(stored)
+                    try file.writeStored(stored.suffix(1))
                 } catch let error as StorageError {
                     throw BatchFailure.unknown(error)
                 }

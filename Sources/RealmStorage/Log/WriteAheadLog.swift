@@ -16,24 +16,28 @@ import Darwin
 ///
 /// 1. **Append**: a record — a header listing `(page, pages, transaction)` per image, then the
 ///    images exactly as the data file stores them (encrypted, in an encrypted file) — is
-///    written at the log's end in one `pwritev`, and the log is synced. The batch is now
-///    durable.
-/// 2. **Home**: the same bytes are written to their places in the data file, *not* synced. The
-///    page cache makes them visible to the mapped readers at once; the kernel writes them back
-///    when it likes.
-/// 3. **Checkpoint** (when the log holds ``checkpointBytes``, on close, and after a replay): the
+///    written at the log's end in one `pwritev`, and its write-back to the device is started.
+/// 2. **Data pages home**: while the record travels, the batch's data pages are written to
+///    their places in the data file, *not* synced. They are at page numbers that no version
+///    recovery can choose uses (copy-on-write, and the free-list rule), exactly as an in-place
+///    batch's are before its sync.
+/// 3. **Sync** the log: the batch is now durable. Then the **meta page** is written to its slot,
+///    not synced. The page cache shows all of it to the mapped readers at once; the kernel
+///    writes it back when it likes.
+/// 4. **Checkpoint** (when the log holds ``checkpointBytes``, on close, and after a replay): the
 ///    data file is synced — now it holds every logged batch by itself — and the log is
 ///    *reset*: a new header with a new random salt, synced, so no earlier record is valid any
 ///    more.
 ///
 /// **Why this is safe.** The invariant, kept by ``Database``: *every write to the data file
-/// since its last sync is a page of a record that is durable in the log.* Home writes follow
-/// the append's sync; anything else that writes the data file (a batch too big for the log,
-/// a meta-only checkpoint) first checkpoints, so the log is empty and durably so. Then, after a
-/// crash, the data file holds the last checkpoint's state plus an arbitrary subset of later
-/// home writes (torn ones included), and replaying the log's records *in order* rewrites every
-/// page any of them wrote with its content at the last record: the file becomes exactly the
-/// last durable batch's version. Pages no record wrote are the checkpoint's, synced. Replaying
+/// since its last sync is a page of a record that is durable in the log, or a data page at a
+/// number no version recovery can choose uses.* A meta page goes home only after its record's
+/// sync; anything else that writes the data file (a batch too big for the log, a meta-only
+/// checkpoint) first checkpoints, so the log is empty and durably so. Then, after a crash, the
+/// data file holds the last checkpoint's state plus an arbitrary subset of later writes (torn
+/// ones included), and replaying the log's records *in order* rewrites every page any of them
+/// wrote with its content at the last record: the file becomes exactly the last durable batch's
+/// version. Pages no record wrote are the checkpoint's, synced, or unused by that version. Replaying
 /// twice changes nothing, so a crash during recovery is harmless too. The free-list rule
 /// ("a page freed by *F* is reused only once *F* is durable") is unchanged: durable now means
 /// "in the log", and a reused page's new content is itself in a later record or in the
@@ -245,6 +249,12 @@ package final class WriteAheadLog: Sendable {
         let total = UInt64(buffers.reduce(0) { $0 + $1.iov_len })
         if end + total > allocated { try grow(to: end + total) }
         try write(&buffers, at: end)
+        #if os(Linux)
+        // Start writing the record to the device now (on Linux, DONTNEED begins write-back of
+        // the range's dirty pages), so that the caller's next work — the batch's data pages to
+        // their places — overlaps the transfer that `sync()` then waits for.
+        _ = posix_fadvise(descriptor, off_t(end), off_t(total), POSIX_FADV_DONTNEED)
+        #endif
         cursor.withLock { cursor in
             cursor.end = end + total
             cursor.sequence = sequence + 1

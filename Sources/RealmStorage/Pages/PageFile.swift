@@ -98,7 +98,7 @@ package final class PageFile: Sendable {
     /// Writes groups of buffers already in their stored form (encrypted, in an encrypted
     /// file), each back to back from its offset: a replayed log record, or the home writes of
     /// a logged batch.
-    func writeStored(_ groups: [(offset: UInt64, buffers: [iovec])]) throws {
+    func writeStored(_ groups: some Collection<(offset: UInt64, buffers: [iovec])>) throws {
         for group in groups {
             var buffers = group.buffers
             try writeStored(&buffers, at: group.offset)
