@@ -37,6 +37,8 @@ final class Driver {
     struct FileState {
         var model = Model()
         var kills = 0
+        /// Kills after which the checker applied commits only the write-ahead log held.
+        var replays = 0
         var commits = 0
         var acknowledged = 0
         var largestBytes: UInt64 = 0
@@ -117,7 +119,7 @@ final class Driver {
         log(progressLine(kill: kill, elapsed: elapsed))
         for workload in options.workloads {
             let state = files[workload]!
-            log("  \(workload): \(state.kills) kills on \(state.newFiles) file(s), \(state.commits) commits found in the file (\(state.acknowledged) acknowledged before a kill), largest file \(state.largestBytes / 1_048_576) MiB, last integrity check (transaction, pages, free pages): \(state.lastVerified)")
+            log("  \(workload): \(state.kills) kills on \(state.newFiles) file(s) (\(state.replays) left commits in the log), \(state.commits) commits found in the file (\(state.acknowledged) acknowledged before a kill), largest file \(state.largestBytes / 1_048_576) MiB, last integrity check (transaction, pages, free pages): \(state.lastVerified)")
         }
         log(String(format: "checking took %.0f s of %.0f s", checkSeconds, elapsed))
         // The closing line CI reads: one kill is one test.
@@ -216,6 +218,7 @@ final class Driver {
         if full, let verified = text.split(separator: "\n").first(where: { $0.hasPrefix("verified ") }) {
             files[workload]!.lastVerified = String(verified)
         }
+        if text.split(separator: "\n").contains("replayed") { files[workload]!.replays += 1 }
         var state = files[workload]!
         if let run {
             for lane in 0..<workload.lanes {

@@ -223,6 +223,24 @@ package final class Database: Sendable {
         }
     }
 
+    /// How a read-only open that meets commits only the log holds begins its error message.
+    package static let unappliedLogMessage = "The realm file's newest commits are still in its log"
+
+    /// Applies the commits that only the write-ahead log of the file at `path` holds (after a
+    /// crash), as a writable open does, so that read-only opens work again; returns whether
+    /// there were any. A file without such commits is not touched.
+    ///
+    /// - Throws: what opening the file throws.
+    package static func applyLog(ofFileAt path: String, encryptionKey: [UInt8]? = nil) throws -> Bool {
+        do {
+            try open(path: path, options: DatabaseOptions(readOnly: true, encryptionKey: encryptionKey)).close()
+            return false
+        } catch let error as StorageError where error.code == .invalidDatabase && error.message.hasPrefix(unappliedLogMessage) {
+            try open(path: path, options: DatabaseOptions(encryptionKey: encryptionKey)).close()
+            return true
+        }
+    }
+
     /// Replays the write-ahead log's records onto the file (a writable open), and returns the
     /// log if this database writes through one. Runs before anything maps the file: the pages
     /// recovery reads must be the replayed ones.
@@ -237,7 +255,7 @@ package final class Database: Sendable {
         if options.readOnly {
             guard try !WriteAheadLog.hasRecords(path: path, file: file, isAuthentic: isAuthentic) else {
                 throw StorageError(.invalidDatabase,
-                                   "The realm file's newest commits are still in its log (\(path)), as a crash left them; open it once for writing to apply them, then it can be opened read-only",
+                                   "\(unappliedLogMessage) (\(path)), as a crash left them; open it once for writing to apply them, then it can be opened read-only",
                                    path: file.path)
             }
             return nil
