@@ -91,8 +91,10 @@ import RealmActors
             #expect(error?.code == .alreadyOpen && error?.message.contains("still in use") == true)
             #expect(realm.objects(Dog.self).count == 1, "the open realm is untouched")
         }
-        // Every handle is gone: the file is closed and can be deleted.
+        // Every handle is gone: the file is closed and can be deleted, with its log.
+        #expect(FileManager.default.fileExists(atPath: config.fileURL!.path + ".log"))
         #expect(try Realm.deleteFiles(for: config) == true)
+        #expect(!FileManager.default.fileExists(atPath: config.fileURL!.path + ".log"))
         #expect(!Realm.fileExists(for: config))
     }
 

@@ -272,6 +272,8 @@ import Testing
             (error as? StorageError)?.code == .invalidDatabase && "\(error)".contains("still in its log")
         }
         try Database.open(path: path).close()
+        let logBytes = try FileManager.default.attributesOfItem(atPath: path + ".log")[.size] as? Int
+        #expect(logBytes == PageLayout.pageSize, "a clean close cuts the log back to its header")
         let readOnly = try Database.open(path: path, options: DatabaseOptions(readOnly: true))
         try FaultInjectionTests.expectContent(readOnly, model, "read-only after recovery", verify: false)
     }

@@ -678,8 +678,9 @@ public final class Realm {
         return FileManager.default.fileExists(atPath: url.path)
     }
 
-    /// Deletes the realm file of `config` and its auxiliary files: the lock file (`<file>.lock`)
-    /// and any temporary file a crash left behind (`.creating`, `.seeding`, `.copying`).
+    /// Deletes the realm file of `config` and its auxiliary files: the write-ahead log
+    /// (`<file>.log`), the lock file (`<file>.lock`) and any temporary file a crash left behind
+    /// (`.creating`, `.seeding`, `.copying`).
     ///
     /// - Returns: `true` if the realm file existed and was deleted, `false` if there was none.
     /// - Throws: ``Realm/Error`` with ``Realm/Error/Code/alreadyOpen`` while a handle — in this

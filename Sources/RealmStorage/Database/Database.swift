@@ -147,7 +147,7 @@ package final class Database: Sendable {
         let needsClose = state.withLock { !$0.isClosed && $0.failure == nil }
         if needsClose && !options.readOnly {
             _ = try? flush()
-            try? checkpointLog()
+            try? checkpointLog(shrinking: true)
             try? writeCheckpoint()
         }
         file?.close()
@@ -683,9 +683,13 @@ package final class Database: Sendable {
         try log.reset()
     }
 
-    /// ``checkpointLogLocked()`` under the flush lock.
-    private func checkpointLog() throws {
-        try flushLock.withLock { _ in try checkpointLogLocked() }
+    /// ``checkpointLogLocked()`` under the flush lock; `shrinking` (a clean close) then cuts the
+    /// log file back to its header.
+    private func checkpointLog(shrinking: Bool = false) throws {
+        try flushLock.withLock { _ in
+            try checkpointLogLocked()
+            if shrinking { log?.shrink() }
+        }
     }
 
     /// Writes the batch's pages, then the meta page.
@@ -865,7 +869,7 @@ package final class Database: Sendable {
         if !options.readOnly && failure == nil {
             do {
                 try flush()
-                try checkpointLog()
+                try checkpointLog(shrinking: true)
                 try writeCheckpoint()
             } catch {
                 closeError = error

@@ -53,7 +53,9 @@ import Darwin
 /// left beside a file that was since replaced is never replayed onto the new one.
 ///
 /// The log file keeps its length across resets, so steady appends overwrite allocated blocks
-/// and the sync has no file size to record; it grows in steps of ``growthBytes`` of zeros.
+/// and the sync has no file size to record (appending past the end cost 113 µs a commit here,
+/// against 80–92 µs overwriting); it grows in zeroed steps, doubling from 64 KiB to at most
+/// ``growthBytes``, and a clean close cuts it back to its header.
 ///
 /// Thread safety: the cursor is guarded by a mutex; appends, syncs and resets are issued by
 /// one flush at a time (the database's flush lock).
@@ -63,7 +65,7 @@ package final class WriteAheadLog: Sendable {
     package static let recordLimit = 1 << 20
     /// Log bytes past which a flush checkpoints. SQLite's default, 1,000 pages, is about this.
     package static let checkpointBytes: UInt64 = 4 << 20
-    /// How much the file grows at a time (written as zeros, so later syncs record no new size).
+    /// The most the file grows at a time (written as zeros, so later syncs record no new size).
     static let growthBytes: UInt64 = 1 << 20
 
     package let path: String
@@ -286,10 +288,21 @@ package final class WriteAheadLog: Sendable {
         }
     }
 
-    /// Extends the file with zeros to at least `length`, in steps of ``growthBytes``.
+    /// Cuts the file back to its header page: a clean close's, once a reset emptied the log, so
+    /// that a closed realm's log takes 4 KiB. Nothing needs the cut to be durable.
+    func shrink() {
+        guard cursor.withLock({ $0.sequence == 0 }) else { return }
+        if ftruncate(descriptor, off_t(LogLayout.firstRecordOffset)) == 0 {
+            cursor.withLock { $0.allocated = LogLayout.firstRecordOffset }
+        }
+    }
+
+    /// Extends the file with zeros to at least `length`, in steps that double the file (at
+    /// least 64 KiB, at most ``growthBytes``).
     private func grow(to length: UInt64) throws {
         let allocated = cursor.withLock { $0.allocated }
-        let target = (length + Self.growthBytes - 1) / Self.growthBytes * Self.growthBytes
+        let step = min(Self.growthBytes, max(64 << 10, allocated))
+        let target = (length + step - 1) / step * step
         let chunk = 256 * PageLayout.pageSize
         let zeros = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: PageLayout.pageSize)
         defer { zeros.deallocate() }
