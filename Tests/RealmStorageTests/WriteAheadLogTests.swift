@@ -248,34 +248,45 @@ import Testing
         #expect(throws: Never.self) { try reopened.verify() }
     }
 
-    /// Commits only the log holds (a crash before any checkpoint) cannot be applied by a
-    /// read-only open, which says so rather than showing an older version; a writable open
-    /// applies them, and then read-only opens work.
-    @Test func aReadOnlyOpenRefusesCommitsStillInTheLog() throws {
+    /// Commits only the log holds (a crash before any checkpoint) are replayed by a read-only
+    /// open into memory — neither file changes — and by a writable open onto the file, after
+    /// which the log is empty and a clean close cuts it back to its header.
+    @Test(arguments: [false, true])
+    func aReadOnlyOpenReplaysTheLogInMemory(encrypted: Bool) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
+        let key: [UInt8]? = encrypted ? (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ 3) } : nil
         let disk = PowerCutDisk(path: path)
         var generator = SeededGenerator(seed: 31)
         var model: Model = [:]
         do {
-            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
-            let write = try database.beginWrite()
-            let tree = try write.createTree()
-            model[tree] = [:]
-            FaultInjectionTests.change(write, tree, &model[tree]!, &generator, version: 1, keys: 30)
-            try write.commit()
-            _ = try disk.cutPower(&generator)
+            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk, encryptionKey: key))
+            let tree = try Self.createTree(database, &model, &generator, keys: 0)
+            for version in 1...12 as ClosedRange<UInt64> {
+                let write = try database.beginWrite()
+                FaultInjectionTests.change(write, tree, &model[tree]!, &generator, version: version, keys: 15)
+                try write.commit()
+            }
+            _ = try disk.cutPower(&generator, loseGrowth: true)
         }
-        #expect {
-            try Database.open(path: path, options: DatabaseOptions(readOnly: true))
-        } throws: { error in
-            (error as? StorageError)?.code == .invalidDatabase && "\(error)".contains("still in its log")
+        let files = try [path, path + ".log"].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        do {
+            let readOnly = try Database.open(path: path, options: DatabaseOptions(readOnly: true, encryptionKey: key))
+            #expect(readOnly.recordsReplayed >= 12, "the commits after the first are only in the log")
+            try FaultInjectionTests.expectContent(readOnly, model, "read-only, replayed in memory")
         }
-        try Database.open(path: path).close()
+        #expect(try [path, path + ".log"].map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == files, "a read-only open changed a file")
+        do {
+            let writable = try Database.open(path: path, options: DatabaseOptions(encryptionKey: key))
+            #expect(writable.recordsReplayed >= 12)
+            try FaultInjectionTests.expectContent(writable, model, "replayed onto the file")
+            try writable.close()
+        }
         let logBytes = try FileManager.default.attributesOfItem(atPath: path + ".log")[.size] as? Int
         #expect(logBytes == PageLayout.pageSize, "a clean close cuts the log back to its header")
-        let readOnly = try Database.open(path: path, options: DatabaseOptions(readOnly: true))
-        try FaultInjectionTests.expectContent(readOnly, model, "read-only after recovery", verify: false)
+        let readOnly = try Database.open(path: path, options: DatabaseOptions(readOnly: true, encryptionKey: key))
+        #expect(readOnly.recordsReplayed == 0)
+        try FaultInjectionTests.expectContent(readOnly, model, "read-only after recovery")
     }
 
     /// A log left beside a file that was then replaced (here by another realm file, renamed over

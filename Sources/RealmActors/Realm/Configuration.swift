@@ -39,10 +39,8 @@ extension Realm {
         /// ``Realm/writeCopy(toFile:encryptionKey:)``. In-memory realms accept and ignore a key.
         public var encryptionKey: Data?
 
-        /// Opens the file without ever writing to it; write transactions fail. A file whose
-        /// newest commits are still only in its write-ahead log (`<file>.log`, after a crash)
-        /// cannot be read without writing them into it, so opening it read-only throws
-        /// ``Realm/Error/Code/invalidDatabase`` until an open for writing has done so.
+        /// Opens the file without ever writing to it; write transactions fail. Commits that a
+        /// crash left only in the write-ahead log (`<file>.log`) are applied in memory.
         public var readOnly: Bool = false
 
         /// A realm file to start from: when the realm is opened and no file exists at `fileURL`,

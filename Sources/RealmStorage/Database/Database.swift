@@ -69,6 +69,9 @@ package final class Database: Sendable {
     /// The write-ahead log, when small batches go through one (a file opened for writing with
     /// full durability and `writeAheadLog`).
     let log: WriteAheadLog?
+    /// How many write-ahead log records the open replayed — commits a crash left only in the
+    /// log: onto the file (a writable open), or into memory (a read-only one).
+    package let recordsReplayed: Int
     private let lockDescriptor: Int32
 
     struct State {
@@ -111,13 +114,15 @@ package final class Database: Sendable {
     private let flushLock = Mutex(())
 
     private init(path: String?, options: DatabaseOptions, map: PageMap, file: PageFile?, log: WriteAheadLog? = nil,
-                 lockDescriptor: Int32, meta: MetaPage, slot: Int, tip: VersionTip, nextTransaction: TransactionID) {
+                 recordsReplayed: Int = 0, lockDescriptor: Int32, meta: MetaPage, slot: Int, tip: VersionTip,
+                 nextTransaction: TransactionID) {
         self.path = path
         self.options = options
         openedVersion = meta.transaction
         self.map = map
         self.file = file
         self.log = log
+        self.recordsReplayed = recordsReplayed
         self.lockDescriptor = lockDescriptor
         state = Mutex(State(published: meta, publishedTip: tip, publishedSlot: slot, tip: tip,
                             nextTransaction: nextTransaction))
@@ -207,63 +212,78 @@ package final class Database: Sendable {
             }
             let file = PageFile(path: path, descriptor: descriptor, faults: options.faults, cipher: cipher)
             let log: WriteAheadLog?
+            let map: PageMap
+            let replayed: Int
+            var replayedPages: UInt64 = 0
             do {
-                log = try openLog(of: file, cipher: cipher, options: options)
+                if options.readOnly {
+                    log = nil
+                    (map, replayed, replayedPages) = try replayLogInMemory(of: file, cipher: cipher)
+                } else {
+                    (log, replayed) = try openLog(of: file, cipher: cipher, options: options)
+                    map = PageMap(descriptor: descriptor, cipher: cipher)
+                }
             } catch {
                 file.close()
                 throw error
             }
-            let map = PageMap(descriptor: descriptor, cipher: cipher)
-            let (meta, slot, tip, newestStamped) = try recover(file: file, map: map)
-            return Database(path: path, options: options, map: map, file: file, log: log, lockDescriptor: lock,
-                            meta: meta, slot: slot, tip: tip, nextTransaction: newestStamped + idReserve + 1)
+            let (meta, slot, tip, newestStamped) = try recover(file: file, map: map, minimumPages: replayedPages)
+            return Database(path: path, options: options, map: map, file: file, log: log, recordsReplayed: replayed,
+                            lockDescriptor: lock, meta: meta, slot: slot, tip: tip, nextTransaction: newestStamped + idReserve + 1)
         } catch {
             if lock >= 0 { closeDescriptor(lock) }
             throw error
         }
     }
 
-    /// How a read-only open that meets commits only the log holds begins its error message.
-    package static let unappliedLogMessage = "The realm file's newest commits are still in its log"
-
-    /// Applies the commits that only the write-ahead log of the file at `path` holds (after a
-    /// crash), as a writable open does, so that read-only opens work again; returns whether
-    /// there were any. A file without such commits is not touched.
-    ///
-    /// - Throws: what opening the file throws.
-    package static func applyLog(ofFileAt path: String, encryptionKey: [UInt8]? = nil) throws -> Bool {
-        do {
-            try open(path: path, options: DatabaseOptions(readOnly: true, encryptionKey: encryptionKey)).close()
-            return false
-        } catch let error as StorageError where error.code == .invalidDatabase && error.message.hasPrefix(unappliedLogMessage) {
-            try open(path: path, options: DatabaseOptions(encryptionKey: encryptionKey)).close()
-            return true
-        }
+    /// Replays the write-ahead log's records onto the file (a writable open); returns the log if
+    /// this database writes through one, and how many records were replayed. Runs before
+    /// anything maps the file: the pages recovery reads must be the replayed ones.
+    private static func openLog(of file: PageFile, cipher: PageCipher?, options: DatabaseOptions) throws -> (WriteAheadLog?, Int) {
+        let path = file.path + AuxiliaryFile.log.suffix
+        let uses = options.writeAheadLog && options.durability == .full
+        guard uses || access(path, F_OK) == 0 else { return (nil, 0) }
+        let (log, replayed) = try WriteAheadLog.openForWriting(path: path, file: file, faults: options.faults,
+                                                              isAuthentic: isAuthentic(cipher))
+        return (uses ? log : nil, replayed)
     }
 
-    /// Replays the write-ahead log's records onto the file (a writable open), and returns the
-    /// log if this database writes through one. Runs before anything maps the file: the pages
-    /// recovery reads must be the replayed ones.
-    ///
-    /// - Throws: `.invalidDatabase` for a read-only open of a file whose log holds commits that
-    ///   only a writable open can apply (after a crash); what replaying throws.
-    private static func openLog(of file: PageFile, cipher: PageCipher?, options: DatabaseOptions) throws -> WriteAheadLog? {
+    /// A read-only open's map, with the write-ahead log's records (commits a crash left only in
+    /// the log) replayed into it — a private map of the file, or an encrypted file's plaintext —
+    /// so that neither file changes. Returns the map, how many records there were, and the last
+    /// one's page count (0 if none), which the file's length may not reach.
+    private static func replayLogInMemory(of file: PageFile, cipher: PageCipher?) throws -> (PageMap, Int, UInt64) {
         let path = file.path + AuxiliaryFile.log.suffix
-        let isAuthentic = { (image: UnsafeRawPointer, length: Int, page: PageNumber) -> Bool in
-            cipher?.isAuthentic(image, length: length, page: page) ?? PageChecksum.isValid(image, length: length)
-        }
-        if options.readOnly {
-            guard try !WriteAheadLog.hasRecords(path: path, file: file, isAuthentic: isAuthentic) else {
-                throw StorageError(.invalidDatabase,
-                                   "\(unappliedLogMessage) (\(path)), as a crash left them; open it once for writing to apply them, then it can be opened read-only",
-                                   path: file.path)
+        let map = PageMap(descriptor: file.descriptor, cipher: cipher, privateFileBytes: try file.size())
+        let plaintext = cipher.map { _ in UnsafeMutableRawPointer.allocate(byteCount: WriteAheadLog.recordLimit, alignment: PageLayout.pageSize) }
+        defer { plaintext?.deallocate() }
+        var pageCount: UInt64 = 0
+        let count = try WriteAheadLog.readRecords(path: path, file: file, isAuthentic: isAuthentic(cipher)) { record, images in
+            let end = record.entries.reduce(record.pageCount) { max($0, $1.page + $1.pages) }
+            try map.ensureMapped(pageCount: end)
+            var position = 0
+            for entry in record.entries {
+                let length = Int(entry.pages) * PageLayout.pageSize
+                if let cipher, let plaintext {
+                    // Authenticated when the record was read, so it decrypts.
+                    guard cipher.decrypt(images + position, length: length, page: entry.page, into: plaintext) else {
+                        throw StorageError(.invalidDatabase, "The realm's log changed while it was read", path: path)
+                    }
+                    map.store(plaintext, byteCount: length, atPage: entry.page)
+                } else {
+                    map.store(images + position, byteCount: length, atPage: entry.page)
+                }
+                position += length
             }
-            return nil
+            pageCount = record.pageCount
         }
-        let uses = options.writeAheadLog && options.durability == .full
-        guard uses || access(path, F_OK) == 0 else { return nil }
-        let (log, _) = try WriteAheadLog.openForWriting(path: path, file: file, faults: options.faults, isAuthentic: isAuthentic)
-        return uses ? log : nil
+        return (map, count, pageCount)
+    }
+
+    /// Whether a stored page or run from the log is intact: its checksum, or in an encrypted
+    /// file its tag.
+    private static func isAuthentic(_ cipher: PageCipher?) -> (UnsafeRawPointer, Int, PageNumber) -> Bool {
+        { image, length, page in cipher?.isAuthentic(image, length: length, page: page) ?? PageChecksum.isValid(image, length: length) }
     }
 
     /// Takes the lock file, so that a second process gets a clear error instead of corrupting the
@@ -393,7 +413,8 @@ package final class Database: Sendable {
 
     /// Picks the version to open at: the newest meta whose batch verifies, else the other one.
     /// Also returns the newest transaction of either meta, verified or not (see ``idReserve``).
-    private static func recover(file: PageFile, map: PageMap) throws -> (MetaPage, Int, VersionTip, TransactionID) {
+    /// `minimumPages`: the length in pages a read-only open's in-memory replay gave the file.
+    private static func recover(file: PageFile, map: PageMap, minimumPages: UInt64 = 0) throws -> (MetaPage, Int, VersionTip, TransactionID) {
         let size = try file.size()
         let path = file.path
         guard size > 0 else {
@@ -402,7 +423,7 @@ package final class Database: Sendable {
         guard size >= UInt64(2 * PageLayout.pageSize) else {
             throw StorageError(.invalidDatabase, "The realm file is truncated (\(size) bytes) or is not a realm file", path: path)
         }
-        let filePages = size / UInt64(PageLayout.pageSize)
+        let filePages = max(size / UInt64(PageLayout.pageSize), minimumPages)
         try map.ensureMapped(pageCount: filePages)
         let candidates = [0, 1].map { slot in (slot, MetaPage.decode(map.pointer(PageNumber(slot)))) }
         var valid = candidates.compactMap { slot, result -> (Int, MetaPage)? in

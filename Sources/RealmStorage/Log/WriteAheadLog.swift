@@ -52,6 +52,9 @@ import Darwin
 /// record follows an invalid one. The header also names the data file (device and inode): a log
 /// left beside a file that was since replaced is never replayed onto the new one.
 ///
+/// A read-only open replays the records into memory instead — a private map of the data file
+/// (or, encrypted, its plaintext) — so that neither file changes; see ``readRecords(path:file:isAuthentic:_:)``.
+///
 /// The log file keeps its length across resets, so steady appends overwrite allocated blocks
 /// and the sync has no file size to record (appending past the end cost 113 µs a commit here,
 /// against 80–92 µs overwriting); it grows in zeroed steps, doubling from 64 KiB to at most
@@ -142,16 +145,22 @@ package final class WriteAheadLog: Sendable {
         return (log, replayed)
     }
 
-    /// Whether the log at `path` holds records for `file` that recovery would replay: a
-    /// read-only open cannot replay them and must not read the file without them.
-    static func hasRecords(path: String, file: PageFile, isAuthentic: (UnsafeRawPointer, Int, PageNumber) -> Bool) throws -> Bool {
+    /// Calls `apply` with every valid record of the log at `path` for `file` (its header and its
+    /// images), in order, changing neither file: a read-only open's recovery, which replays the
+    /// records into memory. Returns how many there were.
+    static func readRecords(path: String, file: PageFile, isAuthentic: (UnsafeRawPointer, Int, PageNumber) -> Bool,
+                            _ apply: (LogLayout.RecordHeader, UnsafeRawPointer) throws -> Void) throws -> Int {
         let descriptor = openDescriptor(path, O_RDONLY)
-        guard descriptor >= 0 else { return false }  // no log: nothing was ever logged
+        guard descriptor >= 0 else { return 0 }  // no log: nothing was ever logged
         let log = WriteAheadLog(path: path, descriptor: descriptor, faults: nil, identity: try identity(of: file.descriptor),
                                 salt: 0, allocated: 0)
-        var found = false
-        try log.scan(isAuthentic: isAuthentic) { _, _ in found = true; return false }
-        return found
+        var count = 0
+        try log.scan(isAuthentic: isAuthentic) { record, images in
+            try apply(record, images)
+            count += 1
+            return true
+        }
+        return count
     }
 
     private func readHeader() -> (salt: UInt64, identity: LogLayout.FileIdentity)? {

@@ -16,7 +16,10 @@ import Darwin
 ///
 /// A file mapping is read-only (`PROT_READ`): pages reach the file only through `pwritev`, so a
 /// stray pointer write cannot corrupt the database. Anonymous sections are writable because
-/// there the map *is* the storage (in memory) or the plaintext of the storage (encrypted).
+/// there the map *is* the storage (in memory) or the plaintext of the storage (encrypted). A
+/// read-only open that replays the write-ahead log into memory maps the file *privately*
+/// (copy-on-write: what is stored never reaches the file) and writable, with anonymous memory
+/// past the file's end, where a file mapping would fault.
 ///
 /// Thread safety (`@unchecked Sendable`): a section slot is written once, under the database's
 /// state lock, before any version that references its pages is published; readers pin a version
@@ -35,16 +38,22 @@ package final class PageMap: @unchecked Sendable {
     private var mappedSections = 0
     /// The file descriptor, or -1 for anonymous memory.
     private let descriptor: Int32
+    /// For a private map (see the type's documentation): the file's length, past which sections
+    /// are anonymous memory. Nil for every other map.
+    private let privateFileBytes: UInt64?
 
     package var isAnonymous: Bool { descriptor < 0 }
     /// Whether pages are put in place through memory (``store(_:byteCount:atPage:)``) rather than
-    /// read from the file: in memory, and for an encrypted file.
-    package var isStoredThrough: Bool { descriptor < 0 || decryption != nil }
+    /// read from the file: in memory, for an encrypted file, and in a private map.
+    package var isStoredThrough: Bool { descriptor < 0 || decryption != nil || privateFileBytes != nil }
 
     /// A map of the file open as `descriptor` (-1: anonymous memory, an in-memory database),
-    /// decrypting its pages with `cipher` if it is encrypted.
-    package init(descriptor: Int32, cipher: PageCipher? = nil) {
+    /// decrypting its pages with `cipher` if it is encrypted. With `privateFileBytes` (the
+    /// file's length, which must not change), an unencrypted file is mapped privately, so that
+    /// replayed pages can be stored into the map without writing the file.
+    package init(descriptor: Int32, cipher: PageCipher? = nil, privateFileBytes: UInt64? = nil) {
         self.descriptor = descriptor
+        self.privateFileBytes = cipher == nil ? privateFileBytes : nil
         decryption = cipher.map { DecryptedPageCache(cipher: $0, descriptor: descriptor) }
         sections = .allocate(capacity: Self.maximumSections)
         sections.initialize(repeating: nil, count: Self.maximumSections)
@@ -71,6 +80,20 @@ package final class PageMap: @unchecked Sendable {
             if descriptor < 0 || decryption != nil {
                 base = mmap(nil, Self.sectionBytes, PROT_READ | PROT_WRITE,
                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+            } else if let fileBytes = privateFileBytes {
+                base = mmap(nil, Self.sectionBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_NORESERVE, descriptor, offset)
+                // Past the file's end a file mapping faults (SIGBUS): anonymous memory goes there.
+                let start = UInt64(offset)
+                let filePart = fileBytes > start ? (fileBytes - start + UInt64(PageLayout.pageSize) - 1) & ~UInt64(PageLayout.pageSize - 1) : 0
+                if let base, base != MAP_FAILED, filePart < UInt64(Self.sectionBytes) {
+                    let tail = mmap(base + Int(filePart), Self.sectionBytes - Int(filePart), PROT_READ | PROT_WRITE,
+                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0)
+                    guard tail != MAP_FAILED else {
+                        let code = errno
+                        munmap(base, Self.sectionBytes)
+                        throw StorageError.fromErrno(code, "Could not map the realm file", path: nil)
+                    }
+                }
             } else {
                 base = mmap(nil, Self.sectionBytes, PROT_READ, MAP_SHARED, descriptor, offset)
             }
