@@ -324,6 +324,72 @@ import Testing
         try FaultInjectionTests.expectContent(reopened, otherModel, "the replaced file")
     }
 
+    /// A realm file deleted without its log, and a new one created at its path (often with the
+    /// deleted file's inode, which the log names): the log's commits are never applied to it.
+    @Test func aLogLeftBesideADeletedFileIsNeverReplayedOntoANewOne() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        var generator = SeededGenerator(seed: 81)
+        for round in 0..<4 {
+            do {
+                let disk = PowerCutDisk(path: path)
+                let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
+                var model: Model = [:]
+                let tree = try Self.createTree(database, &model, &generator, keys: 200)
+                for version in 1...5 as ClosedRange<UInt64> {
+                    let write = try database.beginWrite()
+                    FaultInjectionTests.change(write, tree, &model[tree]!, &generator, version: version, keys: 20)
+                    try write.commit()
+                }
+                disk.die()  // the log keeps its records
+            }
+            unlink(path)
+            unlink(path + ".lock")
+            let fresh = try Database.open(path: path)
+            try FaultInjectionTests.expectContent(fresh, [:], "round \(round): the new file")
+            try fresh.close()
+            unlink(path)
+            unlink(path + ".lock")
+        }
+    }
+
+    /// An older copy of the file written over it in place (a restored backup keeps the file's
+    /// device and inode) after a crash left commits in the log: those commits continue a later
+    /// version, so they are not applied, and the file opens as the copy.
+    @Test func anOlderCopyWrittenOverTheFileIsNotReplayedOnto() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        var generator = SeededGenerator(seed: 91)
+        var model: Model = [:]
+        var tree: TreeID = 0
+        do {
+            let database = try Database.open(path: path)
+            tree = try Self.createTree(database, &model, &generator, keys: 300)
+            try database.close()
+        }
+        let backup = try Data(contentsOf: URL(fileURLWithPath: path))
+        do {
+            let disk = PowerCutDisk(path: path)
+            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
+            var later = model
+            // Past a checkpoint, so the log's generation begins after the copy's version.
+            for version in 1...400 as ClosedRange<UInt64> {
+                let write = try database.beginWrite()
+                FaultInjectionTests.change(write, tree, &later[tree]!, &generator, version: version, keys: 10)
+                try write.commit()
+            }
+            #expect(disk.dataSyncs >= 2, "a checkpoint synced the data file")
+            disk.die()
+        }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.write(contentsOf: backup)
+        try handle.truncate(atOffset: UInt64(backup.count))
+        try handle.close()
+        let reopened = try Database.open(path: path)
+        #expect(reopened.recordsReplayed == 0)
+        try FaultInjectionTests.expectContent(reopened, model, "the restored copy")
+    }
+
     /// The record format: headers round-trip, and a record header with a wrong checksum, salt or
     /// sequence number, or an entry out of range, is refused.
     @Test func recordHeadersRoundTripAndDamageIsRefused() throws {
@@ -346,12 +412,16 @@ import Testing
         }
         #expect(LogLayout.decodeRecordHeader(pages) == header)
 
-        let identity = LogLayout.FileIdentity(device: 3, inode: 77)
-        LogLayout.encodeHeader(salt: 42, identity: identity, into: pages)
-        #expect(LogLayout.decodeHeader(pages)?.salt == 42)
-        #expect(LogLayout.decodeHeader(pages)?.identity == identity)
+        let logHeader = LogLayout.Header(salt: 42, identity: LogLayout.FileIdentity(device: 3, inode: 77), base: 1 << 21)
+        LogLayout.encodeHeader(logHeader, into: pages)
+        #expect(LogLayout.decodeHeader(pages) == logHeader)
         pages.storeBytes(of: 43 as UInt64, toByteOffset: 24, as: UInt64.self)
         #expect(LogLayout.decodeHeader(pages) == nil)
+        // A generation continues a file holding its base or newer, or a torn meta slot.
+        #expect(LogLayout.DataFileState(newest: 1 << 21, hasInvalidSlot: false).continues(from: 1 << 21))
+        #expect(!LogLayout.DataFileState(newest: (1 << 21) - 1, hasInvalidSlot: false).continues(from: 1 << 21))
+        #expect(LogLayout.DataFileState(newest: 5, hasInvalidSlot: true).continues(from: 1 << 21))
+        #expect(!LogLayout.DataFileState(newest: nil, hasInvalidSlot: false).continues(from: 1))
     }
 }
 

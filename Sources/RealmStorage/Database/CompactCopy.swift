@@ -59,6 +59,9 @@ extension Database {
             try copy.close()
         }
         if replacing {
+            // The replaced file's log (empty: the caller checkpointed it and holds the lock file)
+            // goes with it, so the new file starts a log of its own.
+            unlink(path + AuxiliaryFile.log.suffix)
             guard rename(temporary, path) == 0 else { throw StorageError.fromErrno(errno, "Could not replace the realm file with its copy", path: path) }
         } else {
             // A link never replaces a file that appeared meanwhile.

@@ -244,7 +244,8 @@ package final class Database: Sendable {
         let uses = options.writeAheadLog && options.durability == .full
         guard uses || access(path, F_OK) == 0 else { return (nil, 0) }
         let (log, replayed) = try WriteAheadLog.openForWriting(path: path, file: file, faults: options.faults,
-                                                              isAuthentic: isAuthentic(cipher))
+                                                              isAuthentic: isAuthentic(cipher),
+                                                              dataFile: { metaState(of: file, cipher: cipher) })
         return (uses ? log : nil, replayed)
     }
 
@@ -258,7 +259,8 @@ package final class Database: Sendable {
         let plaintext = cipher.map { _ in UnsafeMutableRawPointer.allocate(byteCount: WriteAheadLog.recordLimit, alignment: PageLayout.pageSize) }
         defer { plaintext?.deallocate() }
         var pageCount: UInt64 = 0
-        let count = try WriteAheadLog.readRecords(path: path, file: file, isAuthentic: isAuthentic(cipher)) { record, images in
+        let count = try WriteAheadLog.readRecords(path: path, file: file, isAuthentic: isAuthentic(cipher),
+                                                  dataFile: metaState(of: file, cipher: cipher)) { record, images in
             let end = record.entries.reduce(record.pageCount) { max($0, $1.page + $1.pages) }
             try map.ensureMapped(pageCount: end)
             var position = 0
@@ -278,6 +280,32 @@ package final class Database: Sendable {
             pageCount = record.pageCount
         }
         return (map, count, pageCount)
+    }
+
+    /// What the file's meta pages say before recovery (read with `pread`: nothing is mapped yet).
+    private static func metaState(of file: PageFile, cipher: PageCipher?) -> LogLayout.DataFileState {
+        let pageSize = PageLayout.pageSize
+        let stored = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: pageSize)
+        let plain = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: pageSize)
+        defer { stored.deallocate(); plain.deallocate() }
+        var state = LogLayout.DataFileState(newest: nil, hasInvalidSlot: false)
+        for slot in 0..<2 {
+            var meta: MetaPage?
+            if pread(file.descriptor, stored, pageSize, off_t(slot * pageSize)) == pageSize {
+                if let cipher {
+                    if cipher.decrypt(stored, length: pageSize, page: PageNumber(slot), into: plain),
+                       case .success(let decoded) = MetaPage.decode(plain) { meta = decoded }
+                } else if case .success(let decoded) = MetaPage.decode(stored) {
+                    meta = decoded
+                }
+            }
+            if let meta {
+                state.newest = max(state.newest ?? 0, meta.transaction)
+            } else {
+                state.hasInvalidSlot = true
+            }
+        }
+        return state
     }
 
     /// Whether a stored page or run from the log is intact: its checksum, or in an encrypted
@@ -340,7 +368,7 @@ package final class Database: Sendable {
 
     /// Creates an empty database file atomically: written and synced under a temporary name, then
     /// renamed into place, then the directory synced. A crash leaves either no file or a valid one.
-    /// With a cipher, the file is encrypted from its first page.
+    /// With a cipher, the file is encrypted from its first page. The caller holds the lock file.
     private static func create(path: String, cipher: PageCipher?) throws {
         let temporary = path + AuxiliaryFile.creating.suffix
         let descriptor = openDescriptor(temporary, O_RDWR | O_CREAT | O_TRUNC, 0o644)
@@ -360,6 +388,10 @@ package final class Database: Sendable {
         do {
             try file.write(UnsafeRawBufferPointer(start: pages, count: 2 * PageLayout.pageSize), at: 0)
             try file.sync()
+            // A log left by a file deleted from this path (without its log) must not meet the new
+            // file, which may even get the deleted one's inode. The caller holds the lock file, so
+            // no other open has it.
+            unlink(path + AuxiliaryFile.log.suffix)
             guard rename(temporary, path) == 0 else { throw StorageError.fromErrno(errno, "Could not create the realm file", path: path) }
         } catch {
             unlink(temporary)
@@ -701,7 +733,7 @@ package final class Database: Sendable {
     private func checkpointLogLocked() throws {
         guard let log, let file, log.hasRecords else { return }
         try file.sync()
-        try log.reset()
+        try log.reset(base: state.withLock { $0.published.transaction })
     }
 
     /// ``checkpointLogLocked()`` under the flush lock; `shrinking` (a clean close) then cuts the

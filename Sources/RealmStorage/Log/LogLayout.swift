@@ -13,6 +13,7 @@
 /// | 20 | 4 | page size (4096) |
 /// | 24 | 8 | salt of the current generation |
 /// | 32 | 16 | the data file's identity: device, inode |
+/// | 48 | 8 | *base*: the newest transaction the data file held durably when the generation began |
 ///
 /// **Record**: `headerPages` pages of record header, then the images, in entry order:
 ///
@@ -54,6 +55,13 @@ enum LogLayout {
         var transaction: TransactionID
     }
 
+    /// What a log header says.
+    struct Header: Equatable {
+        var salt: UInt64
+        var identity: FileIdentity
+        var base: TransactionID
+    }
+
     /// What a record header says.
     struct RecordHeader: Equatable {
         var salt: UInt64
@@ -73,24 +81,39 @@ enum LogLayout {
     }
 
     /// Encodes the log header into `page` (a zeroed page).
-    static func encodeHeader(salt: UInt64, identity: FileIdentity, into page: UnsafeMutableRawPointer) {
+    static func encodeHeader(_ header: Header, into page: UnsafeMutableRawPointer) {
         page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
         page.setU64(8, headerMagic)
         page.setU32(16, version)
         page.setU32(20, UInt32(PageLayout.pageSize))
-        page.setU64(24, salt)
-        page.setU64(32, identity.device)
-        page.setU64(40, identity.inode)
+        page.setU64(24, header.salt)
+        page.setU64(32, header.identity.device)
+        page.setU64(40, header.identity.inode)
+        page.setU64(48, header.base)
         page.setU64(0, PageChecksum.compute(UnsafeRawPointer(page), length: headerBytes))
     }
 
-    /// The salt and file identity of a log header, or nil if it is not a valid one (torn, foreign,
-    /// or of another log format version).
-    static func decodeHeader(_ page: UnsafeRawPointer) -> (salt: UInt64, identity: FileIdentity)? {
+    /// A log header, or nil if it is not a valid one (torn, foreign, or of another log format
+    /// version).
+    static func decodeHeader(_ page: UnsafeRawPointer) -> Header? {
         guard page.u64(8) == headerMagic, page.u32(16) == version, page.u32(20) == UInt32(PageLayout.pageSize),
               page.u64(0) == PageChecksum.compute(page, length: headerBytes)
         else { return nil }
-        return (page.u64(24), FileIdentity(device: page.u64(32), inode: page.u64(40)))
+        return Header(salt: page.u64(24), identity: FileIdentity(device: page.u64(32), inode: page.u64(40)), base: page.u64(48))
+    }
+
+    /// What the data file's two meta pages say before recovery: the newest valid one's
+    /// transaction, and whether a slot fails to decode (torn, as a crash can leave an unsynced
+    /// meta write).
+    struct DataFileState {
+        var newest: TransactionID?
+        var hasInvalidSlot: Bool
+
+        /// Whether a log generation that began at `base` continues this file: the file holds a
+        /// version at least as new — or a torn meta slot, which only a crash after the
+        /// generation began leaves. A copy of the file from before the generation (a restored
+        /// backup, written over the file in place so that its device and inode stay) does not.
+        func continues(from base: TransactionID) -> Bool { hasInvalidSlot || (newest ?? 0) >= base }
     }
 
     /// Encodes a record header into `pages` (`header.headerPages` zeroed pages).

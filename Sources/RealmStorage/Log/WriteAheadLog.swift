@@ -49,8 +49,14 @@ import Darwin
 /// encrypted file, a valid tag). Scanning stops at the first record that does not: a torn
 /// append (never acknowledged: its sync did not return) or the previous generation's bytes,
 /// whose salt differs. A record is appended only after the previous one's sync, so no valid
-/// record follows an invalid one. The header also names the data file (device and inode): a log
-/// left beside a file that was since replaced is never replayed onto the new one.
+/// record follows an invalid one.
+///
+/// **Which file a log belongs to.** The header names the data file (device and inode) and the
+/// newest transaction the file held durably when the generation began (its *base*). Records are
+/// replayed only onto that file holding at least that version, or a torn meta page (see
+/// `LogLayout.DataFileState`): not onto a file replaced by a rename, nor onto an older copy
+/// written over the file in place. Whatever creates a data file (a new file, a seed, a
+/// compaction) first deletes a log left beside it, since a new file can get a deleted one's inode.
 ///
 /// A read-only open replays the records into memory instead — a private map of the data file
 /// (or, encrypted, its plaintext) — so that neither file changes; see ``readRecords(path:file:isAuthentic:_:)``.
@@ -116,8 +122,10 @@ package final class WriteAheadLog: Sendable {
     ///
     /// - Precondition: this process holds the data file's exclusive lock, and nothing has read
     ///   the file's pages yet.
+    /// `dataFile` reads the data file's meta pages (see `LogLayout.DataFileState`).
     static func openForWriting(path: String, file: PageFile, faults: (any IOFaultInjector)?,
-                               isAuthentic: (UnsafeRawPointer, Int, PageNumber) -> Bool) throws -> (WriteAheadLog, Int) {
+                               isAuthentic: (UnsafeRawPointer, Int, PageNumber) -> Bool,
+                               dataFile: () -> LogLayout.DataFileState) throws -> (WriteAheadLog, Int) {
         let identity = try Self.identity(of: file.descriptor)
         let existed = access(path, F_OK) == 0
         let descriptor = openDescriptor(path, O_RDWR | O_CREAT, 0o644)
@@ -130,16 +138,18 @@ package final class WriteAheadLog: Sendable {
         }
         let log = WriteAheadLog(path: path, descriptor: descriptor, faults: faults, identity: identity,
                                 salt: 0, allocated: UInt64(info.st_size))
-        let replayed = try log.replay(into: file, isAuthentic: isAuthentic)
-        if replayed == 0, let header = log.readHeader(), header.identity == identity {
+        let state = dataFile()
+        let replayed = try log.replay(into: file, isAuthentic: isAuthentic, dataFile: state)
+        if replayed == 0, let header = log.readHeader(), header.identity == identity, state.continues(from: header.base) {
             // Nothing to replay: append to the current generation, from its first record (any
             // bytes there fail to continue it: they are torn, or of an older generation).
             log.cursor.withLock { $0.salt = header.salt }
         } else {
             // Replayed: the data file was synced, so the records are done with. No valid
-            // header (a new log, or another file's): start a generation of our own. The
-            // directory entry of a new log must be durable before any record relies on it.
-            try log.reset()
+            // header (a new log, or another file's or version's): start a generation of our
+            // own. The directory entry of a new log must be durable before any record relies
+            // on it.
+            try log.reset(base: replayed > 0 ? dataFile().newest ?? 0 : state.newest ?? 0)
             if !existed { Database.syncDirectory(of: path) }
         }
         return (log, replayed)
@@ -149,13 +159,14 @@ package final class WriteAheadLog: Sendable {
     /// images), in order, changing neither file: a read-only open's recovery, which replays the
     /// records into memory. Returns how many there were.
     static func readRecords(path: String, file: PageFile, isAuthentic: (UnsafeRawPointer, Int, PageNumber) -> Bool,
+                            dataFile: LogLayout.DataFileState,
                             _ apply: (LogLayout.RecordHeader, UnsafeRawPointer) throws -> Void) throws -> Int {
         let descriptor = openDescriptor(path, O_RDONLY)
         guard descriptor >= 0 else { return 0 }  // no log: nothing was ever logged
         let log = WriteAheadLog(path: path, descriptor: descriptor, faults: nil, identity: try identity(of: file.descriptor),
                                 salt: 0, allocated: 0)
         var count = 0
-        try log.scan(isAuthentic: isAuthentic) { record, images in
+        try log.scan(isAuthentic: isAuthentic, dataFile: dataFile) { record, images in
             try apply(record, images)
             count += 1
             return true
@@ -163,7 +174,7 @@ package final class WriteAheadLog: Sendable {
         return count
     }
 
-    private func readHeader() -> (salt: UInt64, identity: LogLayout.FileIdentity)? {
+    private func readHeader() -> LogLayout.Header? {
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { page.deallocate() }
         guard pread(descriptor, page, PageLayout.pageSize, 0) == PageLayout.pageSize else { return nil }
@@ -172,9 +183,9 @@ package final class WriteAheadLog: Sendable {
 
     /// Calls `body` with each valid record (its header and its images) in order, while it
     /// returns true. Records are valid as the type's documentation says.
-    private func scan(isAuthentic: (UnsafeRawPointer, Int, PageNumber) -> Bool,
+    private func scan(isAuthentic: (UnsafeRawPointer, Int, PageNumber) -> Bool, dataFile: LogLayout.DataFileState,
                       _ body: (LogLayout.RecordHeader, UnsafeRawPointer) throws -> Bool) throws {
-        guard let header = readHeader(), header.identity == identity else { return }
+        guard let header = readHeader(), header.identity == identity, dataFile.continues(from: header.base) else { return }
         let pageSize = PageLayout.pageSize
         var offset = LogLayout.firstRecordOffset
         var sequence: UInt64 = 0
@@ -208,10 +219,11 @@ package final class WriteAheadLog: Sendable {
 
     /// Writes every valid record's images to their places in `file`, grows the file to the last
     /// record's page count, and syncs it. Returns the number of records.
-    private func replay(into file: PageFile, isAuthentic: (UnsafeRawPointer, Int, PageNumber) -> Bool) throws -> Int {
+    private func replay(into file: PageFile, isAuthentic: (UnsafeRawPointer, Int, PageNumber) -> Bool,
+                        dataFile: LogLayout.DataFileState) throws -> Int {
         var count = 0
         var pageCount: UInt64 = 0
-        try scan(isAuthentic: isAuthentic) { record, images in
+        try scan(isAuthentic: isAuthentic, dataFile: dataFile) { record, images in
             var groups: [(offset: UInt64, buffers: [iovec])] = []
             var position = 0
             for entry in record.entries {
@@ -278,14 +290,15 @@ package final class WriteAheadLog: Sendable {
     }
 
     /// Starts a new generation: a header with a new random salt, synced, so that no record
-    /// written before is valid. The caller has made the data file hold every record (synced it).
-    func reset() throws {
+    /// written before is valid. The caller has made the data file hold every record (synced it);
+    /// `base` is the newest transaction it now holds durably.
+    func reset(base: TransactionID) throws {
         var generator = SystemRandomNumberGenerator()
         var salt = generator.next() as UInt64
         if salt == cursor.withLock({ $0.salt }) { salt &+= 1 }
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { page.deallocate() }
-        LogLayout.encodeHeader(salt: salt, identity: identity, into: page)
+        LogLayout.encodeHeader(LogLayout.Header(salt: salt, identity: identity, base: base), into: page)
         var buffers = [iovec(iov_base: page, iov_len: PageLayout.pageSize)]
         try write(&buffers, at: 0)
         try sync()
