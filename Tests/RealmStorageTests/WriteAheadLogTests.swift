@@ -78,6 +78,32 @@ import Testing
         return tree
     }
 
+    /// Creates a realm at `path`, commits five small changes (logged), and "crashes": every later
+    /// write fails, so the log keeps its records. Returns the committed content.
+    static func crashWithCommitsInTheLog(path: String, _ generator: inout SeededGenerator) throws -> Model {
+        let disk = PowerCutDisk(path: path)
+        let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
+        var model: Model = [:]
+        let tree = try createTree(database, &model, &generator, keys: 150)
+        for version in 1...5 as ClosedRange<UInt64> {
+            let write = try database.beginWrite()
+            FaultInjectionTests.change(write, tree, &model[tree]!, &generator, version: version, keys: 15)
+            try write.commit()
+        }
+        disk.die()
+        return model
+    }
+
+    /// Replaces the content of the file at `path`, keeping the file (its device and inode), as
+    /// `cp` onto an existing file does.
+    static func overwriteInPlace(_ path: String, with bytes: some Sequence<UInt8>) throws {
+        let data = Data(bytes)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.write(contentsOf: data)
+        try handle.truncate(atOffset: UInt64(data.count))
+        try handle.close()
+    }
+
     /// Puts 1.5 MB of 6 KB values (keys from 10,000, beyond `FaultInjectionTests.change`'s),
     /// so the batch is too large for the log.
     static func putLargeValues(_ write: WriteTransaction, _ tree: TreeID, _ model: inout [UInt64: [UInt8]], version: UInt64) {
@@ -331,18 +357,7 @@ import Testing
         let path = directory.path()
         var generator = SeededGenerator(seed: 81)
         for round in 0..<4 {
-            do {
-                let disk = PowerCutDisk(path: path)
-                let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
-                var model: Model = [:]
-                let tree = try Self.createTree(database, &model, &generator, keys: 200)
-                for version in 1...5 as ClosedRange<UInt64> {
-                    let write = try database.beginWrite()
-                    FaultInjectionTests.change(write, tree, &model[tree]!, &generator, version: version, keys: 20)
-                    try write.commit()
-                }
-                disk.die()  // the log keeps its records
-            }
+            _ = try Self.crashWithCommitsInTheLog(path: path, &generator)
             unlink(path)
             unlink(path + ".lock")
             let fresh = try Database.open(path: path)
@@ -381,13 +396,37 @@ import Testing
             #expect(disk.dataSyncs >= 2, "a checkpoint synced the data file")
             disk.die()
         }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.write(contentsOf: backup)
-        try handle.truncate(atOffset: UInt64(backup.count))
-        try handle.close()
+        try Self.overwriteInPlace(path, with: backup)
         let reopened = try Database.open(path: path)
         #expect(reopened.recordsReplayed == 0)
         try FaultInjectionTests.expectContent(reopened, model, "the restored copy")
+    }
+
+    /// Another realm file's bytes written over the file in place (same device and inode), newer
+    /// than the log's base: its id differs, so the log's commits are not applied to it.
+    @Test func anotherRealmWrittenOverTheFileIsNotReplayedOnto() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let other = directory.path("other.realm")
+        var generator = SeededGenerator(seed: 101)
+        var otherModel: Model = [:]
+        do {
+            // Three opens: each continues 2^20 ids above the last, past the first file's base.
+            for round in 0..<3 {
+                let database = try Database.open(path: other)
+                if round == 0 { _ = try Self.createTree(database, &otherModel, &generator, keys: 100) }
+                let write = try database.beginWrite()
+                FaultInjectionTests.change(write, 1, &otherModel[1]!, &generator, version: UInt64(round + 1), keys: 10)
+                try write.commit()
+                try database.close()
+            }
+        }
+        _ = try Self.crashWithCommitsInTheLog(path: path, &generator)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: other))
+        try Self.overwriteInPlace(path, with: bytes)
+        let reopened = try Database.open(path: path)
+        #expect(reopened.recordsReplayed == 0)
+        try FaultInjectionTests.expectContent(reopened, otherModel, "the other realm's bytes")
     }
 
     /// The record format: headers round-trip, and a record header with a wrong checksum, salt or
@@ -412,16 +451,20 @@ import Testing
         }
         #expect(LogLayout.decodeRecordHeader(pages) == header)
 
-        let logHeader = LogLayout.Header(salt: 42, identity: LogLayout.FileIdentity(device: 3, inode: 77), base: 1 << 21)
+        let logHeader = LogLayout.Header(salt: 42, identity: LogLayout.FileIdentity(device: 3, inode: 77), base: 1 << 21, fileID: 0xF11E)
         LogLayout.encodeHeader(logHeader, into: pages)
         #expect(LogLayout.decodeHeader(pages) == logHeader)
         pages.storeBytes(of: 43 as UInt64, toByteOffset: 24, as: UInt64.self)
         #expect(LogLayout.decodeHeader(pages) == nil)
-        // A generation continues a file holding its base or newer, or a torn meta slot.
-        #expect(LogLayout.DataFileState(newest: 1 << 21, hasInvalidSlot: false).continues(from: 1 << 21))
-        #expect(!LogLayout.DataFileState(newest: (1 << 21) - 1, hasInvalidSlot: false).continues(from: 1 << 21))
-        #expect(LogLayout.DataFileState(newest: 5, hasInvalidSlot: true).continues(from: 1 << 21))
-        #expect(!LogLayout.DataFileState(newest: nil, hasInvalidSlot: false).continues(from: 1))
+        // A generation continues the file with its id holding its base or newer, or a torn meta slot.
+        typealias State = LogLayout.DataFileState
+        #expect(State(newest: 1 << 21, fileID: 0xF11E, hasInvalidSlot: false).continues(logHeader))
+        #expect(!State(newest: (1 << 21) - 1, fileID: 0xF11E, hasInvalidSlot: false).continues(logHeader))
+        #expect(State(newest: 5, fileID: 0xF11E, hasInvalidSlot: true).continues(logHeader))
+        #expect(State(newest: nil, fileID: nil, hasInvalidSlot: true).continues(logHeader), "both metas torn: the inode decides")
+        #expect(!State(newest: 1 << 22, fileID: 0xF11F, hasInvalidSlot: false).continues(logHeader), "another file's id")
+        #expect(!State(newest: 1 << 22, fileID: 0xF11F, hasInvalidSlot: true).continues(logHeader), "another file's id, torn")
+        #expect(State(newest: 1 << 22, fileID: 0, hasInvalidSlot: false).continues(logHeader), "a file from before ids")
     }
 }
 
@@ -523,10 +566,7 @@ final class PowerCutDisk: IOFaultInjector, @unchecked Sendable {
             }
         }
         if current.count > synced.count && (loseGrowth || generator.next() % 2 == 0) { current.removeLast(current.count - synced.count) }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.write(contentsOf: current)
-        try handle.truncate(atOffset: UInt64(current.count))
-        try handle.close()
+        try WriteAheadLogTests.overwriteInPlace(path, with: current)
         return (changed, lost, torn)
     }
 }

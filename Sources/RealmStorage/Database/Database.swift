@@ -288,7 +288,7 @@ package final class Database: Sendable {
         let stored = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: pageSize)
         let plain = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: pageSize)
         defer { stored.deallocate(); plain.deallocate() }
-        var state = LogLayout.DataFileState(newest: nil, hasInvalidSlot: false)
+        var state = LogLayout.DataFileState(newest: nil, fileID: nil, hasInvalidSlot: false)
         for slot in 0..<2 {
             var meta: MetaPage?
             if pread(file.descriptor, stored, pageSize, off_t(slot * pageSize)) == pageSize {
@@ -301,6 +301,7 @@ package final class Database: Sendable {
             }
             if let meta {
                 state.newest = max(state.newest ?? 0, meta.transaction)
+                state.fileID = meta.fileID
             } else {
                 state.hasInvalidSlot = true
             }
@@ -380,11 +381,16 @@ package final class Database: Sendable {
         let file = PageFile(path: temporary, descriptor: descriptor, faults: nil, cipher: cipher)
         let pages = UnsafeMutableRawPointer.allocate(byteCount: 2 * PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { pages.deallocate() }
+        var generator = SystemRandomNumberGenerator()
+        let fileID = max(1, generator.next() as UInt64)
         var meta = initialMeta()
+        meta.fileID = fileID
         meta.transaction = 0
         meta.durableBase = 0
         meta.encode(into: pages)
-        initialMeta().encode(into: pages + PageLayout.pageSize)
+        meta = initialMeta()
+        meta.fileID = fileID
+        meta.encode(into: pages + PageLayout.pageSize)
         do {
             try file.write(UnsafeRawBufferPointer(start: pages, count: 2 * PageLayout.pageSize), at: 0)
             try file.sync()
@@ -733,7 +739,8 @@ package final class Database: Sendable {
     private func checkpointLogLocked() throws {
         guard let log, let file, log.hasRecords else { return }
         try file.sync()
-        try log.reset(base: state.withLock { $0.published.transaction })
+        let published = state.withLock { $0.published }
+        try log.reset(base: published.transaction, fileID: published.fileID)
     }
 
     /// ``checkpointLogLocked()`` under the flush lock; `shrinking` (a clean close) then cuts the

@@ -14,6 +14,7 @@
 /// | 24 | 8 | salt of the current generation |
 /// | 32 | 16 | the data file's identity: device, inode |
 /// | 48 | 8 | *base*: the newest transaction the data file held durably when the generation began |
+/// | 56 | 8 | the data file's id (its meta pages' file id; 0 for a file without one) |
 ///
 /// **Record**: `headerPages` pages of record header, then the images, in entry order:
 ///
@@ -60,6 +61,7 @@ enum LogLayout {
         var salt: UInt64
         var identity: FileIdentity
         var base: TransactionID
+        var fileID: UInt64
     }
 
     /// What a record header says.
@@ -90,6 +92,7 @@ enum LogLayout {
         page.setU64(32, header.identity.device)
         page.setU64(40, header.identity.inode)
         page.setU64(48, header.base)
+        page.setU64(56, header.fileID)
         page.setU64(0, PageChecksum.compute(UnsafeRawPointer(page), length: headerBytes))
     }
 
@@ -99,21 +102,28 @@ enum LogLayout {
         guard page.u64(8) == headerMagic, page.u32(16) == version, page.u32(20) == UInt32(PageLayout.pageSize),
               page.u64(0) == PageChecksum.compute(page, length: headerBytes)
         else { return nil }
-        return Header(salt: page.u64(24), identity: FileIdentity(device: page.u64(32), inode: page.u64(40)), base: page.u64(48))
+        return Header(salt: page.u64(24), identity: FileIdentity(device: page.u64(32), inode: page.u64(40)),
+                      base: page.u64(48), fileID: page.u64(56))
     }
 
     /// What the data file's two meta pages say before recovery: the newest valid one's
-    /// transaction, and whether a slot fails to decode (torn, as a crash can leave an unsynced
-    /// meta write).
+    /// transaction, the file id, and whether a slot fails to decode (torn, as a crash can leave
+    /// an unsynced meta write).
     struct DataFileState {
         var newest: TransactionID?
+        var fileID: UInt64?
         var hasInvalidSlot: Bool
 
-        /// Whether a log generation that began at `base` continues this file: the file holds a
-        /// version at least as new — or a torn meta slot, which only a crash after the
-        /// generation began leaves. A copy of the file from before the generation (a restored
-        /// backup, written over the file in place so that its device and inode stay) does not.
-        func continues(from base: TransactionID) -> Bool { hasInvalidSlot || (newest ?? 0) >= base }
+        /// Whether the log generation `header` began continues this file (its device and inode
+        /// are checked apart):
+        /// - the same file id, unless either is unknown (a file from before ids, or both metas
+        ///   torn): not another realm's bytes written over this one;
+        /// - a version at least as new as the base, or a torn meta slot, which only a crash
+        ///   after the generation began leaves: not an older copy of this file written over it.
+        func continues(_ header: Header) -> Bool {
+            let sameFile = header.fileID == 0 || fileID == nil || fileID == 0 || fileID == header.fileID
+            return sameFile && (hasInvalidSlot || (newest ?? 0) >= header.base)
+        }
     }
 
     /// Encodes a record header into `pages` (`header.headerPages` zeroed pages).

@@ -51,12 +51,14 @@ import Darwin
 /// whose salt differs. A record is appended only after the previous one's sync, so no valid
 /// record follows an invalid one.
 ///
-/// **Which file a log belongs to.** The header names the data file (device and inode) and the
-/// newest transaction the file held durably when the generation began (its *base*). Records are
-/// replayed only onto that file holding at least that version, or a torn meta page (see
-/// `LogLayout.DataFileState`): not onto a file replaced by a rename, nor onto an older copy
-/// written over the file in place. Whatever creates a data file (a new file, a seed, a
-/// compaction) first deletes a log left beside it, since a new file can get a deleted one's inode.
+/// **Which file a log belongs to.** The header names the data file — its device and inode, and
+/// the random id its meta pages carry — and the newest transaction the file held durably when
+/// the generation began (its *base*). Records are replayed only onto that file holding at least
+/// that version, or a torn meta page (see `LogLayout.DataFileState`): not onto a file replaced
+/// by a rename, not onto another realm's bytes or an older copy of this one written over it in
+/// place. Creating a new data file, and putting a compaction's copy in
+/// place, first delete a log left beside it, since a new file can get a deleted one's inode
+/// (a seed is linked into place without the lock file, so it relies on the checks alone).
 ///
 /// A read-only open replays the records into memory instead — a private map of the data file
 /// (or, encrypted, its plaintext) — so that neither file changes; see ``readRecords(path:file:isAuthentic:_:)``.
@@ -140,7 +142,7 @@ package final class WriteAheadLog: Sendable {
                                 salt: 0, allocated: UInt64(info.st_size))
         let state = dataFile()
         let replayed = try log.replay(into: file, isAuthentic: isAuthentic, dataFile: state)
-        if replayed == 0, let header = log.readHeader(), header.identity == identity, state.continues(from: header.base) {
+        if replayed == 0, let header = log.readHeader(), header.identity == identity, state.continues(header) {
             // Nothing to replay: append to the current generation, from its first record (any
             // bytes there fail to continue it: they are torn, or of an older generation).
             log.cursor.withLock { $0.salt = header.salt }
@@ -149,7 +151,8 @@ package final class WriteAheadLog: Sendable {
             // header (a new log, or another file's or version's): start a generation of our
             // own. The directory entry of a new log must be durable before any record relies
             // on it.
-            try log.reset(base: replayed > 0 ? dataFile().newest ?? 0 : state.newest ?? 0)
+            let now = replayed > 0 ? dataFile() : state
+            try log.reset(base: now.newest ?? 0, fileID: now.fileID ?? 0)
             if !existed { Database.syncDirectory(of: path) }
         }
         return (log, replayed)
@@ -185,7 +188,7 @@ package final class WriteAheadLog: Sendable {
     /// returns true. Records are valid as the type's documentation says.
     private func scan(isAuthentic: (UnsafeRawPointer, Int, PageNumber) -> Bool, dataFile: LogLayout.DataFileState,
                       _ body: (LogLayout.RecordHeader, UnsafeRawPointer) throws -> Bool) throws {
-        guard let header = readHeader(), header.identity == identity, dataFile.continues(from: header.base) else { return }
+        guard let header = readHeader(), header.identity == identity, dataFile.continues(header) else { return }
         let pageSize = PageLayout.pageSize
         var offset = LogLayout.firstRecordOffset
         var sequence: UInt64 = 0
@@ -291,14 +294,14 @@ package final class WriteAheadLog: Sendable {
 
     /// Starts a new generation: a header with a new random salt, synced, so that no record
     /// written before is valid. The caller has made the data file hold every record (synced it);
-    /// `base` is the newest transaction it now holds durably.
-    func reset(base: TransactionID) throws {
+    /// `base` is the newest transaction it now holds durably, `fileID` its id.
+    func reset(base: TransactionID, fileID: UInt64) throws {
         var generator = SystemRandomNumberGenerator()
         var salt = generator.next() as UInt64
         if salt == cursor.withLock({ $0.salt }) { salt &+= 1 }
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { page.deallocate() }
-        LogLayout.encodeHeader(LogLayout.Header(salt: salt, identity: identity, base: base), into: page)
+        LogLayout.encodeHeader(LogLayout.Header(salt: salt, identity: identity, base: base, fileID: fileID), into: page)
         var buffers = [iovec(iov_base: page, iov_len: PageLayout.pageSize)]
         try write(&buffers, at: 0)
         try sync()

@@ -17,6 +17,7 @@
 /// | 56 | 8 | page count (file length in pages that this version uses) |
 /// | 64 | 24 | catalog tree root (page, transaction, entry count) |
 /// | 88 | 16 | free-list chain head (page, transaction) |
+/// | 104 | 8 | file id: random, chosen when the file is created (0 in files created before it existed) |
 package struct MetaPage: Equatable, Sendable {
     package static let magic: UInt64 = 0x0052_5443_414D_4C52  // "RLMACTR\0" little-endian
     /// The format this library reads and writes. Files of a higher version are refused as newer;
@@ -29,6 +30,10 @@ package struct MetaPage: Equatable, Sendable {
     package var pageCount: UInt64
     package var catalog: TreeRoot
     package var freeList: ChainHead
+    /// Names the file (not a version): every meta of a file carries the id chosen when it was
+    /// created, and a copy or compaction gets its own. The write-ahead log records it, so that
+    /// its records are never replayed onto another file (see `WriteAheadLog`).
+    package var fileID: UInt64 = 0
 
     /// Encodes into a zeroed page buffer and seals it.
     package func encode(into page: UnsafeMutableRawPointer) {
@@ -45,6 +50,7 @@ package struct MetaPage: Equatable, Sendable {
         page.setU64(80, catalog.count)
         page.setU64(88, freeList.page)
         page.setU64(96, freeList.transaction)
+        page.setU64(104, fileID)
         PageChecksum.seal(page, length: PageLayout.pageSize)
     }
 
@@ -73,7 +79,8 @@ package struct MetaPage: Equatable, Sendable {
             durableBase: page.u64(48),
             pageCount: page.u64(56),
             catalog: TreeRoot(page: page.u64(64), transaction: page.u64(72), count: page.u64(80)),
-            freeList: ChainHead(page: page.u64(88), transaction: page.u64(96))
+            freeList: ChainHead(page: page.u64(88), transaction: page.u64(96)),
+            fileID: page.u64(104)
         )
         guard meta.transaction == page.pageTransaction, meta.durableBase <= meta.transaction,
               meta.pageCount >= PageLayout.firstDataPage,

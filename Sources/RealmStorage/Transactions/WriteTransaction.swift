@@ -297,7 +297,8 @@ package final class WriteTransaction: PageSource {
         let meta = MetaPage(
             transaction: transaction, durableBase: base.meta.durableBase, pageCount: pageLimit,
             catalog: catalog,
-            freeList: chain.head
+            freeList: chain.head,
+            fileID: base.meta.fileID
         )
         let commit = PreparedCommit(
             tip: VersionTip(meta: meta, freeList: freeList, chain: chain), pages: dirty, freed: released + chainFreed)
