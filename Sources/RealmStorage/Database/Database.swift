@@ -52,9 +52,11 @@ package struct DatabaseOptions: Sendable {
 /// its batch, so on open the pages of the newest batch are verified (checksum and transaction),
 /// and if any is torn or missing the previous meta is used.
 ///
-/// The log's invariant — every write to the data file since its last sync is a page of a record
-/// durable in the log — is kept here: whatever writes the data file outside the log (a large
-/// batch, a meta-only checkpoint) first calls ``checkpointLogLocked()``.
+/// The log's invariant (see `WriteAheadLog`) — every write to the data file since its last sync
+/// is a page of a record durable in the log, or a data page at a number no recoverable version
+/// uses — is kept here: a logged batch's meta page goes home only after the log's sync, and
+/// whatever writes the data file outside the log (a large batch, a meta-only checkpoint) first
+/// calls ``checkpointLogLocked()``.
 ///
 /// Thread safety: `state` is guarded by a mutex; flushes are serialized by `flushLock`; the page
 /// map is written only under `state`'s lock.
