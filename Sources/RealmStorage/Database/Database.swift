@@ -265,19 +265,17 @@ package final class Database: Sendable {
                                                   dataFile: metaState(of: file, cipher: cipher)) { record, images in
             let end = record.entries.reduce(record.pageCount) { max($0, $1.page + $1.pages) }
             try map.ensureMapped(pageCount: end)
-            var position = 0
-            for entry in record.entries {
-                let length = Int(entry.pages) * PageLayout.pageSize
+            try record.forEachImage(in: images) { entry, image, length in
                 if let cipher, let plaintext {
                     // Authenticated when the record was read, so it decrypts.
-                    guard cipher.decrypt(images + position, length: length, page: entry.page, into: plaintext) else {
+                    guard cipher.decrypt(image, length: length, page: entry.page, into: plaintext) else {
                         throw StorageError(.invalidDatabase, "The realm's log changed while it was read", path: path)
                     }
                     map.store(plaintext, byteCount: length, atPage: entry.page)
                 } else {
-                    map.store(images + position, byteCount: length, atPage: entry.page)
+                    map.store(image, byteCount: length, atPage: entry.page)
                 }
-                position += length
+                return true
             }
             pageCount = record.pageCount
         }

@@ -80,6 +80,20 @@ enum LogLayout {
         }
         var headerPages: Int { Self.pages(forEntries: entries.count) }
         var imagePages: UInt64 { entries.reduce(0) { $0 + $1.pages } }
+
+        /// Calls `body` with each entry and where its image starts in `images` (the record's
+        /// images, back to back in entry order), with the image's length in bytes; stops at the
+        /// first false.
+        @discardableResult
+        func forEachImage(in images: UnsafeRawPointer, _ body: (Entry, UnsafeRawPointer, Int) throws -> Bool) rethrows -> Bool {
+            var position = 0
+            for entry in entries {
+                let length = Int(entry.pages) * PageLayout.pageSize
+                guard try body(entry, images + position, length) else { return false }
+                position += length
+            }
+            return true
+        }
     }
 
     /// Encodes the log header into `page` (a zeroed page).

@@ -122,9 +122,10 @@ package final class WriteAheadLog: Sendable {
     /// `isAuthentic` checks one stored image (page checksum, or tag in an encrypted file).
     /// Returns the log and the number of records replayed.
     ///
+    /// `dataFile` reads the data file's meta pages (see `LogLayout.DataFileState`).
+    ///
     /// - Precondition: this process holds the data file's exclusive lock, and nothing has read
     ///   the file's pages yet.
-    /// `dataFile` reads the data file's meta pages (see `LogLayout.DataFileState`).
     static func openForWriting(path: String, file: PageFile, faults: (any IOFaultInjector)?,
                                isAuthentic: (UnsafeRawPointer, Int, PageNumber) -> Bool,
                                dataFile: () -> LogLayout.DataFileState) throws -> (WriteAheadLog, Int) {
@@ -207,14 +208,10 @@ package final class WriteAheadLog: Sendable {
             let images = UnsafeMutableRawPointer.allocate(byteCount: imageBytes, alignment: pageSize)
             defer { images.deallocate() }
             guard pread(descriptor, images, imageBytes, off_t(offset) + off_t(headerBytes)) == imageBytes else { return }
-            var position = 0
-            for entry in record.entries {
-                let length = Int(entry.pages) * pageSize
-                let image = UnsafeRawPointer(images + position)
-                guard image.pageTransaction == entry.transaction, isAuthentic(image, length, entry.page) else { return }
-                position += length
+            let intact = record.forEachImage(in: images) { entry, image, length in
+                image.pageTransaction == entry.transaction && isAuthentic(image, length, entry.page)
             }
-            guard try body(record, UnsafeRawPointer(images)) else { return }
+            guard intact, try body(record, UnsafeRawPointer(images)) else { return }
             offset += UInt64(headerBytes + imageBytes)
             sequence += 1
         }
@@ -228,12 +225,9 @@ package final class WriteAheadLog: Sendable {
         var pageCount: UInt64 = 0
         try scan(isAuthentic: isAuthentic, dataFile: dataFile) { record, images in
             var groups: [(offset: UInt64, buffers: [iovec])] = []
-            var position = 0
-            for entry in record.entries {
-                let length = Int(entry.pages) * PageLayout.pageSize
-                groups.append((entry.page << PageLayout.pageShift,
-                               [iovec(iov_base: UnsafeMutableRawPointer(mutating: images + position), iov_len: length)]))
-                position += length
+            record.forEachImage(in: images) { entry, image, length in
+                groups.append((entry.page << PageLayout.pageShift, [iovec(iov_base: UnsafeMutableRawPointer(mutating: image), iov_len: length)]))
+                return true
             }
             try file.writeStored(groups)
             pageCount = record.pageCount
