@@ -121,6 +121,17 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     }
 
     /// The iterator of ``Results``.
+    ///
+    /// **Accessor reuse.** A loop such as `for person in results { sum += person.age }` drops
+    /// each object before it asks for the next. The iterator keeps the object it returned last
+    /// (`previous`); if, when asked for the next, that object is referenced by nothing else
+    /// (``ObjectBase/isOnlyReference(_:)``: no other strong, weak or unowned
+    /// reference) and its class keeps no state but its `@Persisted` wrappers
+    /// (``PersistedFieldLayout/holdsOnlyPersistedState``), the iterator moves it to the next
+    /// object instead of making a new accessor: no allocation, no initialisation of its wrappers,
+    /// no retain of the realm and table. Nothing can tell the difference: no code holds the old
+    /// object, and a managed object is entirely its handle, table and key. An object the loop
+    /// keeps (in an array, a set, a closure, a weak variable) is never moved; the next one is new.
     public struct Iterator: IteratorProtocol {
         private let handle: Realm
         private let table: Table?
@@ -134,14 +145,21 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         private var leafIndex = 0
         private var row = 0
         private let stamp: UInt64
-        /// The object returned last while walking `keys`: once a property read has found its
-        /// row, the next key is usually the next row of the same leaf.
-        private var previous: Element?
+        /// The object returned last: once a property read has found its row, the next key is
+        /// usually the next row of the same leaf; and if nothing else references it, it becomes
+        /// the next object (see the type's comment). Typed as the base class, as the code
+        /// handling it need not be specialized for `Element` to be cheap (this iterator is
+        /// compiled once, for every `Element`): always an `Element`.
+        private var previous: ObjectBase?
+        /// Whether `Element`'s instances hold nothing but their wrappers, so that one nothing
+        /// references can be moved to another object.
+        private let reusesAccessors: Bool
 
         init(results: Results) {
             handle = results.handle
             table = results.table
             stamp = handle.positionStamp
+            reusesAccessors = PersistedFieldLayout.of(Element.self)?.holdsOnlyPersistedState ?? false
             guard let table else { return }
             if !results.isWholeTable {
                 keys = results.keys()
@@ -155,7 +173,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
         /// The next object, or nil at the end.
         public mutating func next() -> Element? {
-            guard let table else { return nil }
+            guard table != nil else { return nil }
             guard snapshot != nil else {
                 guard keyIndex < keys.count else { return nil }
                 defer { keyIndex += 1 }
@@ -164,14 +182,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                 // row (``Realm/positionStamp``), so where the previous object was found tells
                 // where this one is, without a descent from the root.
                 if let (leaf, row) = previous?.knownPosition, leaf.holds(key, at: row + 1) {
-                    let object = Element()
-                    object.attach(to: handle, table: table, leaf: leaf, row: row + 1)
-                    previous = object
-                    return object
+                    return accessor(key, at: (leaf, row + 1))
                 }
-                let object = handle.managedObject(Element.self, table: table, key: key)
-                previous = object
-                return object
+                return accessor(key, at: nil)
             }
             while leafIndex < leaves.count {
                 let leaf = ClusterLeaf(leaves[leafIndex])
@@ -179,17 +192,36 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                     defer { row += 1 }
                     // While the handle is still at the snapshot's version the object starts with
                     // its position known; after the loop wrote or refreshed, it is found by key.
-                    guard handle.positionStamp == stamp else {
-                        return handle.managedObject(Element.self, table: table, key: leaf.key(row))
-                    }
-                    let object = Element()
-                    object.attach(to: handle, table: table, leaf: leaf, row: row)
-                    return object
+                    guard handle.positionStamp == stamp else { return accessor(leaf.key(row), at: nil) }
+                    return accessor(leaf.key(row), at: (leaf, row))
                 }
                 leafIndex += 1
                 row = 0
             }
             return nil
+        }
+
+        /// An accessor of the object `key` of the table, at `position` in the handle's current
+        /// version if known: `previous` moved there if nothing else references it, else a new one.
+        ///
+        /// (`previous` is taken out, so that its uniqueness is checked on a local and nothing is
+        /// retained on the way; an object found to be referenced elsewhere stays with its
+        /// holders.)
+        @inline(__always)
+        private mutating func accessor(_ key: UInt64, at position: (leaf: ClusterLeaf, row: Int)?) -> Element {
+            if reusesAccessors, var object = previous.take(), ObjectBase.isOnlyReference(&object) {
+                object.move(to: key, at: position)
+                previous = object
+                return unsafeDowncast(object, to: Element.self)
+            }
+            let object = Element(), table = table!
+            if let position {
+                object.attach(to: handle, table: table, leaf: position.leaf, row: position.row)
+            } else {
+                object.attach(to: handle, table: table, key: key)
+            }
+            previous = object
+            return object
         }
     }
 

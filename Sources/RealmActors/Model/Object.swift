@@ -44,18 +44,50 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     final func attach(to realm: Realm, table: Table, key: UInt64) {
         managingRealm = realm
         managedTable = table
-        managedKey = key
-        generation = realm.invalidations
-        born = realm.stamp
+        move(to: key, at: nil)
     }
 
     /// Makes this (new) instance an accessor of the object at `row` of `leaf`, found by walking
     /// its table at the handle's current version: its first property read needs no lookup.
     final func attach(to realm: Realm, table: Table, leaf: ClusterLeaf, row: Int) {
-        attach(to: realm, table: table, key: leaf.key(row))
-        cachedStamp = realm.positionStamp
-        cachedLeaf = leaf.base
-        cachedRow = row
+        managingRealm = realm
+        managedTable = table
+        move(to: leaf.key(row), at: (leaf, row))
+    }
+
+    /// Makes this accessor one of the object `key` of the same table, at `position` in its
+    /// handle's current version if known: the end of `attach`, and what `Results.Iterator` does
+    /// to an accessor it gave out that nothing references any more (see
+    /// ``isOnlyReference(_:)``), instead of making a new one.
+    ///
+    /// Precondition: managed (`managingRealm` set).
+    final func move(to key: UInt64, at position: (leaf: ClusterLeaf, row: Int)?) {
+        let realm = managingRealm!
+        managedKey = key
+        generation = realm.invalidations
+        born = realm.stamp
+        if let position {
+            cachedStamp = realm.positionStamp
+            cachedLeaf = position.leaf.base
+            cachedRow = position.row
+        } else {
+            cachedStamp = .max
+            cachedLeaf = nil
+        }
+    }
+
+    /// Whether `object` is the only reference of any kind to the object: no other strong one,
+    /// and no weak or unowned one (the runtime counts each as 1 while there are none). Nothing
+    /// could then tell this instance from a new one if ``move(to:at:)`` made it another object's
+    /// accessor, provided its class keeps no state but its wrappers
+    /// (``PersistedFieldLayout/holdsOnlyPersistedState``).
+    ///
+    /// `unowned(unsafe)` and `Unmanaged` references are not counted: using one after the
+    /// object's last strong reference is gone is undefined behaviour anyway.
+    @inline(__always)
+    static func isOnlyReference<Accessor: ObjectBase>(_ object: inout Accessor) -> Bool {
+        guard isKnownUniquelyReferenced(&object) else { return false }
+        return _getWeakRetainCount(object) <= 1 && _getUnownedRetainCount(object) <= 1
     }
 
     /// The realm, table and key of a managed object; nil while unmanaged. A copy, for the code
@@ -145,9 +177,13 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     }
 
     /// Calls `body` with the bytes of a byte-string column of this managed object.
+    /// Bytes stored in the leaf itself are read in place; only an overflow value needs the
+    /// handle's transaction (which page holds it, decrypted if need be).
     final func managedBytes<R>(_ column: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         let (leaf, row) = managedLocation()
-        return managingRealm!.withBytes(leaf.storedBytes(row, column), body)
+        let stored = leaf.storedBytes(row, column)
+        if case .inline(let bytes) = stored { return body(bytes) }
+        return managingRealm!.withBytes(stored, body)
     }
 
     /// The realm managing this object, or nil while it is unmanaged.

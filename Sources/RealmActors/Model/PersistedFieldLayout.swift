@@ -95,6 +95,25 @@ struct PersistedFieldLayout: Sendable {
     /// of ``ObjectSchemaDiscovery/persistedChildren(of:)``).
     let fields: [Field]
 
+    /// Whether an instance holds nothing but `@Persisted` wrappers (linking objects included)
+    /// and ``ObjectBase``'s own fields: no stored property the class declares for itself. A
+    /// managed instance of such a class is then fully described by its handle, table and key,
+    /// so an accessor nothing references can be moved to another object unobservably (see
+    /// `Results.Iterator`).
+    let holdsOnlyPersistedState: Bool
+
+    /// How many stored fields ``ObjectBase`` itself has: the fields of every subclass that are
+    /// not wrappers, when the subclass declares no state of its own (a subclass's enumeration
+    /// lists its superclasses' fields too).
+    private static let baseFieldCount: Int? = {
+        var count = 0
+        let complete = _forEachField(of: ObjectBase.self, options: _EachFieldOptions(rawValue: 1 << 0)) { _, _, _, _ in
+            count += 1
+            return true
+        }
+        return complete ? count : nil
+    }()
+
     /// Layouts by class, built on first use; guarded by the mutex.
     private static let cache = Mutex<[ObjectIdentifier: PersistedFieldLayout]>([:])
 
@@ -104,17 +123,22 @@ struct PersistedFieldLayout: Sendable {
         let id = ObjectIdentifier(type)
         if let known = cache.withLock({ $0[id] }) { return known }
         var fields: [Field] = []
+        var otherFields = 0
         // `.classType` spelled by its raw value: the stdlib declares the option as a mutable
         // static, which strict concurrency checking rejects reading.
         let complete = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1 << 0)) { name, offset, fieldType, _ in
-            guard let wrapper = fieldType as? any PersistedProperty.Type, wrapper.storesValue else { return true }
+            guard let wrapper = fieldType as? any PersistedProperty.Type else {
+                otherFields += 1
+                return true
+            }
+            guard wrapper.storesValue else { return true }
             let label = String(cString: name)
             fields.append(Field(name: label.hasPrefix("_") ? String(label.dropFirst()) : label,
                                 offset: offset, load: Field.Load(wrapper)))
             return true
         }
         guard complete else { return nil }
-        let layout = PersistedFieldLayout(fields: fields)
+        let layout = PersistedFieldLayout(fields: fields, holdsOnlyPersistedState: otherFields == baseFieldCount)
         cache.withLock { $0[id] = layout }
         return layout
     }
