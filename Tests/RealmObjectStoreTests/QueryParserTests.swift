@@ -181,4 +181,19 @@ extension QueryParserTests {
         }
         #expect(try QueryParser.parse("d == T-1:-1") == Self.compare(Self.key("d"), .equal, .value(.date(-1 - 978_307_200 - 1e-9))))
     }
+    /// Nesting is bounded so that a hostile predicate cannot overflow the parsing thread's stack
+    /// (found by `realm-inspect`'s tests: 10,000 '(' crashed the process).
+    @Test func nestingDeeperThanTheLimitThrowsInsteadOfOverflowingTheStack() throws {
+        let depth = 100
+        let parenthesized = String(repeating: "(", count: depth) + "age < 2" + String(repeating: ")", count: depth)
+        _ = try QueryParser.parse(parenthesized)
+        #expect(throws: QueryError.self) { try QueryParser.parse("(" + parenthesized + ")") }
+        _ = try QueryParser.parse(String(repeating: "NOT ", count: depth) + "age < 2")
+        #expect(throws: QueryError.self) { try QueryParser.parse(String(repeating: "NOT ", count: depth + 1) + "age < 2") }
+        #expect(throws: QueryError.self) { try QueryParser.parse(String(repeating: "!", count: 100_000) + "age < 2") }
+        #expect(throws: QueryError.self) { try QueryParser.parse(String(repeating: "(", count: 100_000)) }
+        var subqueries = "$x.age < 2"
+        for level in 0..<(depth + 1) { subqueries = "SUBQUERY(items, $x\(level), \(subqueries)).@count > 0" }
+        #expect(throws: QueryError.self) { try QueryParser.parse(subqueries) }
+    }
 }

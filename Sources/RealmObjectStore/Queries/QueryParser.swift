@@ -52,6 +52,23 @@ private struct Parser {
     var nextArgument = 0
     /// The token after `offset`, with its start, when already scanned.
     var lookahead: (token: Token, start: Int, end: Int)?
+    /// How many parentheses, NOTs and SUBQUERYs enclose the current position.
+    var depth = 0
+
+    /// The deepest nesting of parentheses, NOTs and SUBQUERYs a predicate may have. The parser
+    /// (and the binder and evaluator after it) recurse once per level; a limit keeps a hostile
+    /// predicate (`((((…` ten thousand deep) from overflowing the stack of the thread parsing
+    /// it, which for a task is the cooperative pool's small one. Realistic predicates nest a
+    /// handful of levels.
+    static let maximumDepth = 100
+
+    /// Enters one level of nesting at `start`; the caller leaves it (`depth -= 1`) when done.
+    mutating func enterNesting(at start: Int) throws {
+        depth += 1
+        guard depth <= Self.maximumDepth else {
+            throw QueryError("The predicate nests parentheses, NOT and SUBQUERY more than \(Self.maximumDepth) levels deep", at: start)
+        }
+    }
 
     init(bytes: [UInt8], arguments: [QueryArgument]) {
         self.bytes = bytes
@@ -300,13 +317,20 @@ private struct Parser {
     }
 
     mutating func parseNot() throws -> QueryExpression {
-        if try accept("NOT", "!") { return .not(try parseNot()) }
+        let start = try scanned().start
+        if try accept("NOT", "!") {
+            try enterNesting(at: start)
+            defer { depth -= 1 }
+            return .not(try parseNot())
+        }
         return try parsePrimary()
     }
 
     mutating func parsePrimary() throws -> QueryExpression {
         let (token, start) = (try scanned().token, try scanned().start)
         if token == .symbol("(") {
+            try enterNesting(at: start)
+            defer { depth -= 1 }
             try next()
             let inner = try parseOr()
             let closing = try scanned()
@@ -597,6 +621,8 @@ private struct Parser {
 
     mutating func parseSubquery() throws -> QueryOperand {
         let start = try next().start
+        try enterNesting(at: start)
+        defer { depth -= 1 }
         try expect("(", "after SUBQUERY")
         let (collectionToken, collectionStart) = try next()
         guard case .identifier(let collectionText) = collectionToken,
