@@ -26,6 +26,7 @@ let package = Package(
     products: [
         .library(name: "RealmActors", targets: ["RealmActors"]),
         .executable(name: "realm-demo", targets: ["realm-demo"]),
+        .executable(name: "realm-inspect", targets: ["realm-inspect"]),
     ],
     targets: [
         // Layer 1: pages, copy-on-write B+trees, MVCC versions, durable commit, row change logs.
@@ -42,6 +43,9 @@ let package = Package(
         .target(name: "RealmActors", dependencies: ["RealmRuntime"], swiftSettings: strictSettings),
 
         .executableTarget(name: "realm-demo", dependencies: ["RealmActors"], swiftSettings: strictSettings),
+        // Looks into a realm file from the shell: info, schema, count, query, check, compact, copy,
+        // versions. The public API only, as a user's tool would be.
+        .executableTarget(name: "realm-inspect", dependencies: ["RealmActors"], swiftSettings: strictSettings),
         // Engine-level microbenchmarks, beside the package's other benchmarks but built here so
         // they can use the storage layer's package-level API: `swift run -c release realm-engine-bench`.
         .executableTarget(name: "realm-engine-bench", dependencies: ["RealmStorage"],
@@ -57,5 +61,7 @@ let package = Package(
         .testTarget(name: "RealmRuntimeTests", dependencies: ["RealmRuntime"], swiftSettings: strictSettings),
         // RealmRuntime (which re-exports the lower layers) only for the I/O fault hook, SharedRealmFile.faultInjectors.
         .testTarget(name: "RealmActorsTests", dependencies: ["RealmActors", "RealmRuntime"], swiftSettings: strictSettings),
+        // Runs the built realm-inspect on files written through the public API.
+        .testTarget(name: "RealmInspectTests", dependencies: ["RealmActors", "realm-inspect"], swiftSettings: strictSettings),
     ]
 )

@@ -1,0 +1,108 @@
+import Foundation
+internal import RealmRuntime
+
+extension Realm {
+    /// What a realm file holds and how its pages are used: what `realm-inspect info` prints, and
+    /// what to watch to decide when to compact.
+    ///
+    /// Every page of the file is in exactly one of three states, so
+    /// `fileBytes == liveBytes + freeBytes + pinnedBytes`:
+    /// - *live*: reachable from the newest version (its objects, indexes and bookkeeping);
+    /// - *free*: reusable by the next commits;
+    /// - *pinned*: free in the newest version but still read by an older one that a handle, a
+    ///   frozen snapshot or a change notification in this process holds (or by a commit not yet
+    ///   durable). Pinned bytes that keep growing mean a snapshot held for too long.
+    public struct FileStatistics: Sendable, Equatable, CustomStringConvertible {
+        /// The version of the file format.
+        public let formatVersion: Int
+        /// The size of a page in bytes.
+        public let pageSize: Int
+        /// The file's length that the newest version uses, in bytes.
+        public let fileBytes: UInt64
+        /// Bytes reachable from the newest version.
+        public let liveBytes: UInt64
+        /// Bytes free for the next commits to reuse.
+        public let freeBytes: UInt64
+        /// Bytes free in the newest version but held for older versions still being read.
+        public let pinnedBytes: UInt64
+        /// The newest committed version (a number that grows by one per commit).
+        public let version: UInt64
+        /// How many versions are live in this process: the newest, plus each older one a
+        /// handle, snapshot or notifier still reads.
+        public let activeVersions: Int
+        /// Whether the file is encrypted.
+        public let isEncrypted: Bool
+        /// How many records of the write-ahead log the first open of the file in this process
+        /// applied: commits made durable in the log that the file itself did not hold yet (after
+        /// a crash or power cut; 0 after a clean close).
+        public let logRecordsReplayed: Int
+
+        /// One line per field, `name: value`.
+        public var description: String {
+            """
+            format version: \(formatVersion)
+            page size: \(pageSize)
+            file bytes: \(fileBytes)
+            live bytes: \(liveBytes)
+            free bytes: \(freeBytes)
+            pinned bytes: \(pinnedBytes)
+            version: \(version)
+            active versions: \(activeVersions)
+            encrypted: \(isEncrypted)
+            log records replayed: \(logRecordsReplayed)
+            """
+        }
+    }
+
+    /// How the realm's file is used now (see ``FileStatistics``).
+    ///
+    /// - Complexity: O(free runs in the free list), under the file's state lock; no I/O.
+    public var fileStatistics: FileStatistics {
+        let database = file.database
+        let usage = database.spaceUsage
+        return FileStatistics(formatVersion: Int(MetaPage.formatVersion), pageSize: PageLayout.pageSize,
+                              fileBytes: usage.fileBytes, liveBytes: usage.liveBytes, freeBytes: usage.freeBytes,
+                              pinnedBytes: usage.heldBytes, version: database.preparedTransaction,
+                              activeVersions: database.activeVersionCount,
+                              isEncrypted: configuration.encryptionKey != nil,
+                              logRecordsReplayed: database.recordsReplayed)
+    }
+
+    /// What a full integrity check of a realm file found: every page of the newest version
+    /// read and accounted for.
+    public struct IntegrityReport: Sendable, Equatable {
+        /// The version checked.
+        public let version: UInt64
+        /// The file's length in pages at that version.
+        public let pages: UInt64
+        /// Pages the version uses.
+        public let usedPages: UInt64
+        /// Pages free (reusable or pinned).
+        public let freePages: UInt64
+        /// How many B+trees the version holds (tables, indexes and collections).
+        public let trees: Int
+        /// How many entries those trees hold in all.
+        public let entries: UInt64
+        /// Pages in use by kind (`"leaf"`, `"inner"`, `"overflow"`, …).
+        public let pagesByKind: [String: UInt64]
+    }
+
+    /// Reads every page of the realm's newest version and checks it: each page's checksum (and
+    /// authentication tag, if encrypted) and the transaction that wrote it, the order of keys and
+    /// the counts in every tree, the runs of large values, and that every page of the file is
+    /// used exactly once or free exactly once. `realm-inspect check` runs it.
+    ///
+    /// - Throws: ``Realm/Error`` whose message counts the problems found and names the first
+    ///   five (which page, and what is wrong with it).
+    /// - Complexity: O(pages of the file): reads the whole file.
+    public func checkIntegrity() throws -> IntegrityReport {
+        do {
+            let report = try file.database.verify()
+            return IntegrityReport(version: report.transaction, pages: report.pageCount, usedPages: report.usedPages,
+                                   freePages: report.freePages, trees: report.trees, entries: report.entries,
+                                   pagesByKind: Dictionary(uniqueKeysWithValues: report.pagesByKind.map { ("\($0.key)", $0.value) }))
+        } catch {
+            throw Realm.Error.from(error, configuration: configuration)
+        }
+    }
+}

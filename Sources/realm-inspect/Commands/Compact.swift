@@ -1,0 +1,38 @@
+import Foundation
+import RealmActors
+
+/// `realm-inspect compact FILE`: rewrite the file without its free space, in place.
+struct Compact: InspectorCommand {
+    static let spec = CommandSpec(
+        name: "compact", abstract: "Rewrite the file without its free space, safely and in place.",
+        discussion: """
+        Writes a compacted copy beside the file, syncs it and renames it over the file, so a \
+        crash at any point leaves either the old file or the new one. The file must not be open \
+        in another process.
+        """,
+        positionals: [.init(name: "file", help: "The realm file.")])
+
+    let file: RealmFile
+
+    init(_ arguments: ParsedArguments) throws(UsageError) { file = try RealmFile(arguments) }
+
+    func run() throws -> ExitStatus {
+        guard FileManager.default.fileExists(atPath: file.path) else { throw InspectionError("\(file.path): no such file") }
+        let before = try Self.size(of: file.path)
+        var configuration = file.configuration(writable: true)
+        configuration.shouldCompactOnLaunch = { _, _ in true }
+        var progress = Progress("compacting \(file.path)", quiet: file.quiet)
+        progress.update(0)
+        _ = try Realm(configuration: configuration)
+        progress.finish()
+        let after = try Self.size(of: file.path)
+        let output = OutputBuffer()
+        output.write("compacted \(file.path): \(before) → \(after) bytes\n")
+        output.flush()
+        return .success
+    }
+
+    static func size(of path: String) throws -> UInt64 {
+        (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.uint64Value ?? 0
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import RealmActors
+
+/// `realm-inspect info FILE`: the file's format, size and how its pages are used.
+struct Info: InspectorCommand {
+    static let spec = CommandSpec(
+        name: "info", abstract: "Show the file's format version, page size, size, live, free and pinned bytes, and version.",
+        positionals: [.init(name: "file", help: "The realm file.")],
+        options: [.init(name: "format", valueName: "format", help: "How to print.", choices: ["text", "json"], defaultValue: "text")])
+
+    let file: RealmFile
+    let json: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        file = try RealmFile(arguments)
+        json = arguments.options["format"] == "json"
+    }
+
+    func run() throws -> ExitStatus {
+        let realm = try file.open()
+        let statistics = realm.fileStatistics
+        let classes = realm.schema.objectSchema.map { ($0.className, $0.isEmbedded ? nil : realm.dynamicObjects($0.className).count) }
+        let output = OutputBuffer()
+        if json {
+            let fields: [(String, String)] = [
+                ("path", ValueText.quoted(file.path)), ("formatVersion", "\(statistics.formatVersion)"),
+                ("pageSize", "\(statistics.pageSize)"), ("fileBytes", "\(statistics.fileBytes)"),
+                ("liveBytes", "\(statistics.liveBytes)"), ("freeBytes", "\(statistics.freeBytes)"),
+                ("pinnedBytes", "\(statistics.pinnedBytes)"), ("version", "\(statistics.version)"),
+                ("activeVersions", "\(statistics.activeVersions)"), ("encrypted", "\(statistics.isEncrypted)"),
+                ("logRecordsReplayed", "\(statistics.logRecordsReplayed)"),
+                ("objects", "{" + classes.map { ValueText.quoted($0.0) + ":" + ($0.1.map(String.init) ?? "null") }.joined(separator: ",") + "}"),
+            ]
+            output.write("{" + fields.map { ValueText.quoted($0.0) + ":" + $0.1 }.joined(separator: ",") + "}\n")
+        } else {
+            output.write("file: \(file.path)\n\(statistics)\n")
+            output.write("classes: \(classes.count)\n")
+            for (name, count) in classes { output.write("  \(name): \(count.map { "\($0) objects" } ?? "embedded")\n") }
+        }
+        output.flush()
+        return .success
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// Runs the `realm-inspect` executable built with the tests, its standard output and error sent
+/// to files in the test's directory (files, not pipes, so a child spawned by a test running in
+/// parallel cannot hold a pipe open and hide its end).
+struct InspectorProcess {
+    struct Outcome {
+        let status: Int32
+        /// Whether the process ended by a signal (a crash) rather than `exit`.
+        let crashed: Bool
+        let standardOutput: String
+        let standardError: String
+        var lines: [String] { standardOutput.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+    }
+
+    /// Where the executable is: beside the test bundle (SwiftPM builds the products the test
+    /// target depends on into the same directory), or `REALM_INSPECT` if set.
+    static let executable: String? = {
+        if let override = ProcessInfo.processInfo.environment["REALM_INSPECT"] { return override }
+        let starts = [(try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map(URL.init(fileURLWithPath:)),
+                      Bundle.main.executableURL?.resolvingSymlinksInPath(),
+                      URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()].compactMap { $0 }
+        for start in starts {
+            var directory = start.deletingLastPathComponent()
+            for _ in 0..<5 {
+                let candidate = directory.appendingPathComponent("realm-inspect").path
+                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }()
+
+    let directory: URL
+
+    /// Runs `realm-inspect ARGUMENTS…` to completion.
+    func run(_ arguments: [String]) throws -> Outcome {
+        let executable = try #require(Self.executable, "realm-inspect not found beside the test executable")
+        let id = UUID().uuidString
+        let outURL = directory.appendingPathComponent("stdout-\(id)"), errURL = directory.appendingPathComponent("stderr-\(id)")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        try process.run()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, crashed: process.terminationReason == .uncaughtSignal,
+                       standardOutput: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+                       standardError: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+
+    func run(_ arguments: String...) throws -> Outcome { try run(arguments) }
+}
+
+/// A fresh directory per test, removed when the value is released.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("RealmInspectTests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}

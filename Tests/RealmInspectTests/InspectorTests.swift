@@ -1,0 +1,300 @@
+import Foundation
+import RealmActors
+import Testing
+
+final class RIAddress: EmbeddedObject {
+    @Persisted var city = ""
+    @Persisted var zip: String?
+}
+
+final class RIPerson: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted(indexed: true) var name = ""
+    @Persisted var age = 0
+    @Persisted var score: Double?
+    @Persisted var ratio: Float = 0
+    @Persisted var active = false
+    @Persisted var born = Date(timeIntervalSince1970: 0)
+    @Persisted var photo: Data?
+    @Persisted var token = UUID()
+    @Persisted var objectID = ObjectId.generate()
+    @Persisted var balance = Decimal128(number: 0)
+    @Persisted var extra: AnyRealmValue = .none
+    @Persisted var address: RIAddress?
+    @Persisted var friend: RIPerson?
+    @Persisted var tags: List<String>
+    @Persisted var visits: MutableSet<Int>
+    @Persisted var notes: Map<String, String?>
+    @Persisted var pets: List<RIPet>
+}
+
+/// A class without a primary key: a link to it is written as the object nested.
+final class RIPet: Object {
+    @Persisted var name = ""
+    @Persisted(originProperty: "pets") var owners: LinkingObjects<RIPerson>
+}
+
+/// `realm-inspect` run as a user runs it, on files written through the public API: what each
+/// subcommand prints, and that bad input of every kind (command lines, predicates, files)
+/// gives a message and an exit status, never a crash.
+@Suite struct InspectorTests {
+    let directory: TemporaryDirectory
+    let inspector: InspectorProcess
+    let path: String
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        inspector = InspectorProcess(directory: directory.url)
+        path = directory.url.appendingPathComponent("people.realm").path
+    }
+
+    /// 200 people (ids 0..<200, age = id % 50, the even ones with a score), each with a pet.
+    @discardableResult
+    func makeRealm(encryptionKey: Data? = nil) throws -> Realm.Configuration {
+        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), encryptionKey: encryptionKey,
+                                                objectTypes: [RIPerson.self, RIAddress.self, RIPet.self])
+        let realm = try Realm(configuration: configuration)
+        try realm.write {
+            var previous: RIPerson?
+            for id in 0..<200 {
+                let person = RIPerson()
+                person.id = id
+                person.name = "person \(id), \"quoted\""
+                person.age = id % 50
+                person.score = id % 2 == 0 ? Double(id) / 4 : nil
+                person.ratio = 0.5
+                person.active = id % 3 == 0
+                person.born = Date(timeIntervalSince1970: 86_400 * Double(id))
+                person.photo = id == 1 ? Data([1, 2, 3]) : nil
+                person.extra = id == 2 ? .string("mixed") : .int(id)
+                person.address = RIAddress()
+                person.address!.city = "City \(id % 7)"
+                person.friend = previous
+                person.tags.append(objectsIn: ["a\(id)", "b"])
+                person.visits.insert(id)
+                person.notes["k"] = "v\(id)"
+                let pet = RIPet()
+                pet.name = "pet \(id)"
+                person.pets.append(pet)
+                realm.add(person)
+                previous = person
+            }
+        }
+        return configuration
+    }
+
+    static func jsonObject(_ line: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+    }
+
+    @Test func infoReportsHowThePagesAreUsed() throws {
+        try makeRealm()
+        let outcome = try inspector.run("info", path, "--format", "json")
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let info = try Self.jsonObject(outcome.standardOutput)
+        let file = try #require(info["fileBytes"] as? Int), live = try #require(info["liveBytes"] as? Int)
+        let free = try #require(info["freeBytes"] as? Int), pinned = try #require(info["pinnedBytes"] as? Int)
+        #expect(file == live + free + pinned)
+        #expect(file > 0 && live > 0)
+        #expect(info["formatVersion"] as? Int == 5)
+        #expect(info["pageSize"] as? Int == 4096)
+        #expect(info["encrypted"] as? Bool == false)
+        let objects = try #require(info["objects"] as? [String: Any])
+        #expect(objects["RIPerson"] as? Int == 200)
+        #expect(objects["RIPet"] as? Int == 200)
+        #expect(objects["RIAddress"] is NSNull)
+        let text = try inspector.run("info", path)
+        #expect(text.status == 0)
+        #expect(text.standardOutput.contains("RIPerson: 200 objects"))
+        #expect(text.standardOutput.contains("format version: 5"))
+    }
+
+    @Test func schemaInEachFormat() throws {
+        try makeRealm()
+        let json = try inspector.run("schema", path, "--format=json")
+        #expect(json.status == 0, "\(json.standardError)")
+        let classes = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
+        #expect(classes.map { $0["className"] as? String } == ["RIAddress", "RIPerson", "RIPet"])
+        let person = try #require(classes.first { $0["className"] as? String == "RIPerson" })
+        #expect(person["primaryKey"] as? String == "id")
+        let properties = try #require(person["properties"] as? [[String: Any]])
+        #expect(properties.count == 18)
+        let notes = try #require(properties.first { $0["name"] as? String == "notes" })
+        #expect(notes["collection"] as? String == "map")
+        #expect(notes["type"] as? String == "string")
+        #expect(notes["optional"] as? Bool == true)
+        let pet = try #require(classes.first { $0["className"] as? String == "RIPet" })
+        let computed = try #require(pet["computedProperties"] as? [[String: Any]])
+        #expect(computed.first?["originProperty"] as? String == "pets")
+
+        let swift = try inspector.run("schema", path, "--format", "swift")
+        #expect(swift.status == 0)
+        for declaration in ["class RIAddress: EmbeddedObject {", "@Persisted(primaryKey: true) var id: Int",
+                            "@Persisted(indexed: true) var name: String", "@Persisted var score: Double?",
+                            "@Persisted var extra: AnyRealmValue", "@Persisted var address: RIAddress?",
+                            "@Persisted var visits: MutableSet<Int>", "@Persisted var notes: Map<String, String?>",
+                            "@Persisted var pets: List<RIPet>", "@Persisted(originProperty: \"pets\") var owners: LinkingObjects<RIPerson>"] {
+            #expect(swift.standardOutput.contains(declaration), "missing: \(declaration)")
+        }
+        let text = try inspector.run("schema", path)
+        #expect(text.standardOutput.contains("  id: int, primary key"))
+        #expect(text.standardOutput.contains("  tags: list<string>"))
+    }
+
+    @Test func countWithAndWithoutAPredicate() throws {
+        try makeRealm()
+        #expect(try inspector.run("count", path, "RIPerson").lines == ["200"])
+        #expect(try inspector.run("count", path, "RIPerson", "age < 10").lines == ["40"])
+        #expect(try inspector.run("count", path, "RIPerson", "score != nil AND name BEGINSWITH 'person 1'").lines == ["55"])
+        #expect(try inspector.run("count", path, "RIPet", "ANY owners.age == 3").lines == ["4"])
+    }
+
+    @Test func queryWritesEachFormat() throws {
+        try makeRealm()
+        let jsonl = try inspector.run("query", path, "RIPerson", "age == 3", "--format", "jsonl", "--sort", "id:desc")
+        #expect(jsonl.status == 0, "\(jsonl.standardError)")
+        let objects = try jsonl.lines.map(Self.jsonObject)
+        #expect(objects.compactMap { $0["id"] as? Int } == [153, 103, 53, 3])
+        let first = try #require(objects.first)
+        #expect(Set(first.keys) == Set(["id", "name", "age", "score", "ratio", "active", "born", "photo", "token", "objectID",
+                                        "balance", "extra", "address", "friend", "tags", "visits", "notes", "pets"]))
+        #expect(first["name"] as? String == "person 153, \"quoted\"")
+        #expect(first["score"] is NSNull)
+        #expect(first["friend"] as? Int == 152)  // a link to a class with a primary key: the key
+        #expect((first["address"] as? [String: Any])?["city"] as? String == "City 6")  // embedded: nested
+        #expect((first["pets"] as? [[String: Any]])?.first?["name"] as? String == "pet 153")  // no primary key: nested
+        #expect(first["tags"] as? [String] == ["a153", "b"])
+        #expect(first["notes"] as? [String: String] == ["k": "v153"])
+        #expect(first["born"] as? String == "1970-06-03T00:00:00.000Z")
+
+        let limited = try inspector.run("query", path, "RIPerson", "--sort", "age:desc,id", "--limit", "3", "--format", "json")
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(limited.standardOutput.utf8)) as? [[String: Any]])
+        #expect(array.compactMap { $0["id"] as? Int } == [49, 99, 149])
+
+        let csv = try inspector.run("query", path, "RIPerson", "id == 1", "--format", "csv")
+        let rows = csv.standardOutput.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(rows.count == 2)
+        #expect(rows[0].hasPrefix("id,name,age,score,"))
+        #expect(rows[1].hasPrefix("1,\"person 1, \"\"quoted\"\"\",1,,0.5,false,"))
+        #expect(rows[1].contains(",AQID,"))  // the photo, base64
+
+        let table = try inspector.run("query", path, "RIPerson", "id < 3")
+        #expect(table.lines.count == 5)
+        #expect(table.lines[0].hasPrefix("id  name"))
+        #expect(table.lines[1].hasPrefix("--  ----"))
+
+        let empty = try inspector.run("query", path, "RIPerson", "id < 0", "--format", "json")
+        #expect(try JSONSerialization.jsonObject(with: Data(empty.standardOutput.utf8)) as? [Any] != nil)
+    }
+
+    @Test func badPredicatesAndClassesExitWithAMessage() throws {
+        try makeRealm()
+        let predicates = ["age <", "age < 'x'", "nosuch == 1", "age == 1 AND", "(age == 1", "name BEGINSWITH 3", "age IN {1,",
+                          "tags.@count > 'a'", "ANY age == 1", "SUBQUERY(pets, $p, $p.nosuch == 1).@count > 0", String(repeating: "(", count: 10_000),
+                          String(repeating: "NOT ", count: 10_000) + "age == 1"]
+        for predicate in predicates {
+            let outcome = try inspector.run("query", path, "RIPerson", predicate)
+            #expect(!outcome.crashed && outcome.status == 1, "\(predicate): status \(outcome.status), \(outcome.standardError)")
+            #expect(outcome.standardError.hasPrefix("Error: "), "\(predicate)")
+            #expect(outcome.standardOutput.isEmpty)
+        }
+        let unknown = try inspector.run("count", path, "Nobody")
+        #expect(unknown.status == 1)
+        #expect(unknown.standardError.contains("RIPerson"))
+        let embedded = try inspector.run("count", path, "RIAddress")
+        #expect(embedded.status == 1)
+        #expect(embedded.standardError.contains("embedded"))
+        let sort = try inspector.run("query", path, "RIPerson", "--sort", "nosuch")
+        #expect(sort.status == 1)
+    }
+
+    @Test func usageErrorsExitWithTwo() throws {
+        try makeRealm()
+        for arguments in [[], ["frobnicate", path], ["count", path], ["count", path, "RIPerson", "age > 1", "extra"],
+                          ["query", path, "RIPerson", "--format", "xml"], ["query", path, "RIPerson", "--limit", "-1"],
+                          ["query", path, "RIPerson", "--limit"], ["info", path, "--quiet=yes"], ["query", path, "RIPerson", "--sort", "age:up"],
+                          ["info", path, "--encryption-key-file", directory.url.appendingPathComponent("missing").path]] {
+            let outcome = try inspector.run(arguments)
+            #expect(outcome.status == 2, "\(arguments): \(outcome.status) \(outcome.standardError)")
+            #expect(!outcome.standardError.isEmpty)
+        }
+        for arguments in [["--help"], ["help"], ["help", "query"], ["query", "--help"], ["--version"]] {
+            let outcome = try inspector.run(arguments)
+            #expect(outcome.status == 0, "\(arguments)")
+            #expect(!outcome.standardOutput.isEmpty)
+        }
+        #expect(try inspector.run("help", "query").standardOutput.contains("--sort <keypath>"))
+    }
+
+    @Test func checkFindsDamage() throws {
+        try makeRealm()
+        let good = try inspector.run("check", path)
+        #expect(good.status == 0, "\(good.standardError)")
+        #expect(good.standardOutput.hasPrefix("ok: version"))
+
+        // Damage one byte in the middle of every fifth page past the meta pages.
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        for page in stride(from: 2, to: data.count / 4096, by: 5) { data[page * 4096 + 2000] ^= 0x5A }
+        try data.write(to: URL(fileURLWithPath: path))
+        let bad = try inspector.run("check", path)
+        #expect(!bad.crashed && bad.status == 1, "\(bad.status) \(bad.standardError)")
+        #expect(bad.standardError.hasPrefix("Error: "))
+        #expect(bad.standardOutput.isEmpty)
+
+        let notARealm = directory.url.appendingPathComponent("text.realm").path
+        try Data(repeating: 0x41, count: 20_000).write(to: URL(fileURLWithPath: notARealm))
+        for arguments in [["check", notARealm], ["info", notARealm], ["query", notARealm, "X"],
+                          ["check", directory.url.appendingPathComponent("missing.realm").path]] {
+            let outcome = try inspector.run(arguments)
+            #expect(!outcome.crashed && outcome.status == 1, "\(arguments): \(outcome.standardError)")
+        }
+    }
+
+    @Test func compactAndCopyKeepTheObjects() throws {
+        let configuration = try makeRealm()
+        do {
+            let realm = try Realm(configuration: configuration)
+            try realm.write { realm.delete(realm.objects(RIPerson.self).filter("id >= 20")) }
+        }
+        let before = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        let compact = try inspector.run("compact", path)
+        #expect(compact.status == 0, "\(compact.standardError)")
+        let after = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(after < before)
+        #expect(try inspector.run("count", path, "RIPerson").lines == ["20"])
+        #expect(try inspector.run("check", path).status == 0)
+
+        let copyPath = directory.url.appendingPathComponent("copy.realm").path
+        #expect(try inspector.run("copy", path, copyPath).status == 0)
+        #expect(try inspector.run("count", copyPath, "RIPet").lines == ["200"])
+        let again = try inspector.run("copy", path, copyPath)
+        #expect(again.status == 1)  // the destination exists
+    }
+
+    @Test func encryptedFilesNeedTheirKey() throws {
+        let key = Data((0..<64).map { UInt8($0 * 3 & 0xFF) })
+        try makeRealm(encryptionKey: key)
+        let raw = directory.url.appendingPathComponent("key.bin"), hex = directory.url.appendingPathComponent("key.hex")
+        try key.write(to: raw)
+        try Data((key.map { String(format: "%02x", $0) }.joined() + "\n").utf8).write(to: hex)
+        for keyFile in [raw, hex] {
+            let outcome = try inspector.run("count", path, "RIPerson", "--encryption-key-file", keyFile.path)
+            #expect(outcome.lines == ["200"], "\(outcome.standardError)")
+        }
+        let withoutKey = try inspector.run("count", path, "RIPerson")
+        #expect(withoutKey.status == 1)
+        #expect(withoutKey.standardError.contains("encrypted"))
+        let info = try inspector.run("info", path, "--encryption-key-file", raw.path, "--format", "json")
+        #expect(try Self.jsonObject(info.standardOutput)["encrypted"] as? Bool == true)
+        #expect(try inspector.run("check", path, "--encryption-key-file", hex.path).status == 0)
+    }
+
+    @Test func aFileOpenForWritingInThisProcessIsRefused() throws {
+        let configuration = try makeRealm()
+        let realm = try Realm(configuration: configuration)
+        let outcome = try inspector.run("count", path, "RIPerson")
+        #expect(outcome.status == 1)
+        #expect(outcome.standardError.contains("another process"))
+        withExtendedLifetime(realm) {}
+    }
+}
