@@ -125,9 +125,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// **Accessor reuse.** A loop such as `for person in results { sum += person.age }` drops
     /// each object before it asks for the next. The iterator keeps the object it returned last
     /// (`previous`); if, when asked for the next, that object is referenced by nothing else
-    /// (``ObjectBase/isOnlyReference(_:)``: no other strong, weak or unowned
+    /// (`ObjectBase.isOnlyReference`: no other strong, weak or unowned
     /// reference) and its class keeps no state but its `@Persisted` wrappers
-    /// (``PersistedFieldLayout/holdsOnlyPersistedState``), the iterator moves it to the next
+    /// (`PersistedFieldLayout.holdsOnlyPersistedState`), the iterator moves it to the next
     /// object instead of making a new accessor: no allocation, no initialisation of its wrappers,
     /// no retain of the realm and table. Nothing can tell the difference: no code holds the old
     /// object, and a managed object is entirely its handle, table and key. An object the loop

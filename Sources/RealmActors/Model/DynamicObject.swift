@@ -49,7 +49,8 @@ extension Realm {
         }
         let object = DynamicObject()
         do {
-            try create(object, values: ObjectValues.values(for: table.schema, from: value), in: table, update: update)
+            try create(object, values: ObjectValues.values(for: table.schema, from: value, classes: { self.catalog.tables[$0]?.schema }),
+                       in: table, update: update)
         } catch {
             recordDeferredError(error)
         }

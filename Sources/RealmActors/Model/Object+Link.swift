@@ -89,7 +89,10 @@ extension Realm {
     func linkKey(for object: ObjectBase, className: String?, update: UpdatePolicy) throws -> UInt64 {
         let type = type(of: object)
         // The object's class as stored (a managed `DynamicObject` has its table's), else its Swift class's.
-        if let className, object.objectClassName != className {
+        // An unmanaged dynamic object (a nested value for a class without a Swift class) takes
+        // the class of the property it is stored in.
+        let isUnboundDynamic = object is DynamicObject && object.realmState == nil
+        if let className, !isUnboundDynamic, object.objectClassName != className {
             throw Realm.Error(.invalidInput, "Object of type '\(object.objectClassName)' cannot be linked from a property of type '\(className)'")
         }
         if let state = object.realmState {
@@ -103,7 +106,15 @@ extension Realm {
             precondition(!(object is EmbeddedObject), "Cannot set a link to an existing managed embedded object")
             return state.key
         }
-        let table = try tableCreatingIfNeeded(for: type)
+        let table: Table
+        if isUnboundDynamic {
+            guard let className, let known = catalog.tables[className] else {
+                throw Realm.Error(.invalidInput, "A dynamic object can be linked only from a property of a class of the realm")
+            }
+            table = known
+        } else {
+            table = try tableCreatingIfNeeded(for: type)
+        }
         // Without a primary key there is nothing to update: a linked object is simply inserted.
         return try insertOrUpdate(object, in: table, update: table.primaryKeyColumn == nil ? .error : update)
     }

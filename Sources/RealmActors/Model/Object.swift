@@ -262,7 +262,9 @@ open class ObjectBase: Hashable, CustomStringConvertible {
             let property = persistedProperty(key)
             let value: _RealmValue
             do {
-                value = try ObjectValues.realmValue(from: newValue, for: property, className: Self.className())
+                let realm = realmState?.realm
+                value = try ObjectValues.realmValue(from: newValue, for: property, className: Self.className(),
+                                                    classes: realm.map { realm in { realm.catalog.tables[$0]?.schema } })
             } catch {
                 fatalError("\(error)")
             }

@@ -4,21 +4,26 @@ internal import RealmRuntime
 /// Turning the `value:` of `Object(value:)` and `create(_:value:)` (and dynamic writes) into
 /// property values, and stored values back into what dynamic reads return.
 enum ObjectValues {
+    /// The schema of a class of the realm being written, by name: how a nested dictionary or
+    /// array for a link to a class without a Swift class in this program (dynamic access)
+    /// becomes an unmanaged ``DynamicObject`` holding its values. Nil where no realm is known.
+    typealias ClassLookup = (String) -> ObjectSchemaInfo?
+
     /// The values a dictionary, array or object gives, by property name, each checked against
     /// its property's type.
-    static func values(for type: ObjectBase.Type, from value: Any) throws -> [String: _RealmValue] {
-        try values(for: ObjectSchemaDiscovery.schema(for: type), from: value)
+    static func values(for type: ObjectBase.Type, from value: Any, classes: ClassLookup? = nil) throws -> [String: _RealmValue] {
+        try values(for: ObjectSchemaDiscovery.schema(for: type), from: value, classes: classes)
     }
 
     /// ``values(for:from:)-(ObjectBase.Type,_)`` for a class known by its schema (a class of the
     /// realm, for dynamic objects).
-    static func values(for schema: ObjectSchemaInfo, from value: Any) throws -> [String: _RealmValue] {
+    static func values(for schema: ObjectSchemaInfo, from value: Any, classes: ClassLookup? = nil) throws -> [String: _RealmValue] {
         var result: [String: _RealmValue] = [:]
         switch value {
         case let dictionary as [String: Any?]:
             for property in schema.properties {
                 guard let entry = dictionary[property.name] else { continue }
-                result[property.name] = try realmValue(from: entry, for: property, className: schema.className)
+                result[property.name] = try realmValue(from: entry, for: property, className: schema.className, classes: classes)
             }
         case let array as [Any?]:
             // One value per persisted property, in declaration order, as Realm requires.
@@ -26,11 +31,11 @@ enum ObjectValues {
                 throw Realm.Error(.invalidInput, "Invalid array input: number of values (\(array.count)) does not match number of properties (\(schema.properties.count))")
             }
             for (property, entry) in zip(schema.properties, array) {
-                result[property.name] = try realmValue(from: entry, for: property, className: schema.className)
+                result[property.name] = try realmValue(from: entry, for: property, className: schema.className, classes: classes)
             }
         case let object as ObjectBase:
             for property in schema.properties {
-                result[property.name] = try realmValue(from: object[property.name], for: property, className: schema.className)
+                result[property.name] = try realmValue(from: object[property.name], for: property, className: schema.className, classes: classes)
             }
         default:
             throw Realm.Error(.invalidInput, "Invalid value '\(value)' to initialize an object of type '\(schema.className)': expected a dictionary, an array or an object")
@@ -40,24 +45,24 @@ enum ObjectValues {
 
     /// A property's value from a Swift value: a scalar of the property's type, an object or
     /// nested dictionary/array for a link, an array for a list or set, a dictionary for a map.
-    static func realmValue(from value: Any?, for property: PropertyInfo, className: String) throws -> _RealmValue {
-        guard let collection = property.collection else { return try elementValue(from: value, for: property, className: className) }
+    static func realmValue(from value: Any?, for property: PropertyInfo, className: String, classes: ClassLookup? = nil) throws -> _RealmValue {
+        guard let collection = property.collection else { return try elementValue(from: value, for: property, className: className, classes: classes) }
         let element = property.element
         guard let value = unwrapped(value) else { return _RealmValue(.elements([])) }
         if let content = value as? any RealmCollectionContent { return _RealmValue(.collection(content)) }
         switch collection {
         case .map:
             guard let dictionary = value as? [String: Any?] else { throw invalid(value, property, className) }
-            return _RealmValue(.entries(try dictionary.map { ($0.key, try elementValue(from: $0.value, for: element, className: className)) }))
+            return _RealmValue(.entries(try dictionary.map { ($0.key, try elementValue(from: $0.value, for: element, className: className, classes: classes)) }))
         case .list, .set:
             guard let array = value as? [Any?] else { throw invalid(value, property, className) }
-            return _RealmValue(.elements(try array.map { try elementValue(from: $0, for: element, className: className) }))
+            return _RealmValue(.elements(try array.map { try elementValue(from: $0, for: element, className: className, classes: classes) }))
         }
     }
 
     /// One value (or element): links become objects (nested values build unmanaged objects of the
     /// linked class), `AnyRealmValue`s are wrapped, scalars converted.
-    private static func elementValue(from value: Any?, for property: PropertyInfo, className: String) throws -> _RealmValue {
+    private static func elementValue(from value: Any?, for property: PropertyInfo, className: String, classes: ClassLookup?) throws -> _RealmValue {
         switch property.kind {
         case .object:
             guard let value = unwrapped(value) else { return _RealmValue(.object(nil)) }
@@ -68,11 +73,19 @@ enum ObjectValues {
                 return _RealmValue(.object(copy))
             }
             if let object = value as? ObjectBase { return _RealmValue(.object(object)) }
-            guard let name = property.objectClassName, let type = ObjectSchemaDiscovery.registeredType(named: name),
-                  value is [String: Any?] || value is [Any?]
-            else { throw invalid(value, property, className) }
-            let object = type.init()
-            object.dynamicValues = try values(for: type, from: value)
+            guard let name = property.objectClassName, value is [String: Any?] || value is [Any?] else {
+                throw invalid(value, property, className)
+            }
+            if let type = ObjectSchemaDiscovery.registeredType(named: name) {
+                let object = type.init()
+                object.dynamicValues = try values(for: type, from: value, classes: classes)
+                return _RealmValue(.object(object))
+            }
+            // A class of the realm without a Swift class here: an unmanaged dynamic object, which
+            // takes the class of the property it is stored in (`Realm.linkKey`).
+            guard let schema = classes?(name) else { throw invalid(value, property, className) }
+            let object = DynamicObject()
+            object.dynamicValues = try values(for: schema, from: value, classes: classes)
             return _RealmValue(.object(object))
         case .mixed:
             return _RealmValue(.mixed((value as? AnyRealmValue) ?? AnyRealmValue(swiftValue: unwrapped(value))))

@@ -93,6 +93,28 @@ public struct Property: Sendable, Equatable, CustomStringConvertible {
     /// The property's name in the file: ``name`` (RealmActors does not rename properties).
     public var columnName: String { name }
 
+    /// Describes a property, for classes created at run time (``Realm/addObjectSchemas(_:)``):
+    /// as Realm's `RLMProperty(name:type:objectClassName:linkOriginPropertyName:indexed:optional:)`.
+    ///
+    /// For a collection, `type`, `objectClassName` and `isOptional` describe its elements (a
+    /// map's values). A link (`type: .object`) names its target in `objectClassName`; a
+    /// `.linkingObjects` property names the linking class there and the link property in
+    /// `linkOriginPropertyName`, and is listed among ``ObjectSchema/computedProperties``.
+    public init(name: String, type: PropertyType, objectClassName: String? = nil, linkOriginPropertyName: String? = nil,
+                isOptional: Bool = false, isIndexed: Bool = false, isPrimary: Bool = false,
+                isArray: Bool = false, isSet: Bool = false, isMap: Bool = false) {
+        self.name = name
+        self.type = type
+        self.objectClassName = objectClassName
+        self.linkOriginPropertyName = linkOriginPropertyName
+        self.isOptional = isOptional
+        self.isIndexed = isIndexed || isPrimary
+        self.isPrimary = isPrimary
+        self.isArray = isArray || type == .linkingObjects
+        self.isSet = isSet
+        self.isMap = isMap
+    }
+
     init(_ info: LinkingObjectsInfo) {
         name = info.name
         type = .linkingObjects
@@ -141,6 +163,15 @@ public struct ObjectSchema: Sendable, Equatable, CustomStringConvertible {
     public let isEmbedded: Bool
     /// The `LinkingObjects` properties, which are computed from other objects' links.
     public let computedProperties: [Property]
+
+    /// Describes a class, for classes created at run time (``Realm/addObjectSchemas(_:)``):
+    /// its stored properties in order, and its `LinkingObjects` properties apart.
+    public init(className: String, properties: [Property], isEmbedded: Bool = false, computedProperties: [Property] = []) {
+        self.className = className
+        self.properties = properties
+        self.isEmbedded = isEmbedded
+        self.computedProperties = computedProperties
+    }
 
     init(_ info: ObjectSchemaInfo) {
         className = info.className

@@ -307,8 +307,9 @@ extension Realm {
         case .uuid(let uuid): mixed = .value(.uuid, uuid._rlmValue.value)
         case .object(let object):
             let key = try linkKey(for: object, className: nil, update: update)
-            guard let table = catalog.tables[type(of: object).className()] else {
-                throw Realm.Error(.invalidInput, "'\(type(of: object).className())' is not in the realm's schema")
+            // The stored class (a managed `DynamicObject` reports its table's, not "DynamicObject").
+            guard let table = catalog.tables[object.objectClassName] else {
+                throw Realm.Error(.invalidInput, "'\(object.objectClassName)' is not in the realm's schema")
             }
             mixed = .link(table: table.tree, key: key)
         case .list(let list):
