@@ -43,8 +43,8 @@ let package = Package(
         .target(name: "RealmActors", dependencies: ["RealmRuntime"], swiftSettings: strictSettings),
 
         .executableTarget(name: "realm-demo", dependencies: ["RealmActors"], swiftSettings: strictSettings),
-        // Looks into a realm file from the shell: info, schema, count, query, check, compact, copy,
-        // versions. The public API only, as a user's tool would be.
+        // Looks into a realm file from the shell: info, schema, count, query, dump, load, check,
+        // compact, copy, versions. The public API only, as a user's tool would be.
         .executableTarget(name: "realm-inspect", dependencies: ["RealmActors"], swiftSettings: strictSettings),
         // Engine-level microbenchmarks, beside the package's other benchmarks but built here so
         // they can use the storage layer's package-level API: `swift run -c release realm-engine-bench`.

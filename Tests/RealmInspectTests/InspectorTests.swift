@@ -66,7 +66,7 @@ final class RIPet: Object {
                 person.active = id % 3 == 0
                 person.born = Date(timeIntervalSince1970: 86_400 * Double(id))
                 person.photo = id == 1 ? Data([1, 2, 3]) : nil
-                person.extra = id == 2 ? .string("mixed") : .int(id)
+                person.extra = Self.mixedValue(id)
                 person.address = RIAddress()
                 person.address!.city = "City \(id % 7)"
                 person.friend = previous
@@ -77,10 +77,29 @@ final class RIPet: Object {
                 pet.name = "pet \(id)"
                 person.pets.append(pet)
                 realm.add(person)
+                if id % 12 == 11 { person.extra = .object(pet) }
                 previous = person
             }
         }
         return configuration
+    }
+
+    /// A value of each kind `AnyRealmValue` holds, by `id % 12` (11: a link, set after the pet exists).
+    static func mixedValue(_ id: Int) -> AnyRealmValue {
+        switch id % 12 {
+        case 0: .none
+        case 1: .int(id)
+        case 2: .string("mixed \(id)")
+        case 3: .double(Double(id) + 0.25)
+        case 4: .float(Float(id) / 8)
+        case 5: .date(Date(timeIntervalSince1970: Double(id) * 1_000.000_123))
+        case 6: .data(Data([UInt8(id), 0, 255]))
+        case 7: .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)
+        case 8: .objectId(try! ObjectId(string: "507f1f77bcf86cd7994390\(String(format: "%02d", id % 100))"))
+        case 9: .decimal128(Decimal128(id))
+        case 10: .bool(true)
+        default: .none
+        }
     }
 
     static func jsonObject(_ line: String) throws -> [String: Any] {
@@ -296,5 +315,82 @@ final class RIPet: Object {
         #expect(outcome.status == 1)
         #expect(outcome.standardError.contains("another process"))
         withExtendedLifetime(realm) {}
+    }
+
+    @Test func dumpAndLoadRoundTripEveryKindOfValue() throws {
+        try makeRealm()
+        let dump = try inspector.run("dump", path)
+        #expect(dump.status == 0, "\(dump.standardError)")
+        #expect(dump.lines.count == 1 + 200 + 200)
+        let header = try Self.jsonObject(dump.lines[0])
+        #expect(header["realmDump"] as? Int == 1)
+        let pet = try Self.jsonObject(try #require(dump.lines.first { $0.hasPrefix("{\"$class\":\"RIPet\"") }))
+        #expect(pet["$id"] as? Int == 0)
+        let person = try Self.jsonObject(try #require(dump.lines.first { $0.contains("\"id\":5,") }))
+        #expect(person["pets"] as? [[String: Int]] == [["$id": 5]])
+        #expect((person["extra"] as? [String: Any])?["$type"] as? String == "date")
+
+        let dumpFile = directory.url.appendingPathComponent("people.jsonl")
+        try Data(dump.standardOutput.utf8).write(to: dumpFile)
+        let loadedPath = directory.url.appendingPathComponent("loaded.realm").path
+        let load = try inspector.run("load", dumpFile.path, loadedPath)
+        #expect(load.status == 0, "\(load.standardError)")
+        #expect(load.standardOutput == "loaded 400 objects into \(loadedPath)\n")
+        let again = try inspector.run("dump", loadedPath)
+        #expect(again.standardOutput == dump.standardOutput)
+        #expect(try inspector.run("check", loadedPath).status == 0)
+
+        // The loaded file opens with the model classes and reads the same objects.
+        let loaded = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: loadedPath), readOnly: true,
+                                                                  objectTypes: [RIPerson.self, RIAddress.self, RIPet.self]))
+        let original = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), readOnly: true,
+                                                                    objectTypes: [RIPerson.self, RIAddress.self, RIPet.self]))
+        for (left, right) in zip(original.objects(RIPerson.self), loaded.objects(RIPerson.self)) {
+            #expect(left.id == right.id && left.name == right.name && left.score == right.score && left.born == right.born)
+            #expect(left.token == right.token && left.objectID == right.objectID && left.balance == right.balance)
+            #expect(left.photo == right.photo && left.address?.city == right.address?.city && left.friend?.id == right.friend?.id)
+            #expect(Array(left.tags) == Array(right.tags) && Array(left.visits) == Array(right.visits))
+            #expect(left.pets.first?.name == right.pets.first?.name)
+            switch (left.extra, right.extra) {
+            case (.object(let a), .object(let b)): #expect(a.objectSchema.className == b.objectSchema.className)
+            default: #expect(left.extra == right.extra, "id \(left.id)")
+            }
+        }
+        #expect(loaded.objects(RIPet.self).filter("owners.@count == 1").count == 200)
+    }
+
+    @Test func aBadDumpIsRefusedAndLeavesNoFile() throws {
+        try makeRealm()
+        let lines = try inspector.run("dump", path).lines
+        let first = lines[1]
+        func edited(_ line: String, _ old: String, _ new: String) -> String { line.replacingOccurrences(of: old, with: new) }
+        let cases: [(String, [String])] = [
+            ("empty", []),
+            ("not a header", [first]),
+            ("truncated line", [lines[0], String(first.prefix(first.count / 2))]),
+            ("wrong type", [lines[0], edited(first, "\"age\":0", "\"age\":\"zero\"")]),
+            ("fraction for an int", [lines[0], edited(first, "\"age\":0", "\"age\":0.5")]),
+            ("null for a required value", [lines[0], edited(first, "\"age\":0", "\"age\":null")]),
+            ("unknown property", [lines[0], edited(first, "\"age\":0", "\"years\":0")]),
+            ("unknown class", [lines[0], edited(first, "\"$class\":\"RIPerson\"", "\"$class\":\"Nobody\"")]),
+            ("duplicate primary key", [lines[0], first, first]),
+            ("link to nothing", [lines[0], edited(lines[2], "\"friend\":0", "\"friend\":999")]),
+            ("bad date", [lines[0], edited(first, "\"born\":\"1970-01-01T00:00:00.000Z\"", "\"born\":\"yesterday\"")]),
+            ("bad base64", [lines[0], edited(lines[2], "\"photo\":\"AQID\"", "\"photo\":\"***\"")]),
+            ("bad mixed tag", [lines[0], edited(lines[4], "\"$type\":\"double\"", "\"$type\":\"quaternion\"")]),
+            ("pet numbered out of order", [lines[0]] + lines.filter { $0.contains("\"RIPet\"") }.dropFirst().prefix(1)),
+        ]
+        for (name, content) in cases {
+            let dumpFile = directory.url.appendingPathComponent("bad.jsonl")
+            try Data((content.joined(separator: "\n") + (content.isEmpty ? "" : "\n")).utf8).write(to: dumpFile)
+            let target = directory.url.appendingPathComponent("bad-\(UUID().uuidString).realm").path
+            let outcome = try inspector.run("load", dumpFile.path, target)
+            #expect(!outcome.crashed && outcome.status == 1, "\(name): \(outcome.status) \(outcome.standardError)")
+            #expect(outcome.standardError.hasPrefix("Error: "), "\(name)")
+            #expect(!FileManager.default.fileExists(atPath: target), "\(name) left a file")
+        }
+        let exists = try inspector.run("load", directory.url.appendingPathComponent("bad.jsonl").path, path)
+        #expect(exists.status == 1)
+        #expect(exists.standardError.contains("exists"))
     }
 }

@@ -7,8 +7,9 @@ struct RealmFile {
     let encryptionKey: Data?
     let quiet: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        path = arguments[position: 0]!
+    /// The file named by the positional argument at `position`, with the shared options.
+    init(_ arguments: ParsedArguments, pathAt position: Int = 0) throws(UsageError) {
+        path = arguments[position: position]!
         quiet = arguments.flag("quiet")
         encryptionKey = try arguments.options["encryption-key-file"].map { path throws(UsageError) in try Self.key(fromFileAt: path) }
     }

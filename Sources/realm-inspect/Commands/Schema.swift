@@ -48,6 +48,12 @@ struct SchemaCommand: InspectorCommand {
         }
     }
 
+    /// The type a name of ``typeName(_:)`` stands for.
+    static func type(named name: String) -> PropertyType? {
+        let all: [PropertyType] = [.int, .bool, .string, .data, .date, .float, .double, .object, .linkingObjects, .objectId, .decimal128, .UUID, .any]
+        return all.first { typeName($0) == name }
+    }
+
     static func collectionName(_ property: Property) -> String? {
         property.isArray ? "list" : property.isSet ? "set" : property.isMap ? "map" : nil
     }
