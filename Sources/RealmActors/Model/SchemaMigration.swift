@@ -224,12 +224,17 @@ enum SchemaMigration {
             }
         }
         let target = Dictionary(uniqueKeysWithValues: (desired ?? old.stored.tables.map(\.schema)).map { ($0.className, $0) })
+        let start = ContinuousClock.now
+        if migrating {
+            realm.report(.migrationStarted(fromSchemaVersion: old.version, toSchemaVersion: configuration.schemaVersion))
+        }
         if migrating, let block = configuration.migrationBlock {
             let migration = Migration(realm: realm, oldCatalog: old, target: target)
             block(migration, old.version)
             if let error = migration.error { throw error }
         }
         try finish(target, old: old, in: realm)
+        if migrating { realm.report(.migrationFinished(duration: ContinuousClock.now - start)) }
     }
 
     /// The name a column gets while a migration runs when its property is gone from the new

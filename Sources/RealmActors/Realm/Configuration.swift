@@ -124,6 +124,13 @@ extension Realm {
         /// nothing). `nil` (the default) means no limit. The first handle to open the file sets it.
         public var maximumNumberOfActiveVersions: UInt?
 
+        /// Where the realm reports events and measurements for logs and metrics: opening,
+        /// migrations, commit latency, group-commit batches, file statistics, snapshots held too
+        /// long, notifier lag, compaction (see ``Realm/Instrumentation``). `nil` (the default)
+        /// reports nothing. The file's own events go to the first handle's instrumentation. Not
+        /// compared by `==`.
+        public var instrumentation: Realm.Instrumentation?
+
         private var storage: Location
 
         /// Where the data lives: one of a file or a named in-memory realm, never both.

@@ -39,16 +39,18 @@ extension Realm {
     ///   ``Realm/Error`` as ``init(configuration:)``.
     public static func open(configuration: Configuration = .defaultConfiguration,
                             isolation: isolated (any Actor)? = #isolation) async throws -> Realm {
+        let start = ContinuousClock.now
         let file = try await openAndMigrate(configuration)
         try Task.checkCancellation()
-        return try Realm(configuration: configuration, file: file, actor: isolation)
+        return try Realm(configuration: configuration, file: file, actor: isolation, openingSince: start)
     }
 
     /// Opens a realm isolated to `actor` (Realm Swift's spelling of ``open(configuration:isolation:)``).
     public convenience init<A: Actor>(configuration: Configuration = .defaultConfiguration, actor: isolated A) async throws {
+        let start = ContinuousClock.now
         let file = try await Realm.openAndMigrate(configuration)
         try Task.checkCancellation()
-        try self.init(configuration: configuration, file: file, actor: actor)
+        try self.init(configuration: configuration, file: file, actor: actor, openingSince: start)
     }
 
     /// Opens the file and runs the schema check and migration on a handle of its own, away from

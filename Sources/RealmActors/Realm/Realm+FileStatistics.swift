@@ -37,6 +37,19 @@ extension Realm {
         /// a crash or power cut; 0 after a clean close).
         public let logRecordsReplayed: Int
 
+        init(usage: SpaceUsage, version: UInt64, activeVersions: Int, isEncrypted: Bool, logRecordsReplayed: Int) {
+            formatVersion = Int(MetaPage.formatVersion)
+            pageSize = PageLayout.pageSize
+            fileBytes = usage.fileBytes
+            liveBytes = usage.liveBytes
+            freeBytes = usage.freeBytes
+            pinnedBytes = usage.heldBytes
+            self.version = version
+            self.activeVersions = activeVersions
+            self.isEncrypted = isEncrypted
+            self.logRecordsReplayed = logRecordsReplayed
+        }
+
         /// One line per field, `name: value`.
         public var description: String {
             """
@@ -59,12 +72,8 @@ extension Realm {
     /// - Complexity: O(free runs in the free list), under the file's state lock; no I/O.
     public var fileStatistics: FileStatistics {
         let database = file.database
-        let usage = database.spaceUsage
-        return FileStatistics(formatVersion: Int(MetaPage.formatVersion), pageSize: PageLayout.pageSize,
-                              fileBytes: usage.fileBytes, liveBytes: usage.liveBytes, freeBytes: usage.freeBytes,
-                              pinnedBytes: usage.heldBytes, version: database.preparedTransaction,
-                              activeVersions: database.activeVersionCount,
-                              isEncrypted: configuration.encryptionKey != nil,
+        return FileStatistics(usage: database.spaceUsage, version: database.preparedTransaction,
+                              activeVersions: database.activeVersionCount, isEncrypted: configuration.encryptionKey != nil,
                               logRecordsReplayed: database.recordsReplayed)
     }
 

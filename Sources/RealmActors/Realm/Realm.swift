@@ -67,6 +67,8 @@ public final class Realm {
     /// table, so an identity is never reused while cached.
     private var fieldColumnCache: [ObjectIdentifier: (table: Table, layout: PersistedFieldLayout, columns: [Int?])] = [:]
     private var catalogChanged = false
+    /// When the last `prepareCommit` began: the start of the commit latency reported.
+    private var commitStarted: ContinuousClock.Instant?
 
     /// Whether this handle's write transaction created or changed tables not yet recorded in it.
     var schemaChangedInWrite: Bool { catalogChanged }
@@ -124,7 +126,8 @@ public final class Realm {
     /// - Throws: ``Realm/Error`` (`fileAccess`, `filePermissionDenied`, `invalidDatabase`,
     ///   `incompatibleLockFile`, `schemaMismatch`, …).
     public convenience init(configuration: Configuration = .defaultConfiguration) throws {
-        try self.init(configuration: configuration, file: Realm.openFile(configuration), actor: nil)
+        let start = ContinuousClock.now
+        try self.init(configuration: configuration, file: Realm.openFile(configuration), actor: nil, openingSince: start)
     }
 
     /// Opens the realm file at `fileURL`, with the default configuration's other settings.
@@ -137,7 +140,8 @@ public final class Realm {
     }
 
     /// A handle on an open file, bound to `actor` if given (then it refreshes itself there).
-    init(configuration: Configuration, file: SharedRealmFile, actor: (any Actor)?) throws {
+    /// `openingSince`: when opening began (the ``Event/opened(duration:)`` reported).
+    init(configuration: Configuration, file: SharedRealmFile, actor: (any Actor)?, openingSince: ContinuousClock.Instant = .now) throws {
         self.configuration = configuration
         self.file = file
         self.actor = actor
@@ -155,6 +159,7 @@ public final class Realm {
         if let actor {
             autorefreshToken = file.versionObservers.add(AutorefreshObserver(realm: self, actor: actor))
         }
+        report(.opened(duration: ContinuousClock.now - openingSince))
     }
 
     /// Binds a handle that no actor owns yet to `isolation`, the actor using it now, so that it
@@ -226,7 +231,8 @@ public final class Realm {
             return try SharedRealmFile.open(identity, readOnly: configuration.readOnly,
                                             encryptionKey: configuration.encryptionKey.map { [UInt8]($0) },
                                             maximumActiveVersions: configuration.maximumNumberOfActiveVersions.map { Int(clamping: $0) },
-                                            shouldCompact: configuration.shouldCompactOnLaunch)
+                                            shouldCompact: configuration.shouldCompactOnLaunch,
+                                            instrumentation: configuration.instrumentation?.fileInstrumentation(configuration))
         } catch {
             throw Realm.Error.from(error, configuration: configuration)
         }
@@ -339,6 +345,7 @@ public final class Realm {
             cancelWrite()
             throw error
         }
+        commitStarted = ContinuousClock.now
         let changes = CommitChanges(rows: write.transaction.changeLog, silencedObservers: silencedObservers)
         let transaction: TransactionID
         do {
@@ -362,6 +369,7 @@ public final class Realm {
             advance()
             throw Realm.Error.from(error, configuration: configuration)
         }
+        if let commitStarted { report(.committed(version: transaction, latency: ContinuousClock.now - commitStarted)) }
         advance()
     }
 

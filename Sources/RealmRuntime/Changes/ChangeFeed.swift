@@ -37,9 +37,13 @@ package final class ChangeFeed: Sendable {
     /// Told after the processor has handled each version (or at once when there is none).
     package let versionObservers: VersionObservers
 
-    init(database: Database, versionObservers: VersionObservers) {
+    /// Told when the processor has handled a version (the notifier's lag).
+    private let monitor: FileMonitor?
+
+    init(database: Database, versionObservers: VersionObservers, monitor: FileMonitor?) {
         self.database = database
         self.versionObservers = versionObservers
+        self.monitor = monitor
     }
 
     /// Keeps the log of the commit `transaction` (call before preparing it).
@@ -86,6 +90,7 @@ package final class ChangeFeed: Sendable {
 
     /// The processor has delivered `version`: autorefreshing handles may advance to it.
     package func didProcess(_ version: TransactionID) {
+        monitor?.didProcess(version)
         versionObservers.notify(version)
     }
 

@@ -28,19 +28,26 @@ package final class SharedRealmFile: Sendable {
     /// Commits' change logs on their way to the notifier; see ``ChangeFeed``.
     package let changeFeed: ChangeFeed
 
-    private init(identity: Identity, database: Database, schema: SchemaCatalog, at transaction: TransactionID) {
+    /// Reports the file's flushes, space, held versions and notifier lag, if the first handle
+    /// to open the file gave an instrumentation.
+    package let monitor: FileMonitor?
+
+    private init(identity: Identity, database: Database, schema: SchemaCatalog, at transaction: TransactionID,
+                 instrumentation: FileInstrumentation?) {
         self.identity = identity
         self.database = database
+        let monitor = instrumentation.map { FileMonitor($0, database: database) }
+        self.monitor = monitor
         let schemas = SchemaVersions(database: database, schema: schema, at: transaction)
         self.schemas = schemas
-        let feed = ChangeFeed(database: database, versionObservers: versionObservers)
+        let feed = ChangeFeed(database: database, versionObservers: versionObservers, monitor: monitor)
         changeFeed = feed
         let label: String
         switch identity {
         case .file(let path): label = path
         case .inMemory(let identifier): label = "memory:\(identifier)"
         }
-        writes = WritePipeline(database: database, schemas: schemas, changeFeed: feed, label: label)
+        writes = WritePipeline(database: database, schemas: schemas, changeFeed: feed, label: label, monitor: monitor)
     }
 
     deinit {
@@ -94,17 +101,21 @@ package final class SharedRealmFile: Sendable {
     /// copy of its newest version (``Database/writeCompactCopy(of:tables:to:replacing:)``: the
     /// copy is synced before it is renamed over the file, so a crash leaves the old file or the
     /// new one). A missing file is left to the open that follows.
-    private static func compact(path: String, encryptionKey: [UInt8]?, if shouldCompact: @Sendable (Int, Int) -> Bool) throws {
+    private static func compact(path: String, encryptionKey: [UInt8]?, if shouldCompact: @Sendable (Int, Int) -> Bool,
+                                instrumentation: FileInstrumentation?) throws {
         guard FileManager.default.fileExists(atPath: path) else { return }
         let database = try Database.open(path: path, options: DatabaseOptions(encryptionKey: encryptionKey))
         do {
             let usage = database.spaceUsage
             if shouldCompact(Int(clamping: usage.fileBytes), Int(clamping: usage.liveBytes)) {
+                let start = ContinuousClock.now
                 let read = try database.beginRead()
                 let catalog = try read.storedSchema().map(SchemaCatalog.init) ?? .empty
                 let layouts = catalog.tableLayouts
                 try Database.writeCompactCopy(of: read, tables: layouts, to: path, replacing: true, encryptionKey: encryptionKey)
                 withExtendedLifetime(read) {}  // pinned until the copy is written; released before close
+                let after = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)??.uint64Value ?? 0
+                instrumentation?.sink(.compacted(bytesBefore: usage.fileBytes, bytesAfter: after, duration: ContinuousClock.now - start))
             }
         } catch {
             try? database.close()
@@ -133,8 +144,12 @@ package final class SharedRealmFile: Sendable {
     /// `shouldCompact`, when given, is asked on the first open of a file in the process (not for
     /// in-memory or read-only realms) with the file's total and used bytes; if it answers true, the
     /// file is first rewritten compactly (see ``compact(path:)``).
+    ///
+    /// `instrumentation`, like `maximumActiveVersions`, is the first opening handle's: it gets the
+    /// file's events (``FileEvent``) while the file is open in the process.
     package static func open(_ identity: Identity, readOnly: Bool, encryptionKey: [UInt8]? = nil, maximumActiveVersions: Int? = nil,
-                             shouldCompact: (@Sendable (Int, Int) -> Bool)? = nil) throws -> SharedRealmFile {
+                             shouldCompact: (@Sendable (Int, Int) -> Bool)? = nil,
+                             instrumentation: FileInstrumentation? = nil) throws -> SharedRealmFile {
         try registry.withLock { files in
             if let file = files[identity]?.file {
                 // One file, one way of opening it in a process, as in Realm.
@@ -151,7 +166,9 @@ package final class SharedRealmFile: Sendable {
             switch identity {
             case .file(let path):
                 let faults = faultInjectors.withLock { $0[path] }
-                if let shouldCompact, !readOnly { try compact(path: path, encryptionKey: encryptionKey, if: shouldCompact) }
+                if let shouldCompact, !readOnly {
+                    try compact(path: path, encryptionKey: encryptionKey, if: shouldCompact, instrumentation: instrumentation)
+                }
                 database = try Database.open(path: path, options: DatabaseOptions(readOnly: readOnly, faults: faults,
                                                                                   encryptionKey: encryptionKey))
             case .inMemory: database = try Database.inMemory()
@@ -159,7 +176,8 @@ package final class SharedRealmFile: Sendable {
             database.maximumActiveVersions = maximumActiveVersions
             let read = try database.beginRead()
             let schema = try read.storedSchema().map(SchemaCatalog.init) ?? .empty
-            let file = SharedRealmFile(identity: identity, database: database, schema: schema, at: read.transaction)
+            let file = SharedRealmFile(identity: identity, database: database, schema: schema, at: read.transaction,
+                                       instrumentation: instrumentation)
             files[identity] = WeakFile(file: file)
             return file
         }

@@ -49,12 +49,15 @@ package final class GroupCommit: Sendable {
     /// Called after each flush that made a new version durable, with that version, before the
     /// writers it settled resume.
     private let onDurable: @Sendable (TransactionID) -> Void
+    /// Told after each flush: how many commits it made durable, how long it took, its failure.
+    private let monitor: FileMonitor?
 
-    package init(database: Database, label: String, inlineFlushLimit: Duration = .microseconds(500),
+    package init(database: Database, label: String, inlineFlushLimit: Duration = .microseconds(500), monitor: FileMonitor? = nil,
                  onDurable: @escaping @Sendable (TransactionID) -> Void) {
         self.database = database
         self.inlineFlushLimit = inlineFlushLimit
         queue = DispatchQueue(label: "RealmActors.commit.\(label)")
+        self.monitor = monitor
         self.onDurable = onDurable
     }
 
@@ -140,9 +143,10 @@ package final class GroupCommit: Sendable {
     private func flushOnce() {
         let before = database.latestTransaction
         var failure: (any Error)?
+        var commits = 0
         let start = ContinuousClock.now
         do {
-            _ = try database.flush()
+            commits = try database.flushBatch().commits
         } catch {
             failure = error
         }
@@ -162,7 +166,11 @@ package final class GroupCommit: Sendable {
             }
         }
         // The feed first: a writer that resumes finds its version already announced.
-        if after > before { onDurable(after) }
+        if after > before {
+            monitor?.versionBecameDurable(after)
+            onDurable(after)
+        }
+        if commits > 0 || failure != nil { monitor?.didFlush(commits: commits, duration: took, failure: failure) }
         for (continuation, error) in settled {
             if let error { continuation.resume(throwing: error) } else { continuation.resume() }
         }

@@ -47,11 +47,11 @@ package final class WritePipeline: Sendable {
     /// Makes prepared commits durable, several per sync.
     let groupCommit: GroupCommit
 
-    init(database: Database, schemas: SchemaVersions, changeFeed: ChangeFeed, label: String) {
+    init(database: Database, schemas: SchemaVersions, changeFeed: ChangeFeed, label: String, monitor: FileMonitor?) {
         self.database = database
         self.schemas = schemas
         self.changeFeed = changeFeed
-        groupCommit = GroupCommit(database: database, label: label) { version in
+        groupCommit = GroupCommit(database: database, label: label, monitor: monitor) { version in
             changeFeed.versionDidBecomeDurable(version)
         }
     }

@@ -562,6 +562,9 @@ package final class Database: Sendable {
         }
     }
 
+    /// The oldest version a reader pins, if any reader pins one.
+    package var oldestPinnedTransaction: TransactionID? { state.withLock { $0.pins.keys.min() } }
+
     /// The most versions that may be live at once; nil for no limit. A commit that would make
     /// one more live version than this throws `.maximumActiveVersionsExceeded` (old versions
     /// pinned by readers keep their pages from being reused, so unbounded pinning grows the file).
@@ -672,12 +675,18 @@ package final class Database: Sendable {
     /// further writes (the kernel may have dropped the unsynced pages) and must be reopened.
     @discardableResult
     package func flush() throws -> TransactionID {
+        try flushBatch().newest
+    }
+
+    /// ``flush()``, also saying how many commits the flush made durable (0 when none was
+    /// pending): the size of a group commit's batch, for instrumentation.
+    package func flushBatch() throws -> (newest: TransactionID, commits: Int) {
         try flushLock.withLock { _ in
             let (batch, published, slot) = try state.withLock { state in
                 if let failure = state.failure { throw failure }
                 return (state.pending, state.published, state.publishedSlot)
             }
-            guard let last = batch.last else { return published.transaction }
+            guard let last = batch.last else { return (published.transaction, 0) }
             var meta = last.tip.meta
             meta.durableBase = published.transaction
             let newSlot = 1 - slot
@@ -722,7 +731,7 @@ package final class Database: Sendable {
                     state.withLock { $0.failure = error }
                 }
             }
-            return meta.transaction
+            return (meta.transaction, batch.count)
         }
     }
 
