@@ -87,6 +87,7 @@ final class EventLog: Sendable {
             }
             try await group.waitForAll()
         }
+        #expect(log.all.filter { if case .opened = $0 { true } else { false } }.count == 1 + writers)  // one per handle
         #expect(log.flushedCommits == 1 + writers * commitsEach)
         #expect(log.committed.count == 1 + writers * commitsEach)
         #expect(Set(log.committed).count == log.committed.count)

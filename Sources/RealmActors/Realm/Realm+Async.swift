@@ -58,7 +58,7 @@ extension Realm {
     @concurrent
     nonisolated static func openAndMigrate(_ configuration: Configuration) async throws -> SharedRealmFile {
         try Task.checkCancellation()
-        return try Realm(configuration: configuration).file
+        return try Realm(configuration: configuration, file: Realm.openFile(configuration), actor: nil, openingSince: nil).file
     }
 
     // MARK: Writing in async code

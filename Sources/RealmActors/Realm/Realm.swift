@@ -140,8 +140,10 @@ public final class Realm {
     }
 
     /// A handle on an open file, bound to `actor` if given (then it refreshes itself there).
-    /// `openingSince`: when opening began (the ``Event/opened(duration:)`` reported).
-    init(configuration: Configuration, file: SharedRealmFile, actor: (any Actor)?, openingSince: ContinuousClock.Instant = .now) throws {
+    /// `openingSince`: when opening began (the ``Event/opened(duration:)`` reported); nil for a
+    /// handle made only to open and migrate the file, which reports nothing.
+    init(configuration: Configuration, file: SharedRealmFile, actor: (any Actor)?,
+         openingSince: ContinuousClock.Instant? = ContinuousClock.now) throws {
         self.configuration = configuration
         self.file = file
         self.actor = actor
@@ -159,7 +161,7 @@ public final class Realm {
         if let actor {
             autorefreshToken = file.versionObservers.add(AutorefreshObserver(realm: self, actor: actor))
         }
-        report(.opened(duration: ContinuousClock.now - openingSince))
+        if let openingSince { report(.opened(duration: ContinuousClock.now - openingSince)) }
     }
 
     /// Binds a handle that no actor owns yet to `isolation`, the actor using it now, so that it
