@@ -41,10 +41,11 @@ final class DamagedDog: Object {
     }
 
     @Test func aQueryThatCannotThrowTrapsNamingTheFileAndThePage() async throws {
-        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("RealmActorsTests-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let configuration = try Self.damagedRealm(in: directory)
+        // The directory is the parent's, so that it is removed after the child traps.
+        let temporary = try TemporaryDirectory()
+        let path = temporary.url.path
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [path = path as String] in
+            let configuration = try Self.damagedRealm(in: URL(fileURLWithPath: path))
             let realm = try Realm(configuration: configuration)
             _ = realm.objects(DamagedDog.self).filter("age > 3").count
         }.map { result in
