@@ -71,6 +71,8 @@ import RealmActors
         let bad: [(String, [ObjectSchema])] = [
             ("link to nowhere", [ObjectSchema(className: "X", properties: [Property(name: "a", type: .object, objectClassName: "Nowhere", isOptional: true)])]),
             ("double primary key", [ObjectSchema(className: "X", properties: [Property(name: "a", type: .double, isPrimary: true)])]),
+            ("bool primary key", [ObjectSchema(className: "X", properties: [Property(name: "a", type: .bool, isPrimary: true)])]),
+            ("date primary key", [ObjectSchema(className: "X", properties: [Property(name: "a", type: .date, isPrimary: true)])]),
             ("duplicate property", [ObjectSchema(className: "X", properties: [Property(name: "a", type: .int), Property(name: "a", type: .int)])]),
             ("required to-one link", [ObjectSchema(className: "X", properties: [Property(name: "a", type: .object, objectClassName: "X")])]),
             ("empty class name", [ObjectSchema(className: "", properties: [])]),

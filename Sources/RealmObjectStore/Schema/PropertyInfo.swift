@@ -168,6 +168,10 @@ package struct ObjectSchemaInfo: Codable, Hashable, Sendable {
             guard names.insert(property.name).inserted else {
                 throw StorageError(.invalidInput, "Property '\(className).\(property.name)' is declared twice")
             }
+            // Realm's primary key types: integers, strings, object ids and UUIDs (optional or not).
+            if property.isPrimaryKey && (property.collection != nil || ![.int, .string, .objectId, .uuid].contains(property.kind)) {
+                throw StorageError(.invalidInput, "Property '\(className).\(property.name)' of type \(property.typeName) cannot be a primary key: use an integer, a String, an ObjectId or a UUID")
+            }
             if (property.isPrimaryKey || property.isIndexed) && !property.isIndexable {
                 throw StorageError(.invalidInput,
                                    "Property '\(className).\(property.name)' of type \(property.typeName) cannot be \(property.isPrimaryKey ? "a primary key" : "indexed")")
