@@ -6,6 +6,9 @@
 //   RealmLogging           Realm.Instrumentation events as swift-log messages
 //   RealmMetrics           Realm.Instrumentation events as swift-metrics timers, recorders, gauges, counters
 //   RealmServiceLifecycle  a swift-service-lifecycle Service that owns a process's realms
+//   RealmHummingbird       Hummingbird 2 support: Realm.Error as HTTP errors, change streams as
+//                          server-sent events that end when the client disconnects
+//   order-service          an example service (Examples/OrderService) on all of them
 //
 // `swift test --package-path Integrations` (CI runs it).
 import PackageDescription
@@ -23,12 +26,15 @@ let package = Package(
         .library(name: "RealmLogging", targets: ["RealmLogging"]),
         .library(name: "RealmMetrics", targets: ["RealmMetrics"]),
         .library(name: "RealmServiceLifecycle", targets: ["RealmServiceLifecycle"]),
+        .library(name: "RealmHummingbird", targets: ["RealmHummingbird"]),
+        .executable(name: "order-service", targets: ["order-service"]),
     ],
     dependencies: [
         .package(name: "RealmActors", path: ".."),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
         .target(name: "RealmLogging", dependencies: [
@@ -44,6 +50,32 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: strictSettings),
+        .target(name: "RealmHummingbird", dependencies: [
+            .product(name: "RealmActors", package: "RealmActors"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+        ], swiftSettings: strictSettings),
+
+        // The example service (Examples/OrderService): its app as a library the tests drive on
+        // loopback, and the executable.
+        .target(name: "OrderServiceApp", dependencies: [
+            "RealmHummingbird", "RealmServiceLifecycle",
+            .product(name: "RealmActors", package: "RealmActors"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Examples/OrderService/Sources/OrderServiceApp", swiftSettings: strictSettings),
+        .executableTarget(name: "order-service", dependencies: [
+            "OrderServiceApp",
+            .product(name: "RealmActors", package: "RealmActors"),
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Examples/OrderService/Sources/order-service", swiftSettings: strictSettings),
+        .testTarget(name: "OrderServiceTests", dependencies: [
+            "OrderServiceApp", "RealmHummingbird",
+            .product(name: "RealmActors", package: "RealmActors"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Examples/OrderService/Tests/OrderServiceTests", swiftSettings: strictSettings),
+
         .testTarget(name: "RealmIntegrationsTests", dependencies: [
             "RealmLogging", "RealmMetrics", "RealmServiceLifecycle",
             .product(name: "RealmActors", package: "RealmActors"),

@@ -1,0 +1,107 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import OrderServiceApp
+import RealmActors
+import Synchronization
+import Testing
+
+/// The example service on loopback (`.live`: a real HTTP server and client): orders written and
+/// read, user predicates answered with 400, and change events streamed as server-sent events.
+@Suite(.timeLimit(.minutes(2))) struct OrderServiceTests {
+    final class TemporaryDirectory {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("OrderServiceTests-\(UUID().uuidString)")
+        init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+        deinit { try? FileManager.default.removeItem(at: url) }
+    }
+
+    static func application(_ directory: TemporaryDirectory) async throws -> some ApplicationProtocol {
+        let configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("orders.realm"), objectTypes: [Order.self])
+        return try await buildApplication(configuration: configuration, port: 0, logger: Logger(label: "order-service-tests"))
+    }
+
+    static func json(_ order: OrderDTO) throws -> ByteBuffer {
+        ByteBuffer(data: try JSONEncoder().encode(order))
+    }
+
+    @Test func ordersAreWrittenAndRead() async throws {
+        let directory = try TemporaryDirectory()
+        let app = try await Self.application(directory)
+        try await app.test(.live) { client in
+            for id in 1...5 {
+                try await client.execute(uri: "/orders", method: .post, body: Self.json(OrderDTO(id: id, item: "tea", quantity: id))) { response in
+                    #expect(response.status == .created)
+                    let order = try JSONDecoder().decode(OrderDTO.self, from: Data(buffer: response.body))
+                    #expect(order.id == id)
+                }
+            }
+            try await client.execute(uri: "/orders/3", method: .get) { response in
+                let order = try JSONDecoder().decode(OrderDTO.self, from: Data(buffer: response.body))
+                #expect(order == OrderDTO(id: 3, item: "tea", quantity: 3))
+            }
+            try await client.execute(uri: "/orders/99", method: .get) { response in
+                #expect(response.status == .notFound)
+            }
+            try await client.execute(uri: "/orders?filter=quantity%20%3E%203", method: .get) { response in
+                let orders = try JSONDecoder().decode([OrderDTO].self, from: Data(buffer: response.body))
+                #expect(orders.map(\.id) == [4, 5])
+            }
+            try await client.execute(uri: "/orders?limit=2", method: .get) { response in
+                let orders = try JSONDecoder().decode([OrderDTO].self, from: Data(buffer: response.body))
+                #expect(orders.count == 2)
+            }
+            // A duplicate id is the client's mistake.
+            try await client.execute(uri: "/orders", method: .post, body: Self.json(OrderDTO(id: 1, item: "tea", quantity: 1))) { response in
+                #expect(response.status == .badRequest)
+            }
+        }
+    }
+
+    @Test func malformedPredicatesAreBadRequests() async throws {
+        let directory = try TemporaryDirectory()
+        let app = try await Self.application(directory)
+        try await app.test(.live) { client in
+            for filter in ["quantity%20%3E", "nosuch%20==%201", String(repeating: "(", count: 5_000), "quantity%20==%20'x'"] {
+                try await client.execute(uri: "/orders?filter=\(filter)", method: .get) { response in
+                    #expect(response.status == .badRequest, "\(filter.prefix(40))")
+                    #expect(String(buffer: response.body).contains("predicate") || String(buffer: response.body).contains("property"),
+                            "\(String(buffer: response.body))")
+                }
+                try await client.execute(uri: "/orders/events?filter=\(filter)", method: .get) { response in
+                    #expect(response.status == .badRequest)
+                }
+            }
+        }
+    }
+
+    @Test func changesArriveAsServerSentEvents() async throws {
+        let directory = try TemporaryDirectory()
+        let app = try await Self.application(directory)
+        let configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("orders.realm"), objectTypes: [Order.self])
+        try await app.test(.live) { client in
+            try await client.execute(uri: "/orders", method: .post, body: Self.json(OrderDTO(id: 1, item: "tea", quantity: 1)))
+            // Another writer of the file, in this process (the one HTTP connection is busy with
+            // the stream). It commits until the stream has delivered its two events: the
+            // initial count, then an update — a commit made before observation began is in the
+            // initial count only, so one commit is not enough to be sure.
+            let writer = try await Realm.open(configuration: configuration)
+            let received = Mutex(false)
+            async let stream: String = client.execute(uri: "/orders/events?filter=item%20==%20'tea'&limit=2", method: .get) { response in
+                #expect(response.headers[.contentType] == "text/event-stream")
+                received.withLock { $0 = true }
+                return String(buffer: response.body)
+            }
+            var id = 2
+            while !received.withLock({ $0 }) {
+                try await writer.asyncWrite { writer.add(Order(value: ["id": id, "item": "tea", "quantity": 1])) }
+                id += 1
+                await Task.yield()
+            }
+            let body = try await stream
+            #expect(body.hasPrefix("event: initial\ndata: {\"count\":"), "\(body)")
+            #expect(body.contains("event: update\ndata: {\"count\":"), "\(body)")
+        }
+    }
+}
