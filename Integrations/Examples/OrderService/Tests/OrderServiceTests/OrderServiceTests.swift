@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -103,5 +106,53 @@ import Testing
             #expect(body.hasPrefix("event: initial\ndata: {\"count\":"), "\(body)")
             #expect(body.contains("event: update\ndata: {\"count\":"), "\(body)")
         }
+    }
+    /// A client that goes away ends its change stream at once: its observer is released without
+    /// waiting for a commit that would have been sent to it (Hummingbird does not cancel a
+    /// response body's task on disconnect by itself; `serverSentEvents(for:_:)` makes it).
+    @Test func aClientThatDisconnectsReleasesItsObserverAtOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let app = try await Self.application(directory)
+        let configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("orders.realm"), objectTypes: [Order.self])
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let realm = try await Realm.open(configuration: configuration)
+            #expect(realm.numberOfChangeObservers == 0)
+            // A raw HTTP client on loopback: asks for the stream, reads until the first event,
+            // then closes the connection.
+            let received = try await Task.detached { try RawHTTPClient.readFirstEventThenClose(port: port, path: "/orders/events") }.value
+            #expect(received.contains("event: initial"))
+            // No commit happens from here on: the observer must go by itself.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while realm.numberOfChangeObservers > 0, ContinuousClock.now < deadline { await Task.yield() }
+            #expect(realm.numberOfChangeObservers == 0)
+        }
+    }
+}
+
+/// A minimal blocking HTTP/1.1 client over a POSIX socket, for the disconnect test.
+enum RawHTTPClient {
+    static func readFirstEventThenClose(port: Int, path: String) throws -> String {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.EIO) }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        let request = "GET \(path) HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n"
+        _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
+        var received = ""
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !received.contains("\n\n") || !received.contains("event:") {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            received += String(decoding: buffer[0..<count], as: UTF8.self)
+        }
+        return received
     }
 }
