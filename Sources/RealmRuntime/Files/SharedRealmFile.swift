@@ -28,16 +28,13 @@ package final class SharedRealmFile: Sendable {
     /// Commits' change logs on their way to the notifier; see ``ChangeFeed``.
     package let changeFeed: ChangeFeed
 
-    /// Reports the file's flushes, space, held versions and notifier lag, if the first handle
-    /// to open the file gave an instrumentation.
-    package let monitor: FileMonitor?
-
     private init(identity: Identity, database: Database, schema: SchemaCatalog, at transaction: TransactionID,
                  instrumentation: FileInstrumentation?) {
         self.identity = identity
         self.database = database
+        // Reports the file's flushes, space, held versions and notifier lag (through the writer
+        // and the feed), if the first handle to open the file gave an instrumentation.
         let monitor = instrumentation.map { FileMonitor($0, database: database) }
-        self.monitor = monitor
         let schemas = SchemaVersions(database: database, schema: schema, at: transaction)
         self.schemas = schemas
         let feed = ChangeFeed(database: database, versionObservers: versionObservers, monitor: monitor)
