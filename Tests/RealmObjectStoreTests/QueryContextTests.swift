@@ -55,14 +55,14 @@ import RealmObjectStore
         #expect(throws: QueryError.self) { try queries.bind(try QueryParser.parse("ANY friends.age > 1", arguments: []), to: dog) }
 
         // Sorting: decimals numerically (1.5 == 1.50 keep key order), nil first; then by two keys.
-        let byBalance = ObjectQuery(className: "Person", sort: [SortKey(keyPath: "balance", ascending: true)])
+        let byBalance = ObjectQuery(className: "Person", ordering: [.sort([SortKey(keyPath: "balance", ascending: true)])])
         #expect(try queries.keys(of: byBalance, plan: nil, in: person) == [3, 1, 4, 0, 2])
-        let byAgeThenName = ObjectQuery(className: "Person", sort: [SortKey(keyPath: "age", ascending: false), SortKey(keyPath: "name", ascending: true)])
+        let byAgeThenName = ObjectQuery(className: "Person", ordering: [.sort([SortKey(keyPath: "age", ascending: false), SortKey(keyPath: "name", ascending: true)])])
         #expect(try queries.keys(of: byAgeThenName, plan: nil, in: person) == [4, 2, 0, 1, 3])
-        let byDogName = ObjectQuery(className: "Person", sort: [SortKey(keyPath: "dog.name", ascending: true)])
+        let byDogName = ObjectQuery(className: "Person", ordering: [.sort([SortKey(keyPath: "dog.name", ascending: true)])])
         #expect(try queries.keys(of: byDogName, plan: nil, in: person) == [3, 2, 4, 0, 1], "through a link: nil, Fido, Rex")
         // Distinct keeps the first object of each value, in base order.
-        #expect(try queries.keys(of: ObjectQuery(className: "Person", distinct: ["age"]), plan: nil, in: person) == [0, 1, 2, 4])
+        #expect(try queries.keys(of: ObjectQuery(className: "Person", ordering: [.distinct(["age"])]), plan: nil, in: person) == [0, 1, 2, 4])
         #expect(try queries.aggregate(.max, of: "age", keys: nil, in: person) == .int(50))
         #expect(try queries.count(matching: try queries.bind(try QueryParser.parse("age == 20", arguments: []), to: person), in: person) == 2)
     }

@@ -6,10 +6,10 @@ import Testing
 @Suite struct QueryTemplateTests {
     /// Outcome of a parse, comparable: the tree, or the error's message and position.
     enum Outcome: Equatable {
-        case parsed(QueryExpression)
+        case parsed(ParsedPredicate)
         case failed(String, Int)
 
-        init(_ body: () throws -> QueryExpression) {
+        init(_ body: () throws -> ParsedPredicate) {
             do { self = .parsed(try body()) } catch let error as QueryError {
                 self = .failed(error.message, error.position)
             } catch {
@@ -31,10 +31,10 @@ import Testing
     @Test func aCachedParseEqualsAFreshOne() {
         let pieces = ["age", "name", ".", "@count", "(", ")", "{", "}", ",", "<", "==", "!", "AND", "OR", "NOT", "'", "\"",
                       "1", "-", "%@", "%@", "%K", "$0", "$1", "[c]", "BETWEEN", "IN", "SUBQUERY", "$x", "@", " ", "ANY", "ALL", "LIKE",
-                      "{%@, 2}", "SUBQUERY(dogs, $d, $d.age > %@).@count > $0"]
+                      "{%@, 2}", "SUBQUERY(dogs, $d, $d.age > %@).@count > $0", "SORT(", "DISTINCT(", "LIMIT(", "ASC", "DESC"]
         let real = ["email == %@", "age > %@ AND name BEGINSWITH[c] %@", "age IN %@", "%@ IN tags", "ANY {1, %@} == scores",
                     "name == $0 OR name == $0", "NOT (age BETWEEN {%@, $1})", "SUBQUERY(dogs, $d, $d.age > %@).@count > 0",
-                    "%K == %@", "age == ANY $0", "{%@} IN ages"]
+                    "%K == %@", "age == ANY $0", "{%@} IN ages", "age > %@ SORT(name ASC, age DESC) DISTINCT(name) LIMIT(3)"]
         var state: UInt64 = 777
         var texts = real
         for _ in 0..<2_000 {
@@ -50,8 +50,8 @@ import Testing
         for text in texts {
             for (first, twin) in Self.argumentSets {
                 for arguments in [first, twin] {
-                    let fresh = Outcome { try QueryParser.parse(text, arguments: arguments) }
-                    let cached = Outcome { try cache.expression(for: text, arguments: arguments) }
+                    let fresh = Outcome { try QueryParser.parsePredicate(text, arguments: arguments) }
+                    let cached = Outcome { try cache.predicate(for: text, arguments: arguments) }
                     #expect(cached == fresh, "'\(text)' with \(arguments)")
                     if case .parsed = fresh { hits += 1 }
                 }
@@ -65,16 +65,16 @@ import Testing
     /// oldest template.
     @Test func whatIsKept() throws {
         let cache = QueryTemplateCache(capacity: 2)
-        _ = try? cache.expression(for: "age <", arguments: [])
+        _ = try? cache.predicate(for: "age <", arguments: [])
         #expect(cache.count == 0)
-        _ = try cache.expression(for: "%K == %@", arguments: [.keyPath("age"), .value(.int(1))])
+        _ = try cache.predicate(for: "%K == %@", arguments: [.keyPath("age"), .value(.int(1))])
         #expect(cache.count == 0)
-        _ = try cache.expression(for: "age == %@", arguments: [.value(.int(1))])
-        _ = try cache.expression(for: "age == %@", arguments: [.values([.int(1)])])  // another shape
+        _ = try cache.predicate(for: "age == %@", arguments: [.value(.int(1))])
+        _ = try cache.predicate(for: "age == %@", arguments: [.values([.int(1)])])  // another shape
         #expect(cache.count == 2)
-        _ = try cache.expression(for: "age == 3", arguments: [])
+        _ = try cache.predicate(for: "age == 3", arguments: [])
         #expect(cache.count == 2)
-        #expect(try cache.expression(for: "age == %@", arguments: [.value(.int(5))])
-                    == QueryParser.parse("age == %@", arguments: [.value(.int(5))]))
+        #expect(try cache.predicate(for: "age == %@", arguments: [.value(.int(5))])
+                    == QueryParser.parsePredicate("age == %@", arguments: [.value(.int(5))]))
     }
 }

@@ -52,7 +52,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public var count: Int {
         guard let table else { return 0 }
         if let known = knownCount { return known }
-        if query.base.isTable, query.distinct.isEmpty {
+        if query.base.isTable, query.keepsEveryMatch {
             // Sorting does not change how many: count without sorting or collecting keys, once
             // per version of the handle (`endIndex`, `prefix`, `isEmpty` all ask again).
             guard let plan = plan(in: table) else { return Int(handle.root(of: table.tree).count) }
@@ -80,7 +80,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             }
             return handle.managedObject(Element.self, table: table, key: key)
         }
-        let keys = query.distinct.isEmpty ? keys(through: position) : keys()
+        let keys = query.ordering.isEmpty || query.onlySort != nil ? keys(through: position) : keys()
         guard position < keys.count else { fatalError("Index \(position) is out of bounds (must be less than \(keys.count))") }
         return handle.managedObject(Element.self, table: table, key: keys[position])
     }
@@ -90,15 +90,15 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public var isEmpty: Bool {
         guard table != nil else { return true }
         if let known = knownCount { return known == 0 }
-        // `count` neither sorts nor collects keys; an unsorted query's scan can stop at one.
-        if isWholeTable || !query.distinct.isEmpty || !query.sort.isEmpty { return count == 0 }
+        // `count` neither sorts nor collects keys; an unordered query's scan can stop at one.
+        if isWholeTable || !query.ordering.isEmpty { return count == 0 }
         return keys(limit: 1).isEmpty
     }
 
     /// The first object, without computing the rest for an unsorted query.
     public var first: Element? {
         guard let table else { return nil }
-        if isWholeTable || !query.sort.isEmpty || !query.distinct.isEmpty || query.predicate == nil { return isEmpty ? nil : self[0] }
+        if isWholeTable || !query.ordering.isEmpty || query.predicate == nil { return isEmpty ? nil : self[0] }
         if let key = keys(limit: 1).first { return handle.managedObject(Element.self, table: table, key: key) }
         return nil
     }
@@ -231,15 +231,16 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     // MARK: Evaluation
 
     /// The keys of the objects, in order, at the handle's current version (cached until it moves).
-    /// With a `limit`, an unsorted query may return only the first `limit` or more; only a
-    /// complete list is cached as the results' keys (a partial one is kept as a prefix).
+    /// With a `limit`, a query with no ordering (or only limits) may return only the first
+    /// `limit` or more; only a complete list is cached as the results' keys (a partial one is
+    /// kept as a prefix).
     func keys(limit: Int? = nil) -> [UInt64] {
         if let cached = cache.keys(at: handle) { return cached }
         if let limit, let cached = cache.keys(at: handle, allowingPrefix: true), cached.count >= limit { return cached }
         guard let table else { return [] }
         let plan = plan(in: table)
         let keys = handle.query { try $0.keys(of: query, plan: plan, in: table, limit: limit) }
-        let isComplete = limit.map { keys.count < $0 } ?? true || !query.sort.isEmpty || !query.distinct.isEmpty
+        let isComplete = limit.map { keys.count < $0 } ?? true || (!query.ordering.isEmpty && query.onlyLimit == nil)
         cache.store(keys, at: handle, isPrefix: !isComplete)
         return keys
     }
@@ -252,11 +253,11 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         if let cached = cache.keys(at: handle) { return cached }
         guard let table else { return [] }
         let limit = Swift.max(128, (position + 1) * 8)
-        if query.sort.isEmpty { return keys(limit: limit) }
+        guard let sort = query.onlySort else { return keys(limit: limit) }
         let plan = plan(in: table)
         let (base, keys) = handle.query { queries in
             let base = try queries.baseKeys(query.base, plan: plan, in: table, limit: nil)
-            return (base, try queries.sorted(base, by: query.sort, in: table, limit: limit))
+            return (base, try queries.sorted(base, by: sort, in: table, limit: limit))
         }
         cache.store(keys, at: handle, isPrefix: keys.count < base.count)
         return keys
@@ -280,6 +281,11 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// ```swift
     /// let puppies = realm.objects(Dog.self).filter("age < %@ AND name BEGINSWITH[c] %@", 2, "r")
     /// ```
+    ///
+    /// After the predicate, Realm's descriptors sort, distinct and limit the objects, applied in
+    /// the order written: `"age < 2 SORT(name ASC, age DESC) DISTINCT(name) LIMIT(10)"`. A
+    /// `LIMIT` bounds the work too: with nothing sorting before it, the scan stops after that many
+    /// matches. Results with a limit cannot be filtered further (as in Realm).
     ///
     /// The predicate is part of the program: a malformed one, an unknown property or a value of
     /// the wrong type is a programmer error and traps with the parser's message and the offset
@@ -311,9 +317,20 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// ``filter(validating:_:)`` with the arguments in an array.
     public func filter(validating predicateFormat: String, argumentArray arguments: [Any]) throws -> Results<Element> {
-        let (expression, plan) = try handle.parseQuery(predicateFormat, arguments: arguments, className: className)
+        try checkNotLimited()
+        let (parsed, plan) = try handle.parseQuery(predicateFormat, arguments: arguments, className: className)
         let predicate = query.predicate
-        return refined(predicate: predicate.map { .and([$0, expression]) } ?? expression, plan: predicate == nil ? plan : nil)
+        return refined(predicate: predicate.map { .and([$0, parsed.expression]) } ?? parsed.expression,
+                       plan: predicate == nil ? plan : nil, ordering: parsed.ordering)
+    }
+
+    /// Throws if a `LIMIT` applies: Realm does not filter limited results (it raises "Filtering
+    /// a Results with a limit is not yet implemented"), as the filter would have to apply to
+    /// what the limit kept, not before it.
+    private func checkNotLimited() throws {
+        guard !query.isLimited else {
+            throw Realm.Error(.invalidInput, "Filtering a Results with a limit is not supported: write the LIMIT after the whole predicate")
+        }
     }
 
     /// Objects matching a type-safe query, also matching the predicates applied so far:
@@ -322,13 +339,16 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// let puppies = realm.objects(Dog.self).where { $0.age < 2 && $0.name.starts(with: "R") }
     /// ```
     public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        Realm.trappingInvalidInput { try checkNotLimited() }
         let expression = isIncluded(Query<Element>.root()).predicate
         let combined = query.predicate.map { .and([$0, expression]) } ?? expression
         return refined(predicate: combined, plan: table.map { handle.checkQuery(combined, in: $0) })
     }
 
-    /// The objects sorted by one property (a key path through to-one links is allowed); replaces
-    /// any earlier sort. `nil`s come first ascending; ties keep their previous order.
+    /// The objects sorted by one property (a key path through to-one links is allowed). `nil`s
+    /// come first ascending; ties keep the order they had, so sorting sorted results makes the
+    /// earlier sort the tie-breaker (`sorted(byKeyPath: "name").sorted(byKeyPath: "age")` orders
+    /// by age, then name), as in Realm.
     ///
     /// The key path is part of the program: one that names no property, or reaches into or
     /// through a collection, traps with a message naming it, as Realm raises. For a key path from
@@ -337,13 +357,13 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
     }
 
-    /// The objects sorted by a property of the object (`\Dog.age`); replaces any earlier sort.
+    /// The objects sorted by a property of the object (`\Dog.age`); ties keep the order they had.
     public func sorted<T: _Persistable>(by keyPath: KeyPath<Element, T>, ascending: Bool = true) -> Results<Element> {
         sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
     }
 
-    /// The objects sorted by several properties, in order of precedence; replaces any earlier
-    /// sort. A key path that does not fit traps, as in ``sorted(byKeyPath:ascending:)``.
+    /// The objects sorted by several properties, in order of precedence; ties keep the order
+    /// they had. A key path that does not fit traps, as in ``sorted(byKeyPath:ascending:)``.
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
         Realm.trappingInvalidInput { try sorted(validating: Array(descriptors)) }
     }
@@ -363,11 +383,12 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         let descriptors = Array(descriptors)
         if let table { for descriptor in descriptors { try handle.validateKeyPath(descriptor.keyPath, in: table, for: .sort) } }
         var sorted = query
-        sorted.sort = descriptors.map { SortKey(keyPath: $0.keyPath, ascending: $0.ascending) }
+        sorted.append(.sort(descriptors.map { SortKey(keyPath: $0.keyPath, ascending: $0.ascending) }))
         return Results(realm: handle, query: sorted)
     }
 
-    /// One object per distinct combination of the values at `keyPaths` (the first in order). A
+    /// One object per distinct combination of the values at `keyPaths`: the first in the order so
+    /// far (after a sort, the first in sorted order; otherwise the first stored). A
     /// key path that does not fit traps, as in ``sorted(byKeyPath:ascending:)``.
     public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
         Realm.trappingInvalidInput { try distinct(validating: Array(keyPaths)) }
@@ -385,7 +406,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         let paths = Array(keyPaths)
         if let table { for path in paths { try handle.validateKeyPath(path, in: table, for: .distinct) } }
         var distinct = query
-        distinct.distinct += paths
+        distinct.append(.distinct(paths))
         return Results(realm: handle, query: distinct)
     }
 
@@ -416,9 +437,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// These results further filtered; `plan`, when known, is the predicate's plan under the
     /// handle's current schema, so it is not bound again.
-    private func refined(predicate: QueryExpression, plan: QueryPlan?) -> Results<Element> {
+    private func refined(predicate: QueryExpression, plan: QueryPlan?, ordering: [QueryDescriptor] = []) -> Results<Element> {
         var refined = query
         refined.predicate = predicate
+        for descriptor in ordering { refined.append(descriptor) }
         let results = Results(realm: handle, query: refined)
         if let plan { results.cache.store(plan, for: handle.catalog) }
         return results

@@ -33,13 +33,22 @@ extension Realm {
     }
 
     /// Parses a Realm Query Language predicate (once per text and argument shapes: see
-    /// `QueryTemplateCache`) and checks it against the class's table; returns its plan too (nil
-    /// while the class has no table).
-    func parseQuery(_ text: String, arguments: [Any], className: String) throws -> (QueryExpression, QueryPlan?) {
+    /// `QueryTemplateCache`) and checks it against the class's table — the predicate and the key
+    /// paths of the `SORT`/`DISTINCT` descriptors after it; returns its plan too (nil while the
+    /// class has no table).
+    func parseQuery(_ text: String, arguments: [Any], className: String) throws -> (ParsedPredicate, QueryPlan?) {
         do {
-            let expression = try QueryTemplateCache.shared.expression(for: text, arguments: try arguments.map(QueryArguments.argument))
-            guard let table = catalog.tables[className] else { return (expression, nil) }
-            return (expression, try queries().bind(expression, to: table))
+            let parsed = try QueryTemplateCache.shared.predicate(for: text, arguments: try arguments.map(QueryArguments.argument))
+            guard let table = catalog.tables[className] else { return (parsed, nil) }
+            let plan = try queries().bind(parsed.expression, to: table)
+            for descriptor in parsed.ordering {
+                switch descriptor {
+                case .sort(let keys): for key in keys { try validateKeyPath(key.keyPath, in: table, for: .sort) }
+                case .distinct(let paths): for path in paths { try validateKeyPath(path, in: table, for: .distinct) }
+                case .limit: break
+                }
+            }
+            return (parsed, plan)
         } catch let error as QueryError {
             throw Realm.Error(.invalidInput, "Invalid predicate '\(text)': \(error.message) at offset \(error.position)")
         }

@@ -114,15 +114,36 @@ package struct QueryContext {
     // MARK: A query's objects
 
     /// The keys of `query`'s objects, in order: the base's objects matching `plan` (the
-    /// predicate bound under this schema; nil for none), the first of each distinct combination,
-    /// sorted. With a `limit`, an unsorted, non-distinct query may stop after `limit` matches:
-    /// the result is then the first ones, and only a result shorter than `limit` (or any result
-    /// of a sorted or distinct query) is known to hold them all.
+    /// predicate bound under this schema; nil for none), then each descriptor of the ordering in
+    /// turn. A scan stops early where the ordering allows: at a leading limit, and (with a
+    /// `limit` here) after `limit` matches of a query with no ordering but limits — the result is
+    /// then the first ones, and only a result shorter than `limit` (or any result of a query
+    /// that sorts or distincts) is known to hold them all. A sort followed by a limit selects
+    /// the first ones without sorting everything.
+    ///
+    /// - Complexity: one scan (or index lookup) of the base, then O(n log n) per sort and O(n)
+    ///   per distinct, on the objects still there.
     package func keys(of query: ObjectQuery, plan: QueryPlan?, in table: Table, limit: Int? = nil) throws -> [UInt64] {
-        let stopsEarly = query.sort.isEmpty && query.distinct.isEmpty
-        var keys = try baseKeys(query.base, plan: plan, in: table, limit: stopsEarly ? limit : nil)
-        if !query.distinct.isEmpty { keys = try distinct(keys, by: query.distinct, in: table) }
-        if !query.sort.isEmpty { keys = try sorted(keys, by: query.sort, in: table) }
+        let ordering = query.ordering
+        var scanLimit: Int?
+        if let only = query.onlyLimit {
+            scanLimit = Swift.min(only, limit ?? only)
+        } else if case .limit(let count) = ordering.first {
+            scanLimit = count
+        }
+        var keys = try baseKeys(query.base, plan: plan, in: table, limit: scanLimit)
+        for (position, descriptor) in ordering.enumerated() {
+            switch descriptor {
+            case .sort(let sortKeys):
+                var next: Int?
+                if position + 1 < ordering.count, case .limit(let count) = ordering[position + 1], count > 0 { next = count }
+                keys = try sorted(keys, by: sortKeys, in: table, limit: next)
+            case .distinct(let keyPaths):
+                keys = try distinct(keys, by: keyPaths, in: table)
+            case .limit(let count):
+                if keys.count > count { keys.removeSubrange(count...) }
+            }
+        }
         return keys
     }
 

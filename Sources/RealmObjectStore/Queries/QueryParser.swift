@@ -8,14 +8,42 @@ import Foundation
 /// left side is a constant and right side a key path is turned around (`3 < age` is
 /// `age > 3`), except `value IN keyPath` (membership). Everything malformed throws a
 /// ``QueryError`` saying where and what was expected; nothing in the input can trap.
+///
+/// After the predicate may come Realm's descriptors, applied in the order written (see
+/// ``QueryDescriptor``): `SORT(keyPath ASC|DESC, …)` (also `ASCENDING`, `DESCENDING`),
+/// `DISTINCT(keyPath, …)` and `LIMIT(n)` with `n` a non-negative integer. Their key paths are
+/// checked against a schema by the caller, as a predicate's are by the binder.
 package enum QueryParser {
+    /// A predicate with no descriptors after it (a descriptor throws).
     package static func parse(_ text: String, arguments: [QueryArgument] = []) throws -> QueryExpression {
+        let parsed = try parsePredicate(text, arguments: arguments)
+        guard parsed.ordering.isEmpty else {
+            throw QueryError("SORT, DISTINCT and LIMIT are not allowed in this predicate", at: 0)
+        }
+        return parsed.expression
+    }
+
+    /// A predicate and the descriptors written after it.
+    package static func parsePredicate(_ text: String, arguments: [QueryArgument] = []) throws -> ParsedPredicate {
         var parser = Parser(bytes: Array(text.utf8), arguments: arguments)
         let expression = try parser.parseOr()
+        let ordering = try parser.parseDescriptors()
         guard parser.peek() == .end else {
             throw QueryError("Expected the end of the predicate but found \(parser.peek().description)", at: parser.peekPosition())
         }
-        return expression
+        return ParsedPredicate(expression: expression, ordering: ordering)
+    }
+}
+
+/// What ``QueryParser/parsePredicate(_:arguments:)`` reads: the predicate, and the descriptors
+/// after it in the order written.
+package struct ParsedPredicate: Sendable, Equatable {
+    package var expression: QueryExpression
+    package var ordering: [QueryDescriptor]
+
+    package init(expression: QueryExpression, ordering: [QueryDescriptor] = []) {
+        self.expression = expression
+        self.ordering = ordering
     }
 }
 
@@ -303,6 +331,61 @@ private struct Parser {
     }
 
     // MARK: Grammar
+
+    // MARK: Descriptors
+
+    /// `SORT(…)`, `DISTINCT(…)` and `LIMIT(…)` after the predicate, in order (none if the next
+    /// token is not one of them followed by `(`).
+    mutating func parseDescriptors() throws -> [QueryDescriptor] {
+        var ordering: [QueryDescriptor] = []
+        while case .identifier(let name) = try scanned().token {
+            let keyword = name.uppercased()
+            guard ["SORT", "DISTINCT", "LIMIT"].contains(keyword) else { break }
+            let start = try next().start
+            try expect("(", "after \(keyword)")
+            switch keyword {
+            case "SORT":
+                var keys: [SortKey] = []
+                repeat {
+                    let path = try descriptorKeyPath(keyword)
+                    let (direction, at) = (try scanned().token, try scanned().start)
+                    if try accept("ASC", "ASCENDING") {
+                        keys.append(SortKey(keyPath: path, ascending: true))
+                    } else if try accept("DESC", "DESCENDING") {
+                        keys.append(SortKey(keyPath: path, ascending: false))
+                    } else {
+                        throw QueryError("Expected ASC or DESC after '\(path)' in SORT but found \(direction.description)", at: at)
+                    }
+                } while try accept(",")
+                ordering.append(.sort(keys))
+            case "DISTINCT":
+                var paths: [String] = []
+                repeat { paths.append(try descriptorKeyPath(keyword)) } while try accept(",")
+                ordering.append(.distinct(paths))
+            default:
+                let (token, at) = (try scanned().token, try scanned().start)
+                guard case .integer(let count) = token, count >= 0, count <= Int64(Int.max) else {
+                    throw QueryError("Expected a non-negative integer in LIMIT but found \(token.description)", at: at)
+                }
+                try next()
+                ordering.append(.limit(Int(count)))
+            }
+            try expect(")", "to close \(keyword) at offset \(start)")
+        }
+        return ordering
+    }
+
+    /// A key path in a descriptor (a property name, or a path through to-one links).
+    mutating func descriptorKeyPath(_ keyword: String) throws -> String {
+        let (token, start) = (try scanned().token, try scanned().start)
+        guard case .identifier(let path) = token, !path.hasPrefix("$"), !path.hasPrefix("@") else {
+            throw QueryError("Expected a key path in \(keyword) but found \(token.description)", at: start)
+        }
+        try next()
+        return path
+    }
+
+    // MARK: Predicates
 
     mutating func parseOr() throws -> QueryExpression {
         var operands = [try parseAnd()]

@@ -11,8 +11,9 @@ import Synchronization
 /// values in. `%K` arguments change the tree itself (they are key paths), so a text that uses
 /// `%K` is not made a template (``init(parsing:arguments:)`` returns nil).
 package struct QueryTemplate: Sendable {
-    /// What the parser built, with `.argument(i)` for argument *i*'s value.
-    let expression: QueryExpression
+    /// What the parser built, with `.argument(i)` for argument *i*'s value (descriptors take no
+    /// arguments).
+    let parsed: ParsedPredicate
 
     /// The shape of an argument: what the parser's tree depends on.
     enum Shape: Hashable, Sendable {
@@ -42,7 +43,7 @@ package struct QueryTemplate: Sendable {
             case .keyPath: argument  // its text is part of the key (see `Shape.keyPath`)
             }
         }
-        expression = try QueryParser.parse(text, arguments: slots)
+        parsed = try QueryParser.parsePredicate(text, arguments: slots)
     }
 
     /// Whether `text` has a `%K` placeholder (or bytes that might be read as one).
@@ -58,8 +59,8 @@ package struct QueryTemplate: Sendable {
     /// The predicate with `arguments` — of the shapes the template was parsed with — in its slots.
     ///
     /// - Complexity: O(size of the tree).
-    package func filled(with arguments: [QueryArgument]) -> QueryExpression {
-        Self.fill(expression, arguments)
+    package func filled(with arguments: [QueryArgument]) -> ParsedPredicate {
+        ParsedPredicate(expression: Self.fill(parsed.expression, arguments), ordering: parsed.ordering)
     }
 
     private static func fill(_ expression: QueryExpression, _ arguments: [QueryArgument]) -> QueryExpression {
@@ -138,11 +139,11 @@ package final class QueryTemplateCache: Sendable {
     /// template kept).
     ///
     /// - Throws: ``QueryError`` for a malformed predicate (never kept).
-    package func expression(for text: String, arguments: [QueryArgument]) throws -> QueryExpression {
+    package func predicate(for text: String, arguments: [QueryArgument]) throws -> ParsedPredicate {
         let key = Key(text: text, shapes: arguments.map(QueryTemplate.Shape.init))
         if let template = table.withLock({ $0.templates[key] }) { return template.filled(with: arguments) }
         guard let template = try QueryTemplate(parsing: text, arguments: arguments) else {
-            return try QueryParser.parse(text, arguments: arguments)
+            return try QueryParser.parsePredicate(text, arguments: arguments)
         }
         table.withLock { table in
             guard table.templates[key] == nil else { return }  // another thread parsed it meanwhile

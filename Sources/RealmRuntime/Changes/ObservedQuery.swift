@@ -22,8 +22,8 @@ package struct ObservedQuery: Sendable {
     }
 
     /// The keys after `changes`, from the keys before them (`previous`), re-checking only the
-    /// objects the changes touched — or nil when that does not apply: the query is distinct, its
-    /// objects are not a whole table, another table changed too, its predicate looks at other
+    /// objects the changes touched — or nil when that does not apply: the query has an ordering
+    /// other than one sort (a distinct or a limit), its objects are not a whole table, another table changed too, its predicate looks at other
     /// objects than each object and what it links to, or (sorted) more than a few objects changed.
     ///
     /// Cost: O(n) to copy the keys plus one predicate check per touched object, instead of
@@ -31,7 +31,7 @@ package struct ObservedQuery: Sendable {
     func keys(updating previous: [UInt64], with changes: RowChanges, in version: VersionContext,
               plan: QueryPlan?) -> [UInt64]? {
         let snapshot = version.snapshot
-        guard case .table = base, query.distinct.isEmpty, changes.droppedTrees.isEmpty,
+        guard case .table = base, query.ordering.isEmpty || query.onlySort != nil, changes.droppedTrees.isEmpty,
               let table = snapshot.catalog.tables[className] else { return nil }
         guard changes.trees.keys.allSatisfy({ $0 == table.tree || !changes.touches($0) }),
               let tree = changes.trees[table.tree], !tree.isEmpty else { return nil }
@@ -42,11 +42,11 @@ package struct ObservedQuery: Sendable {
             guard let plan else { return true }
             return (try? queries.evaluator.matches(plan, key: key, in: table)) ?? false
         }
-        guard query.sort.isEmpty else {
+        if let sort = query.onlySort {
             // Sorted, and only a few objects edited: take them out and put the matching ones back
             // where the order puts them (binary search), instead of sorting everything again.
             var sortColumns: ColumnMask = []
-            for sortKey in query.sort {
+            for sortKey in sort {
                 guard let column = table.columns[sortKey.keyPath] else { return nil }  // a path through links
                 sortColumns.insert(column)
             }
@@ -66,7 +66,7 @@ package struct ObservedQuery: Sendable {
             // Whether `a` comes before `b`: by the sort properties, ties in key order (as a full
             // evaluation orders them, sorting the table's keys stably).
             func precedes(_ a: UInt64, _ b: UInt64) -> Bool {
-                snapshot.query { try $0.sorted([min(a, b), max(a, b)], by: query.sort, in: table) }[0] == a
+                snapshot.query { try $0.sorted([min(a, b), max(a, b)], by: sort, in: table) }[0] == a
             }
             for key in matching.sorted() {
                 var (low, high) = (0, result.count)

@@ -62,8 +62,9 @@ public actor OrderStore {
 
 /// The routes:
 /// - `POST /orders` (JSON `OrderDTO`) → 201 and the order; 400 for a duplicate id or bad JSON.
-/// - `GET /orders?filter=RQL&limit=N` → the matching orders (at most `limit`, default 100, by id);
-///   400 with the parser's message for a malformed predicate.
+/// - `GET /orders?filter=RQL&limit=N` → the matching orders (at most `limit`, default 100, at
+///   most 1,000; by id unless the filter has a `SORT`); 400 with the parser's message for a
+///   malformed predicate.
 /// - `GET /orders/{id}` → the order, or 404.
 /// - `GET /orders/events?filter=RQL&limit=N` → server-sent events: `initial` with the count, then
 ///   `update` per commit that changes the matching orders; ends after `limit` events if given,
@@ -79,14 +80,16 @@ public func buildRouter(store: OrderStore) -> Router<BasicRequestContext> {
         }
     }
     router.get("orders") { request, _ -> [OrderDTO] in
-        let limit = request.uri.queryParameters.get("limit", as: Int.self) ?? 100
-        var orders = await store.snapshot().objects(Order.self)
+        let limit = min(max(0, request.uri.queryParameters.get("limit", as: Int.self) ?? 100), 1_000)
+        let orders = await store.snapshot().objects(Order.self)
+        guard let filter = request.uri.queryParameters.get("filter") else { return orders.prefix(limit).map(OrderDTO.init) }
         do {
-            if let filter = request.uri.queryParameters.get("filter") { orders = try orders.filter(validating: filter) }
+            // The limit goes into the query: the scan stops after `limit` matches (unless the
+            // user's own SORT comes first), so a broad filter costs no more than a page of it.
+            return try orders.filter(validating: "\(filter) LIMIT(\(limit))").map(OrderDTO.init)
         } catch let error as Realm.Error {
             throw HTTPError(error)
         }
-        return orders.prefix(max(0, limit)).map(OrderDTO.init)
     }
     router.get("orders/events") { request, _ -> Response in
         let limit = request.uri.queryParameters.get("limit", as: Int.self)

@@ -55,6 +55,11 @@ import Testing
                 let orders = try JSONDecoder().decode([OrderDTO].self, from: Data(buffer: response.body))
                 #expect(orders.count == 2)
             }
+            // The user's own SORT, then the service's limit.
+            try await client.execute(uri: "/orders?filter=quantity%20%3E%200%20SORT(quantity%20DESC)&limit=2", method: .get) { response in
+                let orders = try JSONDecoder().decode([OrderDTO].self, from: Data(buffer: response.body))
+                #expect(orders.map(\.id) == [5, 4])
+            }
             // A duplicate id is the client's mistake.
             try await client.execute(uri: "/orders", method: .post, body: Self.json(OrderDTO(id: 1, item: "tea", quantity: 1))) { response in
                 #expect(response.status == .badRequest)
