@@ -53,6 +53,7 @@ let package = Package(
         .target(name: "RealmHummingbird", dependencies: [
             .product(name: "RealmActors", package: "RealmActors"),
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: strictSettings),
 
         // The example service (Examples/OrderService): its app as a library the tests drive on
@@ -74,6 +75,7 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], path: "Examples/OrderService/Tests/OrderServiceTests", swiftSettings: strictSettings),
 
         .testTarget(name: "RealmIntegrationsTests", dependencies: [

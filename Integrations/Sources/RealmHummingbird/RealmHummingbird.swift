@@ -1,5 +1,6 @@
 public import Hummingbird
 import NIOCore
+import ServiceLifecycle
 public import RealmActors
 
 extension HTTPError {
@@ -42,10 +43,13 @@ public struct ServerSentEvent: Sendable {
 
 extension Response {
     /// A `text/event-stream` response writing each element of `events` as it comes — say, a
-    /// realm change stream mapped to events. The stream is iterated in a task that is cancelled
-    /// when the client disconnects (Hummingbird's `consumeWithCancellationOnInboundClose`), so
-    /// a `changes` stream ends, and its observer is removed, at once rather than at the next
-    /// commit it would have reported.
+    /// realm change stream mapped to events. The stream ends, and a `changes` stream's observer
+    /// is removed, at once rather than at the next commit it would have reported:
+    /// - when the client disconnects: it is iterated in a task that is cancelled then
+    ///   (Hummingbird's `consumeWithCancellationOnInboundClose`);
+    /// - when the service shuts down gracefully (SIGTERM in a `ServiceGroup`): it is iterated
+    ///   with swift-service-lifecycle's `cancelOnGracefulShutdown()`. Without it the server
+    ///   would wait for the response to finish, which a stream of changes never does on its own.
     public static func serverSentEvents<Events: AsyncSequence & Sendable>(
         for request: Request, _ events: Events
     ) -> Response where Events.Element == ServerSentEvent {
@@ -55,7 +59,7 @@ extension Response {
             body: ResponseBody { writer in
                 do {
                     try await request.body.consumeWithCancellationOnInboundClose { _ in
-                        for try await event in events {
+                        for try await event in events.cancelOnGracefulShutdown() {
                             try await writer.write(ByteBuffer(string: event.text))
                         }
                     }

@@ -1,6 +1,7 @@
 import Foundation
 public import Hummingbird
 public import Logging
+public import NIOCore
 public import RealmActors
 import RealmHummingbird
 import RealmServiceLifecycle
@@ -122,10 +123,13 @@ public func buildRouter(store: OrderStore) -> Router<BasicRequestContext> {
 
 /// The service: the realm (owned by a `RealmService`, which drains writes at shutdown) and the
 /// HTTP server, in one service group.
+/// `onServerRunning` is called once the server listens (with its channel: the port it got
+/// when asked for port 0).
 public func buildApplication(configuration: Realm.Configuration, host: String = "127.0.0.1", port: Int = 8080,
-                             logger: Logger) async throws -> some ApplicationProtocol {
+                             logger: Logger,
+                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) async throws -> some ApplicationProtocol {
     let realms = RealmService(configurations: [configuration], logger: logger)
     let store = try await OrderStore(configuration: configuration)
     return Application(router: buildRouter(store: store), configuration: .init(address: .hostname(host, port: port)),
-                       services: [realms], logger: logger)
+                       services: [realms], onServerRunning: onServerRunning, logger: logger)
 }

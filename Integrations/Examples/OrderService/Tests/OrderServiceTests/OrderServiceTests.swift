@@ -9,6 +9,7 @@ import NIOCore
 import OrderServiceApp
 import RealmActors
 import Synchronization
+import ServiceLifecycle
 import Testing
 
 /// The example service on loopback (`.live`: a real HTTP server and client): orders written and
@@ -135,12 +136,81 @@ import Testing
     }
 }
 
-/// A minimal blocking HTTP/1.1 client over a POSIX socket, for the disconnect test.
+/// SIGTERM's path without the signal: the service in a `ServiceGroup`, a client with an events
+/// stream open, then a graceful shutdown. The group must finish — the stream ending with it — not
+/// wait for the stream, which no commit would ever end (the hang the issue reported).
+@Suite(.timeLimit(.minutes(2))) struct OrderServiceShutdownTests {
+    @Test func gracefulShutdownEndsOpenEventStreams() async throws {
+        let directory = try OrderServiceTests.TemporaryDirectory()
+        let configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("orders.realm"), objectTypes: [Order.self])
+        let logger = Logger(label: "order-service-shutdown-tests")
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = try await buildApplication(configuration: configuration, port: 0, logger: logger) { channel in
+            portContinuation.yield(channel.localAddress?.port ?? 0)
+        }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let running = Task { try await group.run() }
+        var portIterator = ports.makeAsyncIterator()
+        let port = try #require(await portIterator.next())
+        let (events, eventContinuation) = AsyncStream.makeStream(of: String.self)
+        let client = Task.detached {
+            try RawHTTPClient.readUntilEnd(port: port, path: "/orders/events") { eventContinuation.yield($0) }
+        }
+        var eventIterator = events.makeAsyncIterator()
+        let first = try #require(await eventIterator.next())
+        #expect(first.contains("event: initial"))
+        let began = ContinuousClock.now
+        await group.triggerGracefulShutdown()
+        // The group must finish by itself; after 20 s it is cancelled and the test fails (a
+        // guard against hanging the suite, not a synchronization).
+        let finished = await withTaskGroup(of: Bool.self) { waiting in
+            waiting.addTask { (try? await running.value) != nil }
+            waiting.addTask {
+                try? await Task.sleep(for: .seconds(20))
+                return false
+            }
+            let first = await waiting.next() ?? false
+            if !first { running.cancel() }
+            waiting.cancelAll()
+            return first
+        }
+        #expect(finished, "the service group did not finish within 20 s of a graceful shutdown")
+        #expect(ContinuousClock.now - began < .seconds(10))
+        // The response ended (its last chunk came): the stream did not outlive the service.
+        let received = try await client.value
+        #expect(received.contains("event: initial"))
+        #expect(received.hasSuffix("\r\n0\r\n\r\n"))
+    }
+}
+
+/// A minimal blocking HTTP/1.1 client over a POSIX socket, for the disconnect and shutdown tests.
 enum RawHTTPClient {
-    static func readFirstEventThenClose(port: Int, path: String) throws -> String {
+    /// Sends `GET path`, calls `firstEvent` with what was received once a whole event came, and
+    /// reads on until the response ends (the last chunk of a chunked body) or the server closes
+    /// the connection; returns everything received.
+    static func readUntilEnd(port: Int, path: String, firstEvent: (String) -> Void) throws -> String {
+        let descriptor = try connected(port: port, path: path)
+        defer { close(descriptor) }
+        var received = ""
+        var reported = false
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            received += String(decoding: buffer[0..<count], as: UTF8.self)
+            if !reported, received.contains("event:"), received.contains("\n\n") {
+                reported = true
+                firstEvent(received)
+            }
+            if received.hasSuffix("\r\n0\r\n\r\n") { break }
+        }
+        return received
+    }
+
+    /// A socket connected to the port on loopback, with `GET path` sent.
+    static func connected(port: Int, path: String) throws -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EIO) }
-        defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -148,9 +218,19 @@ enum RawHTTPClient {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        guard connected == 0 else {
+            close(descriptor)
+            throw POSIXError(.ECONNREFUSED)
+        }
         let request = "GET \(path) HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n"
         _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
+        return descriptor
+    }
+
+    /// Sends `GET path`, reads until the first whole event, then closes the connection.
+    static func readFirstEventThenClose(port: Int, path: String) throws -> String {
+        let descriptor = try connected(port: port, path: path)
+        defer { close(descriptor) }
         var received = ""
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !received.contains("\n\n") || !received.contains("event:") {
