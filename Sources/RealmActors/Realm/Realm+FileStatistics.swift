@@ -38,7 +38,7 @@ extension Realm {
         public let logRecordsReplayed: Int
 
         init(usage: SpaceUsage, version: UInt64, activeVersions: Int, isEncrypted: Bool, logRecordsReplayed: Int) {
-            formatVersion = Int(MetaPage.formatVersion)
+            formatVersion = Int(usage.formatVersion)
             pageSize = PageLayout.pageSize
             fileBytes = usage.fileBytes
             liveBytes = usage.liveBytes

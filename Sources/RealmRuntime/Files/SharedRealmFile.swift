@@ -97,14 +97,16 @@ package final class SharedRealmFile: Sendable {
     /// with its total and used bytes, and if it answers true replaces the file with a compacted
     /// copy of its newest version (``Database/writeCompactCopy(of:tables:to:replacing:)``: the
     /// copy is synced before it is renamed over the file, so a crash leaves the old file or the
-    /// new one). A missing file is left to the open that follows.
+    /// new one). A missing file is left to the open that follows. A file with replication slots
+    /// is not compacted: the copy would hold only the newest version, and the slots' consumers
+    /// need the versions they have not confirmed yet.
     private static func compact(path: String, encryptionKey: [UInt8]?, if shouldCompact: @Sendable (Int, Int) -> Bool,
                                 instrumentation: FileInstrumentation?) throws {
         guard FileManager.default.fileExists(atPath: path) else { return }
         let database = try Database.open(path: path, options: DatabaseOptions(encryptionKey: encryptionKey))
         do {
             let usage = database.spaceUsage
-            if shouldCompact(Int(clamping: usage.fileBytes), Int(clamping: usage.liveBytes)) {
+            if !usage.hasReplication, shouldCompact(Int(clamping: usage.fileBytes), Int(clamping: usage.liveBytes)) {
                 let start = ContinuousClock.now
                 let read = try database.beginRead()
                 let catalog = try read.storedSchema().map(SchemaCatalog.init) ?? .empty

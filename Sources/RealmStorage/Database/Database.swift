@@ -482,7 +482,7 @@ package final class Database: Sendable {
             for (_, result) in candidates {
                 if case .failure(.obsoleteFormat(let version)) = result {
                     throw StorageError(.invalidDatabase,
-                                       "The realm file has format version \(version), written by a development build of RealmActors; this library reads version \(MetaPage.formatVersion) only",
+                                       "The realm file has format version \(version), written by a development build of RealmActors; this library reads versions 5 and 6 only",
                                        path: path)
                 }
             }
@@ -529,6 +529,12 @@ package final class Database: Sendable {
         return ReadTransaction(database: self, meta: meta)
     }
 
+    /// Pins a version another pin holds already (see ``beginRead(atVersion:)``): its pages are
+    /// not reused until ``unpin(_:)``.
+    func pin(_ transaction: TransactionID) {
+        state.withLock { $0.pins[transaction, default: 0] += 1 }
+    }
+
     func unpin(_ transaction: TransactionID) {
         state.withLock { state in
             if let count = state.pins[transaction], count > 1 {
@@ -548,8 +554,11 @@ package final class Database: Sendable {
             let total = state.tip.meta.pageCount
             let free = state.tip.freeList.pageCount
             let reusable = state.tip.freeList.reusablePageCount
-            return SpaceUsage(fileBytes: total * page, liveBytes: (total - free) * page,
-                              freeBytes: reusable * page, heldBytes: (free - reusable) * page)
+            let retained = min(state.tip.meta.retainedPages, total - free)
+            return SpaceUsage(fileBytes: total * page, liveBytes: (total - free - retained) * page,
+                              freeBytes: reusable * page, heldBytes: (free - reusable) * page,
+                              retainedBytes: retained * page, formatVersion: state.tip.meta.version,
+                              hasReplication: state.tip.meta.hasReplication)
         }
     }
 

@@ -4,6 +4,8 @@ package struct VerificationReport: Equatable, Sendable {
     package var pageCount: UInt64
     package var usedPages: UInt64
     package var freePages: UInt64
+    /// Pages of older versions kept for replication slots (neither used by this version nor free).
+    package var retainedPages: UInt64
     package var trees: Int
     package var entries: UInt64
     /// Pages in use by kind (an overflow run counts all its pages).
@@ -39,6 +41,7 @@ struct IntegrityCheck<Source: PageSource> {
     static func verifyBatch(of meta: MetaPage, in source: Source) throws {
         var check = IntegrityCheck(source: source, trustedUpTo: meta.durableBase, accounting: false)
         check.walkCatalog(meta.catalog)
+        check.walkReplication(meta)
         check.walkFreeList(meta.freeList)
         if let first = check.problems.first { throw StorageError(.invalidDatabase, first) }
     }
@@ -48,10 +51,14 @@ struct IntegrityCheck<Source: PageSource> {
         var check = IntegrityCheck(source: source, trustedUpTo: 0, accounting: true)
         check.mark(0, count: 2)
         check.walkCatalog(meta.catalog)
+        let retained = check.walkReplication(meta)
         let free = check.walkFreeList(meta.freeList)
         let unaccounted = (Int(PageLayout.firstDataPage)..<check.seen.count).filter { check.seen[$0] == 0 }
         if !unaccounted.isEmpty {
-            check.problems.append("\(unaccounted.count) pages are neither used nor free (first: \(unaccounted[0]))")
+            check.problems.append("\(unaccounted.count) pages are neither used, free nor retained for a replication slot (first: \(unaccounted[0]))")
+        }
+        if retained != meta.retainedPages {
+            check.problems.append("the change records retain \(retained) pages but the header says \(meta.retainedPages)")
         }
         if !check.problems.isEmpty {
             let shown = check.problems.prefix(5).joined(separator: "; ")
@@ -59,7 +66,7 @@ struct IntegrityCheck<Source: PageSource> {
         }
         return VerificationReport(
             transaction: meta.transaction, pageCount: meta.pageCount,
-            usedPages: meta.pageCount - free, freePages: free, trees: check.trees, entries: check.entries,
+            usedPages: meta.pageCount - free - retained, freePages: free, retainedPages: retained, trees: check.trees, entries: check.entries,
             pagesByKind: check.pagesByKind)
     }
 
@@ -114,6 +121,34 @@ struct IntegrityCheck<Source: PageSource> {
         mark(page, count: pages)
         pagesByKind[kind, default: 0] += pages
         return base
+    }
+
+    /// Walks the replication slots and change records (value trees), and marks the pages each
+    /// record retains — pages of older versions, which may hold anything a version held, so only
+    /// their place is checked. Returns the number of retained pages.
+    @discardableResult
+    private mutating func walkReplication(_ meta: MetaPage) -> UInt64 {
+        walk(meta.slots, lower: 0, upper: nil, depth: 0) { check, key, value in
+            if (try? ReplicationSlot.decode(number: key, value)) == nil { check.problems.append("replication slot \(key) is malformed") }
+        }
+        var retained: UInt64 = 0
+        walk(meta.changeRecords, lower: 0, upper: nil, depth: 0) { check, key, value in
+            guard let record = try? ChangeRecord.decode(value, transaction: key) else {
+                check.problems.append("the change record of transaction \(key) is malformed")
+                return
+            }
+            guard check.accounting else { return }
+            for run in record.retained {
+                guard run.run.start >= PageLayout.firstDataPage, run.run.count <= check.source.pageLimit,
+                      run.run.start <= check.source.pageLimit - run.run.count else {
+                    check.problems.append("the change record of transaction \(key) retains pages outside the file")
+                    continue
+                }
+                check.mark(run.run.start, count: run.run.count)
+                retained += run.run.count
+            }
+        }
+        return retained
     }
 
     private mutating func walkCatalog(_ root: TreeRoot) {

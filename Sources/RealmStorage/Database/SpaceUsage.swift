@@ -2,9 +2,10 @@
 /// diagnostics report and what `shouldCompactOnLaunch` weighs.
 ///
 /// Every page of the file is in exactly one of: the newest version (`liveBytes`, meta pages and
-/// the free-list chain included), free and reusable now (`freeBytes`), or free in the newest
+/// the free-list chain included), free and reusable now (`freeBytes`), free in the newest
 /// version but still held — by a version a reader pins, or by a commit not yet durable
-/// (`heldBytes`). So `fileBytes == liveBytes + freeBytes + heldBytes`.
+/// (`heldBytes`), or kept for the versions replication slots retain (`retainedBytes`). So
+/// `fileBytes == liveBytes + freeBytes + heldBytes + retainedBytes`.
 package struct SpaceUsage: Equatable, Sendable {
     /// The file's length the newest version uses.
     package var fileBytes: UInt64
@@ -14,4 +15,10 @@ package struct SpaceUsage: Equatable, Sendable {
     package var freeBytes: UInt64
     /// Free pages that older versions (pinned, or not yet superseded durably) still need.
     package var heldBytes: UInt64
+    /// Pages of older versions kept for replication slots that have not confirmed them.
+    package var retainedBytes: UInt64 = 0
+    /// The format the newest version is written in (5, or 6 with replication state).
+    package var formatVersion: UInt32 = MetaPage.formatVersion
+    /// Whether the newest version has replication slots or change records.
+    package var hasReplication: Bool = false
 }

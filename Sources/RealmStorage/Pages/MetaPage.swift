@@ -18,12 +18,21 @@
 /// | 64 | 24 | catalog tree root (page, transaction, entry count) |
 /// | 88 | 16 | free-list chain head (page, transaction) |
 /// | 104 | 8 | file id: random, chosen when the file is created (0 in files created before it existed) |
+/// | 112 | 24 | format 6 only: replication slots tree root (page, transaction, entry count) |
+/// | 136 | 24 | format 6 only: change records tree root (page, transaction, entry count) |
+/// | 160 | 8 | format 6 only: the pages the change records keep out of the free list |
+///
+/// A version with no replication slot and no change record is written as format 5, which
+/// libraries without replication read; one with either is written as format 6, which they refuse
+/// as newer — they would neither write change records nor keep the versions slots retain.
 package struct MetaPage: Equatable, Sendable {
     package static let magic: UInt64 = 0x0052_5443_414D_4C52  // "RLMACTR\0" little-endian
-    /// The format this library reads and writes. Files of a higher version are refused as newer;
-    /// versions 1 to 4 (development builds: see FORMAT.md) are refused as unsupported rather
-    /// than misread: no release wrote them.
-    package static let formatVersion: UInt32 = 5
+    /// The newest format this library reads and writes (6: with replication; see above). Files
+    /// of a higher version are refused as newer; versions 1 to 4 (development builds: see
+    /// FORMAT.md) are refused as unsupported rather than misread: no release wrote them.
+    package static let formatVersion: UInt32 = 6
+    /// The format of a version without replication.
+    static let formatWithoutReplication: UInt32 = 5
 
     package var transaction: TransactionID
     package var durableBase: TransactionID
@@ -34,13 +43,27 @@ package struct MetaPage: Equatable, Sendable {
     /// created, and a copy or compaction gets its own. The write-ahead log records it, so that
     /// its records are never replayed onto another file (see `WriteAheadLog`).
     package var fileID: UInt64 = 0
+    /// The replication slots (see ``ReplicationSlot``): a value tree, empty without slots.
+    package var slots: TreeRoot = .empty
+    /// The change records kept for slots (see ``ChangeRecord``): a value tree keyed by
+    /// transaction, empty when no slot needs one.
+    package var changeRecords: TreeRoot = .empty
+    /// The pages of older versions the change records keep (``ChangeRecord``'s retained runs):
+    /// neither reachable from this version nor free.
+    package var retainedPages: UInt64 = 0
+
+    /// Whether the version has replication state, and so is written as format 6.
+    package var hasReplication: Bool { !slots.isEmpty || !changeRecords.isEmpty }
+
+    /// The format this version is written in: 6 with replication state, else 5.
+    package var version: UInt32 { hasReplication ? Self.formatVersion : Self.formatWithoutReplication }
 
     /// Encodes into a zeroed page buffer and seals it.
     package func encode(into page: UnsafeMutableRawPointer) {
         page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
         page.initializePageHeader(kind: .meta, transaction: transaction)
         page.setU64(24, Self.magic)
-        page.setU32(32, Self.formatVersion)
+        page.setU32(32, version)
         page.setU32(36, UInt32(PageLayout.pageSize))
         page.setU64(40, transaction)
         page.setU64(48, durableBase)
@@ -51,6 +74,15 @@ package struct MetaPage: Equatable, Sendable {
         page.setU64(88, freeList.page)
         page.setU64(96, freeList.transaction)
         page.setU64(104, fileID)
+        if hasReplication {
+            page.setU64(112, slots.page)
+            page.setU64(120, slots.transaction)
+            page.setU64(128, slots.count)
+            page.setU64(136, changeRecords.page)
+            page.setU64(144, changeRecords.transaction)
+            page.setU64(152, changeRecords.count)
+            page.setU64(160, retainedPages)
+        }
         PageChecksum.seal(page, length: PageLayout.pageSize)
     }
 
@@ -69,12 +101,12 @@ package struct MetaPage: Equatable, Sendable {
         guard page.u64(24) == magic, page.pageKind == .meta else { return .failure(.notARealmFile) }
         let version = page.u32(32)
         guard version <= formatVersion else { return .failure(.futureFormat(version)) }
-        guard version == formatVersion else { return .failure(.obsoleteFormat(version)) }
+        guard version >= formatWithoutReplication else { return .failure(.obsoleteFormat(version)) }
         guard PageChecksum.isValid(page, length: PageLayout.pageSize) else { return .failure(.badChecksum) }
         guard page.u32(36) == UInt32(PageLayout.pageSize) else {
             return .failure(.unsupportedPageSize(page.u32(36)))
         }
-        let meta = MetaPage(
+        var meta = MetaPage(
             transaction: page.u64(40),
             durableBase: page.u64(48),
             pageCount: page.u64(56),
@@ -82,9 +114,16 @@ package struct MetaPage: Equatable, Sendable {
             freeList: ChainHead(page: page.u64(88), transaction: page.u64(96)),
             fileID: page.u64(104)
         )
+        if version >= 6 {
+            meta.slots = TreeRoot(page: page.u64(112), transaction: page.u64(120), count: page.u64(128))
+            meta.changeRecords = TreeRoot(page: page.u64(136), transaction: page.u64(144), count: page.u64(152))
+            meta.retainedPages = page.u64(160)
+        }
         guard meta.transaction == page.pageTransaction, meta.durableBase <= meta.transaction,
               meta.pageCount >= PageLayout.firstDataPage,
-              meta.catalog.page < meta.pageCount, meta.freeList.page < meta.pageCount
+              meta.catalog.page < meta.pageCount, meta.freeList.page < meta.pageCount,
+              meta.slots.page < meta.pageCount, meta.changeRecords.page < meta.pageCount,
+              meta.retainedPages < meta.pageCount
         else { return .failure(.inconsistent("meta page fields out of range")) }
         return .success(meta)
     }

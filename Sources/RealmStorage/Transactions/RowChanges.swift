@@ -5,8 +5,9 @@
 /// turns a log into ``RowChanges`` once per version it processes.
 ///
 /// Recorded by ``WriteTransaction``'s table edits (`insertRow`, `updateValue`, `removeRow`,
-/// `dropTree`), in memory only: notifications are per process and a log dies with the
-/// transaction that made it.
+/// `dropTree`), in memory: notifications are per process and a log dies with the transaction
+/// that made it — unless a replication slot exists, when the commit also stores it in its
+/// ``ChangeRecord``.
 package struct RowChangeLog: Sendable {
     enum Kind: UInt8, Sendable { case insert, update, remove, drop }
 
@@ -27,6 +28,10 @@ package struct RowChangeLog: Sendable {
 
     /// The number of runs logged (a run is one or more consecutive keys edited alike).
     package var entryCount: Int { entries.count }
+
+    /// Appends an entry as it was stored (no merging with the previous one): how a
+    /// ``ChangeRecord`` is read back.
+    mutating func appendStored(_ entry: Entry) { entries.append(entry) }
 
     mutating func record(_ kind: Kind, _ tree: TreeID, _ key: UInt64, column: Int = 0) {
         let column = Int32(clamping: column)

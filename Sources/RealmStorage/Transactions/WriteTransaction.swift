@@ -34,6 +34,11 @@ package final class WriteTransaction: PageSource {
     /// `dirty` while it runs.
     @exclusivity(unchecked) var dirty = PageTable()
     var catalog: TreeRoot
+    /// The replication slots and change records of this version (see ``ReplicationSlot``),
+    /// and the pages the records retain: the base's, as edited by this transaction.
+    var slotsRoot: TreeRoot
+    var changeRecordsRoot: TreeRoot
+    var retainedPages: UInt64
     /// Roots of the trees this transaction has touched; `nil` for a dropped tree.
     var roots: [TreeID: TreeRoot?] = [:]
     /// Index entries added but not yet in their trees (see ``indexInsert(_:key:)``).
@@ -70,6 +75,9 @@ package final class WriteTransaction: PageSource {
         self.transaction = transaction
         pageLimit = base.meta.pageCount
         catalog = base.meta.catalog
+        slotsRoot = base.meta.slots
+        changeRecordsRoot = base.meta.changeRecords
+        retainedPages = base.meta.retainedPages
         var freeList = base.freeList
         newlyReusable = freeList.release(pins: pins, durable: durable)
         self.freeList = freeList
@@ -284,13 +292,16 @@ package final class WriteTransaction: PageSource {
                 _ = try remove(from: &catalog, key: id)
             }
         }
-        // 2. The free list: this transaction's changes appended to the stored chain (or the whole
+        // 2. Replication: with a slot, the commit's change record, holding the pages it freed
+        //    instead of the free list; and the pages of records every slot has confirmed, freed.
+        try recordChanges()
+        // 3. The free list: this transaction's changes appended to the stored chain (or the whole
         //    set written anew). The pages it frees are recorded first, so the chain holds them.
         let released = freed.map(\.run)
         freeList.record(freed)
         freed = []
         let (chain, chainFreed) = storeFreeList()
-        // 3. Seal every page.
+        // 4. Seal every page.
         for (_, page) in dirty {
             PageChecksum.seal(page.pointer, length: page.pages * PageLayout.pageSize)
         }
@@ -298,7 +309,10 @@ package final class WriteTransaction: PageSource {
             transaction: transaction, durableBase: base.meta.durableBase, pageCount: pageLimit,
             catalog: catalog,
             freeList: chain.head,
-            fileID: base.meta.fileID
+            fileID: base.meta.fileID,
+            slots: slotsRoot,
+            changeRecords: changeRecordsRoot,
+            retainedPages: retainedPages
         )
         let commit = PreparedCommit(
             tip: VersionTip(meta: meta, freeList: freeList, chain: chain), pages: dirty, freed: released + chainFreed)

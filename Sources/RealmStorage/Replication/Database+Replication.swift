@@ -1,0 +1,74 @@
+/// Reading replication slots, change records and the versions they retain.
+extension PageSource {
+    /// The slots stored in the tree at `root`, by number.
+    func replicationSlots(in root: TreeRoot) throws -> [ReplicationSlot] {
+        var slots: [ReplicationSlot] = []
+        try forEach(in: root) { key, value in
+            slots.append(try ReplicationSlot.decode(number: key, value))
+            return true
+        }
+        return slots
+    }
+}
+
+extension ReadTransaction {
+    /// The replication slots at this version, by number.
+    package func replicationSlots() throws -> [ReplicationSlot] {
+        try replicationSlots(in: meta.slots)
+    }
+
+    /// The change records of the commits after `version`, oldest first, at most `limit` of them.
+    ///
+    /// - Complexity: O(log records + the records returned).
+    package func changeRecords(after version: TransactionID, limit: Int) throws -> [(transaction: TransactionID, record: ChangeRecord)] {
+        var records: [(TransactionID, ChangeRecord)] = []
+        guard limit > 0, version < .max else { return [] }
+        try forEach(in: meta.changeRecords, from: version + 1) { key, value in
+            records.append((key, try ChangeRecord.decode(value, transaction: key)))
+            return records.count < limit
+        }
+        return records
+    }
+}
+
+extension Database {
+    /// A read transaction at `version`: the newest version, or one a replication slot retains
+    /// (at or after the oldest slot's position). The version is pinned like any reader's until
+    /// the transaction is released.
+    ///
+    /// Every commit after the oldest slot's position has a change record, whose base root is
+    /// the version before it; so `version` reads through the root of the first record after
+    /// it, or is the newest version's content if no record follows. A record's base may be
+    /// newer than `version` with the same content: the first write after an open stamps the
+    /// opened version with a new id, writing no page (see FORMAT.md, "Commit and recovery").
+    ///
+    /// - Throws: `invalidInput` if the version is older than every slot's position (or there
+    ///   is no slot), or newer than the newest.
+    package func beginRead(atVersion version: TransactionID) throws -> ReadTransaction {
+        let newest = try beginRead()
+        if version == newest.transaction { return newest }
+        let horizon = try newest.replicationSlots().map(\.confirmed).min()
+        guard let horizon, version >= horizon, version < newest.transaction else {
+            throw StorageError(.invalidInput, "Version \(version) is not retained: only the newest version (\(newest.transaction)) and the versions a replication slot has not confirmed can be read", path: path)
+        }
+        var next: ChangeRecord?
+        try newest.forEach(in: newest.meta.changeRecords, from: version + 1) { key, value in
+            next = try ChangeRecord.decode(value, transaction: key)
+            return false
+        }
+        if let next, next.baseTransaction < version {
+            throw StorageError(.invalidInput, "Version \(version) is not a version of the file", path: path)
+        }
+        // Pinned while `newest` is still pinned: a commit that frees this version's pages frees
+        // them as its own, and they stay in use while any version from when they were written to
+        // that commit is pinned — `newest` is one, until this pin is in place.
+        return withExtendedLifetime(newest) {
+            pin(version)
+            var meta = newest.meta
+            meta.transaction = version
+            meta.catalog = next?.baseCatalog ?? newest.meta.catalog
+            meta.freeList = .none
+            return ReadTransaction(database: self, meta: meta)
+        }
+    }
+}

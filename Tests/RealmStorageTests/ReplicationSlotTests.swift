@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+@testable import RealmStorage
+
+/// Replication slots: a slot keeps a change record per commit and every version after its
+/// position readable — across closes and reopens, while later commits run — until it confirms
+/// them; confirming or dropping frees them for reuse. Checked against a model of every version's
+/// rows, with the whole file verified (every page used, free or retained exactly once).
+@Suite struct ReplicationSlotTests {
+    static let layout = [ColumnSpec(.int), ColumnSpec(.int)]
+
+    /// Every row of table `tree` at the version `reader` reads: key → (column 0, column 1).
+    static func rows(_ reader: ReadTransaction, _ tree: TreeID) throws -> [UInt64: [Int64]] {
+        var rows: [UInt64: [Int64]] = [:]
+        try reader.forEachCluster(in: reader.root(of: tree)) { leaf in
+            for row in 0..<leaf.count {
+                let values = try (0..<2).map { column -> Int64 in
+                    guard case .int(let value) = try reader.value(leaf, row: row, column: column, spec: layout[column]) else { return -1 }
+                    return value
+                }
+                rows[leaf.key(row)] = values
+            }
+            return true
+        }
+        return rows
+    }
+
+    /// Random inserts, updates and removes, `commits` of them, each made by transaction `t` with
+    /// values naming it; returns the version each made and the model after it.
+    static func randomCommits(_ database: Database, tree: TreeID, model: inout [UInt64: [Int64]], commits: Int,
+                              random: inout SeededGenerator) throws -> [(TransactionID, [UInt64: [Int64]])] {
+        var versions: [(TransactionID, [UInt64: [Int64]])] = []
+        for _ in 0..<commits {
+            let write = try database.beginWrite()
+            let stamp = Int64(write.transaction)
+            for _ in 0..<Int.random(in: 1...40, using: &random) {
+                let key = UInt64.random(in: 0..<400, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0 where model[key] == nil:
+                    try write.insertRow(tree, key: key, values: [.int(Int64(key)), .int(stamp)], layout: layout)
+                    model[key] = [Int64(key), stamp]
+                case 1 where model[key] != nil:
+                    try write.updateValue(tree, key: key, column: 1, value: .int(stamp), layout: layout)
+                    model[key]![1] = stamp
+                case 2 where model[key] != nil:
+                    _ = try write.removeRow(tree, key: key)
+                    model[key] = nil
+                default:
+                    break
+                }
+            }
+            try write.commit()
+            versions.append((write.transaction, model))
+        }
+        return versions
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func aSlotKeepsEveryLaterVersionAcrossReopens(seed: UInt64) throws {
+        let directory = try TemporaryDirectory()
+        var random = SeededGenerator(seed: seed)
+        var model: [UInt64: [Int64]] = [:]
+        var database = try Database.open(path: directory.path())
+        let setup = try database.beginWrite()
+        let tree = try setup.createTree()
+        try setup.commit()
+        _ = try Self.randomCommits(database, tree: tree, model: &model, commits: 20, random: &random)
+        #expect(database.spaceUsage.formatVersion == 5)
+
+        // The slot starts at the version its creating transaction builds on.
+        let create = try database.beginWrite()
+        let slot = try create.createReplicationSlot(named: "sink")
+        #expect(slot.confirmed == create.base.meta.transaction)
+        try create.commit()
+        var versions: [(TransactionID, [UInt64: [Int64]])] = [(slot.confirmed, model), (create.transaction, model)]
+        versions += try Self.randomCommits(database, tree: tree, model: &model, commits: 60, random: &random)
+        #expect(database.spaceUsage.formatVersion == 6)
+        #expect(database.spaceUsage.retainedBytes > 0)
+        _ = try database.verify()
+
+        // Reopened (a new process, as far as the file knows), and more commits made: every
+        // version since the slot's position reads as it was.
+        try database.close()
+        database = try Database.open(path: directory.path())
+        versions += try Self.randomCommits(database, tree: tree, model: &model, commits: 60, random: &random)
+        _ = try database.verify()
+        for (version, rows) in versions {
+            let reader = try database.beginRead(atVersion: version)
+            #expect(try Self.rows(reader, tree) == rows, "version \(version)")
+        }
+
+        // One change record per commit since the slot's position, each with what the commit did.
+        do {
+            let newest = try database.beginRead()
+            let records = try newest.changeRecords(after: slot.confirmed, limit: .max)
+            #expect(records.map(\.transaction) == versions.dropFirst().map(\.0))
+            for (index, (transaction, record)) in records.enumerated() {
+                let (before, after) = (versions[index].1, versions[index + 1].1)
+                // The version before, or the same content stamped anew by the first write after an open.
+                #expect(record.baseTransaction >= versions[index].0 && record.baseTransaction < transaction)
+                let changes = RowChanges(record.changes).trees[tree] ?? RowChanges.Tree()
+                #expect(changes.inserted == Set(after.keys).subtracting(before.keys), "transaction \(transaction)")
+                #expect(changes.removed == Set(before.keys).subtracting(after.keys), "transaction \(transaction)")
+                let updated = Set(after.keys).intersection(before.keys).filter { after[$0] != before[$0] }
+                #expect(updated.isSubset(of: Set(changes.updated.keys)), "transaction \(transaction)")
+            }
+        }
+
+        // Confirming half frees what only those versions used: they are no longer readable,
+        // the later ones still are, and the file stops growing as pages are reused.
+        let middle = versions[versions.count / 2].0
+        let confirm = try database.beginWrite()
+        try confirm.confirmReplicationSlot(named: "sink", through: middle)
+        try confirm.commit()
+        _ = try database.verify()
+        #expect(throws: StorageError.self) { try database.beginRead(atVersion: versions[1].0) }
+        for (version, rows) in versions where version >= middle {
+            #expect(try Self.rows(database.beginRead(atVersion: version), tree) == rows)
+        }
+        #expect(try database.beginRead().changeRecords(after: 0, limit: .max).first?.transaction ?? 0 > middle)
+
+        // Dropping the slot frees the rest; once its last record is gone the file is format 5.
+        let drop = try database.beginWrite()
+        try drop.dropReplicationSlot(named: "sink")
+        try drop.commit()
+        let report = try database.verify()
+        #expect(report.retainedPages == 0)
+        #expect(database.spaceUsage.retainedBytes == 0)
+        #expect(database.spaceUsage.formatVersion == 5)
+        let pagesBefore = database.spaceUsage.fileBytes
+        _ = try Self.randomCommits(database, tree: tree, model: &model, commits: 30, random: &random)
+        #expect(database.spaceUsage.fileBytes <= pagesBefore + 64 * 4096, "freed pages are reused")
+        #expect(try Self.rows(database.beginRead(), tree) == model)
+        try database.close()
+    }
+
+    /// Without a slot, commits keep no record and the file stays format 5: a library without
+    /// replication reads it.
+    @Test func noSlotNoRecords() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database.open(path: directory.path())
+        var model: [UInt64: [Int64]] = [:]
+        var random = SeededGenerator(seed: 9)
+        let setup = try database.beginWrite()
+        let tree = try setup.createTree()
+        try setup.commit()
+        _ = try Self.randomCommits(database, tree: tree, model: &model, commits: 10, random: &random)
+        do {
+            let reader = try database.beginRead()
+            #expect(reader.meta.changeRecords.isEmpty && reader.meta.slots.isEmpty)
+            #expect(database.spaceUsage.formatVersion == 5)
+            #expect(throws: StorageError.self) { try database.beginRead(atVersion: reader.transaction - 1) }
+        }
+        try database.close()
+    }
+
+    /// Names are checked and unique; dropping or confirming an unknown slot, or confirming a
+    /// version that does not exist yet, throws; confirming backwards changes nothing.
+    @Test func slotsAreNamedAndConfirmedForward() throws {
+        let database = try Database.inMemory()
+        let write = try database.beginWrite()
+        for name in ["", "has space", "dash-name", String(repeating: "a", count: 64), "é"] {
+            #expect(throws: StorageError.self, "\(name)") { try write.createReplicationSlot(named: name) }
+        }
+        try write.createReplicationSlot(named: "a_1")
+        try write.createReplicationSlot(named: String(repeating: "b", count: 63))
+        #expect(throws: StorageError.self) { try write.createReplicationSlot(named: "a_1") }
+        #expect(throws: StorageError.self) { try write.dropReplicationSlot(named: "missing") }
+        #expect(throws: StorageError.self) { try write.confirmReplicationSlot(named: "missing", through: 1) }
+        #expect(throws: StorageError.self) { try write.confirmReplicationSlot(named: "a_1", through: write.transaction) }
+        try write.commit()
+        let slots = try database.beginRead().replicationSlots()
+        #expect(slots.map(\.name) == ["a_1", String(repeating: "b", count: 63)])
+        let again = try database.beginWrite()
+        try again.confirmReplicationSlot(named: "a_1", through: again.base.meta.transaction)
+        try again.confirmReplicationSlot(named: "a_1", through: 1)  // backwards: ignored
+        try again.commit()
+        #expect(try database.beginRead().replicationSlots()[0].confirmed == again.base.meta.transaction)
+    }
+}
