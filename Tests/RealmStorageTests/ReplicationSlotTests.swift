@@ -25,11 +25,15 @@ import Testing
         return rows
     }
 
-    /// Random inserts, updates and removes, `commits` of them, each made by transaction `t` with
-    /// values naming it; returns the version each made and the model after it.
+    /// A version the test made: its transaction, the rows after it, and whether its commit
+    /// edited a row (only those keep a change record).
+    typealias Version = (transaction: TransactionID, rows: [UInt64: [Int64]], edited: Bool)
+
+    /// Random inserts, updates and removes, `commits` of them (some editing nothing), each made
+    /// by transaction `t` with values naming it.
     static func randomCommits(_ database: Database, tree: TreeID, model: inout [UInt64: [Int64]], commits: Int,
-                              random: inout SeededGenerator) throws -> [(TransactionID, [UInt64: [Int64]])] {
-        var versions: [(TransactionID, [UInt64: [Int64]])] = []
+                              random: inout SeededGenerator) throws -> [Version] {
+        var versions: [Version] = []
         for _ in 0..<commits {
             let write = try database.beginWrite()
             let stamp = Int64(write.transaction)
@@ -49,8 +53,9 @@ import Testing
                     break
                 }
             }
+            let edited = !write.changeLog.isEmpty
             try write.commit()
-            versions.append((write.transaction, model))
+            versions.append((write.transaction, model, edited))
         }
         return versions
     }
@@ -72,7 +77,8 @@ import Testing
         let slot = try create.createReplicationSlot(named: "sink")
         #expect(slot.confirmed == create.base.meta.transaction)
         try create.commit()
-        var versions: [(TransactionID, [UInt64: [Int64]])] = [(slot.confirmed, model), (create.transaction, model)]
+        // The slot's own commit edited no table: it keeps no record.
+        var versions: [Version] = [(slot.confirmed, model, false), (create.transaction, model, false)]
         versions += try Self.randomCommits(database, tree: tree, model: &model, commits: 60, random: &random)
         #expect(database.spaceUsage.formatVersion == 6)
         #expect(database.spaceUsage.retainedBytes > 0)
@@ -84,7 +90,7 @@ import Testing
         database = try Database.open(path: directory.path())
         versions += try Self.randomCommits(database, tree: tree, model: &model, commits: 60, random: &random)
         _ = try database.verify()
-        for (version, rows) in versions {
+        for (version, rows, _) in versions {
             let reader = try database.beginRead(atVersion: version)
             #expect(try Self.rows(reader, tree) == rows, "version \(version)")
         }
@@ -93,11 +99,13 @@ import Testing
         do {
             let newest = try database.beginRead()
             let records = try newest.changeRecords(after: slot.confirmed, limit: .max)
-            #expect(records.map(\.transaction) == versions.dropFirst().map(\.0))
-            for (index, (transaction, record)) in records.enumerated() {
-                let (before, after) = (versions[index].1, versions[index + 1].1)
+            // One record per commit that edited a row, each built on the commit before it.
+            let edits = versions.indices.filter { versions[$0].edited }
+            #expect(records.map(\.transaction) == edits.map { versions[$0].transaction })
+            for (index, (transaction, record)) in zip(edits, records) {
+                let (before, after) = (versions[index - 1].rows, versions[index].rows)
                 // The version before, or the same content stamped anew by the first write after an open.
-                #expect(record.baseTransaction >= versions[index].0 && record.baseTransaction < transaction)
+                #expect(record.baseTransaction >= versions[index - 1].transaction && record.baseTransaction < transaction)
                 let changes = RowChanges(record.changes).trees[tree] ?? RowChanges.Tree()
                 #expect(changes.inserted == Set(after.keys).subtracting(before.keys), "transaction \(transaction)")
                 #expect(changes.removed == Set(before.keys).subtracting(after.keys), "transaction \(transaction)")
@@ -108,13 +116,13 @@ import Testing
 
         // Confirming half frees what only those versions used: they are no longer readable,
         // the later ones still are, and the file stops growing as pages are reused.
-        let middle = versions[versions.count / 2].0
+        let middle = versions[versions.count / 2].transaction
         let confirm = try database.beginWrite()
         try confirm.confirmReplicationSlot(named: "sink", through: middle)
         try confirm.commit()
         _ = try database.verify()
-        #expect(throws: StorageError.self) { try database.beginRead(atVersion: versions[1].0) }
-        for (version, rows) in versions where version >= middle {
+        #expect(throws: StorageError.self) { try database.beginRead(atVersion: versions[1].transaction) }
+        for (version, rows, _) in versions where version >= middle {
             #expect(try Self.rows(database.beginRead(atVersion: version), tree) == rows)
         }
         #expect(try database.beginRead().changeRecords(after: 0, limit: .max).first?.transaction ?? 0 > middle)

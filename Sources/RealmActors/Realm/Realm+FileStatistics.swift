@@ -5,13 +5,16 @@ extension Realm {
     /// What a realm file holds and how its pages are used: what `realm-inspect info` prints, and
     /// what to watch to decide when to compact.
     ///
-    /// Every page of the file is in exactly one of three states, so
-    /// `fileBytes == liveBytes + freeBytes + pinnedBytes`:
+    /// Every page of the file is in exactly one of four states, so
+    /// `fileBytes == liveBytes + freeBytes + pinnedBytes + retainedBytes`:
     /// - *live*: reachable from the newest version (its objects, indexes and bookkeeping);
     /// - *free*: reusable by the next commits;
     /// - *pinned*: free in the newest version but still read by an older one that a handle, a
     ///   frozen snapshot or a change notification in this process holds (or by a commit not yet
-    ///   durable). Pinned bytes that keep growing mean a snapshot held for too long.
+    ///   durable). Pinned bytes that keep growing mean a snapshot held for too long;
+    /// - *retained*: kept, across restarts, for the versions a replication slot has not
+    ///   confirmed (see ``Realm/createReplicationSlot(named:)``). Retained bytes that keep
+    ///   growing mean a consumer that stopped confirming.
     public struct FileStatistics: Sendable, Equatable, CustomStringConvertible {
         /// The version of the file format.
         public let formatVersion: Int
@@ -25,6 +28,8 @@ extension Realm {
         public let freeBytes: UInt64
         /// Bytes free in the newest version but held for older versions still being read.
         public let pinnedBytes: UInt64
+        /// Bytes of older versions kept for replication slots that have not confirmed them.
+        public let retainedBytes: UInt64
         /// The newest committed version (a number that grows by one per commit).
         public let version: UInt64
         /// How many versions are live in this process: the newest, plus each older one a
@@ -44,6 +49,7 @@ extension Realm {
             liveBytes = usage.liveBytes
             freeBytes = usage.freeBytes
             pinnedBytes = usage.heldBytes
+            retainedBytes = usage.retainedBytes
             self.version = version
             self.activeVersions = activeVersions
             self.isEncrypted = isEncrypted
@@ -59,6 +65,7 @@ extension Realm {
             live bytes: \(liveBytes)
             free bytes: \(freeBytes)
             pinned bytes: \(pinnedBytes)
+            retained bytes: \(retainedBytes)
             version: \(version)
             active versions: \(activeVersions)
             encrypted: \(isEncrypted)

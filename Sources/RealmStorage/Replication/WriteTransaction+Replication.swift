@@ -19,7 +19,8 @@ import Foundation
 /// Until that commit is durable, a crash falls back to a version that still lists them.
 ///
 /// Which pages a record retains: the pages the commit's own edits stopped using (tables, indexes,
-/// the catalog), taken before the record itself is written. The record and slot trees' own old
+/// the catalog), taken before the record itself is written. A commit that edited no table and
+/// no catalog entry keeps no record at all; the version before it reads the same. The record and slot trees' own old
 /// pages are freed as usual: no retained version is read through them (records and slots are
 /// always read from the newest version).
 extension WriteTransaction {
@@ -88,7 +89,11 @@ extension WriteTransaction {
     func recordChanges() throws {
         guard !slotsRoot.isEmpty || !changeRecordsRoot.isEmpty else { return }
         let slots = try replicationSlots()
-        if !slots.isEmpty {
+        // A commit that changed no table and no catalog entry (one that only creates, drops or
+        // confirms slots) keeps no record: no retained version reads the pages it freed (slot
+        // and record trees are read at the newest version only), and a consumer confirming
+        // what it applied does not see its own confirmation as a commit to apply.
+        if !slots.isEmpty, !changeLog.isEmpty || catalog != base.meta.catalog {
             let record = ChangeRecord(
                 commitTime: Int64(Date().timeIntervalSince1970 * 1e9), baseTransaction: base.meta.transaction,
                 baseCatalog: base.meta.catalog, changes: changeLog, retained: freed)

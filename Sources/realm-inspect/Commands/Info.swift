@@ -4,7 +4,7 @@ import RealmActors
 /// `realm-inspect info FILE`: the file's format, size and how its pages are used.
 struct Info: InspectorCommand {
     static let spec = CommandSpec(
-        name: "info", abstract: "Show the file's format version, page size, size, live, free and pinned bytes, and version.",
+        name: "info", abstract: "Show the file's format version, page size, size, live, free, pinned and retained bytes, version, and replication slots.",
         positionals: [.init(name: "file", help: "The realm file.")],
         options: [.init(name: "format", valueName: "format", help: "How to print.", choices: ["text", "json"], defaultValue: "text")])
 
@@ -19,6 +19,7 @@ struct Info: InspectorCommand {
     func run() throws -> ExitStatus {
         let realm = try file.open()
         let statistics = realm.fileStatistics
+        let slots = try realm.replicationSlots
         let classes = realm.schema.objectSchema.map { ($0.className, $0.isEmbedded ? nil : realm.dynamicObjects($0.className).count) }
         let output = OutputBuffer()
         if json {
@@ -26,14 +27,18 @@ struct Info: InspectorCommand {
                 ("path", ValueText.quoted(file.path)), ("formatVersion", "\(statistics.formatVersion)"),
                 ("pageSize", "\(statistics.pageSize)"), ("fileBytes", "\(statistics.fileBytes)"),
                 ("liveBytes", "\(statistics.liveBytes)"), ("freeBytes", "\(statistics.freeBytes)"),
-                ("pinnedBytes", "\(statistics.pinnedBytes)"), ("version", "\(statistics.version)"),
+                ("pinnedBytes", "\(statistics.pinnedBytes)"), ("retainedBytes", "\(statistics.retainedBytes)"),
+                ("version", "\(statistics.version)"),
                 ("activeVersions", "\(statistics.activeVersions)"), ("encrypted", "\(statistics.isEncrypted)"),
                 ("logRecordsReplayed", "\(statistics.logRecordsReplayed)"),
+                ("replicationSlots", "[" + slots.map { "{\"name\":\(ValueText.quoted($0.name)),\"confirmedVersion\":\($0.confirmedVersion)}" }.joined(separator: ",") + "]"),
                 ("objects", "{" + classes.map { ValueText.quoted($0.0) + ":" + ($0.1.map(String.init) ?? "null") }.joined(separator: ",") + "}"),
             ]
             output.write("{" + fields.map { ValueText.quoted($0.0) + ":" + $0.1 }.joined(separator: ",") + "}\n")
         } else {
             output.write("file: \(file.path)\n\(statistics)\n")
+            output.write("replication slots: \(slots.count)\n")
+            for slot in slots { output.write("  \(slot.name): confirmed version \(slot.confirmedVersion)\n") }
             output.write("classes: \(classes.count)\n")
             for (name, count) in classes { output.write("  \(name): \(count.map { "\($0) objects" } ?? "embedded")\n") }
         }

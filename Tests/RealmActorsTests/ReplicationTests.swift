@@ -1,0 +1,210 @@
+import Foundation
+import Testing
+import RealmActors
+
+final class ReplicatedOrder: Object {
+    @Persisted(primaryKey: true) var code = ""
+    @Persisted var quantity = 0
+    @Persisted var note = ""
+}
+
+final class ReplicatedEvent: Object {
+    @Persisted var name = ""
+}
+
+/// Replication through the public API: slots, `commits(since:)` as a consumer reads it (what each
+/// commit inserted, modified and deleted, by primary key or object key), resuming after a
+/// confirmation across a close and reopen, waiting for new commits, and many writers at once.
+@Suite(.timeLimit(.minutes(2))) struct ReplicationTests {
+    static func configuration(_ directory: TemporaryDirectory) -> Realm.Configuration {
+        Realm.Configuration(fileURL: directory.url.appendingPathComponent("replicated.realm"),
+                            objectTypes: [ReplicatedOrder.self, ReplicatedEvent.self])
+    }
+
+    @Test func slotsAreCreatedListedAndDropped() async throws {
+        let directory = try TemporaryDirectory()
+        let realm = try await Realm.open(configuration: Self.configuration(directory))
+        #expect(try realm.replicationSlots.isEmpty)
+        try await realm.asyncWrite { try realm.createReplicationSlot(named: "warehouse") }
+        let slots = try realm.replicationSlots
+        #expect(slots.map(\.name) == ["warehouse"])
+        #expect(realm.fileStatistics.formatVersion == 6)
+        await #expect(throws: Realm.Error.self) { try await realm.asyncWrite { try realm.createReplicationSlot(named: "warehouse") } }
+        await #expect(throws: Realm.Error.self) { try await realm.asyncWrite { try realm.createReplicationSlot(named: "no spaces") } }
+        await #expect(throws: Realm.Error.self) { try await realm.asyncWrite { try realm.dropReplicationSlot(named: "missing") } }
+        try await realm.asyncWrite { realm.create(ReplicatedOrder.self, value: ["code": "a", "quantity": 1]) }
+        #expect(realm.fileStatistics.retainedBytes > 0 || realm.fileStatistics.version > slots[0].confirmedVersion)
+        try await realm.asyncWrite { try realm.dropReplicationSlot(named: "warehouse") }
+        try await realm.asyncWrite { realm.create(ReplicatedOrder.self, value: ["code": "b"]) }
+        #expect(try realm.replicationSlots.isEmpty)
+        #expect(realm.fileStatistics.retainedBytes == 0)
+        #expect(realm.fileStatistics.formatVersion == 5)
+    }
+
+    @Test func commitsTellWhatEachCommitChanged() async throws {
+        let directory = try TemporaryDirectory()
+        let realm = try await Realm.open(configuration: Self.configuration(directory))
+        try await realm.asyncWrite { realm.create(ReplicatedOrder.self, value: ["code": "before", "quantity": 1]) }
+        try await realm.asyncWrite { try realm.createReplicationSlot(named: "sink") }
+        try await realm.asyncWrite {
+            realm.create(ReplicatedOrder.self, value: ["code": "a", "quantity": 2, "note": "new"])
+            realm.create(ReplicatedEvent.self, value: ["name": "placed"])
+        }
+        try await realm.asyncWrite {
+            realm.object(ofType: ReplicatedOrder.self, forPrimaryKey: "before")!.quantity = 5
+            realm.delete(realm.objects(ReplicatedEvent.self))
+        }
+        try await realm.asyncWrite { realm.delete(realm.object(ofType: ReplicatedOrder.self, forPrimaryKey: "a")!) }
+
+        // The slot's own commit changed no objects: it is not one to apply.
+        let position = try #require(try realm.replicationSlots.first?.confirmedVersion)
+        var commits = realm.commits(since: "sink").makeAsyncIterator()
+        let first = try #require(try await commits.next())
+        #expect(first.previousVersion > position)
+        let orders = try #require(first.changes.first { $0.className == "ReplicatedOrder" })
+        #expect(orders.inserted.map(\.key) == [.string("a")])
+        #expect(Set(orders.inserted[0].changedProperties) == ["code", "quantity", "note"])
+        #expect(orders.inserted[0].object.read { $0["note"] as? String } == "new")
+        let events = try #require(first.changes.first { $0.className == "ReplicatedEvent" })
+        guard case .objectKey(let eventKey) = try #require(events.inserted.first?.key) else {
+            Issue.record("a class without a primary key is replicated by object key"); return
+        }
+
+        let second = try #require(try await commits.next())
+        let modified = try #require(second.changes.first { $0.className == "ReplicatedOrder" })
+        #expect(modified.modified.map(\.key) == [.string("before")])
+        #expect(modified.modified[0].changedProperties == ["quantity"])
+        #expect(modified.modified[0].object.read { $0["quantity"] as? Int } == 5)
+        #expect(second.changes.first { $0.className == "ReplicatedEvent" }?.deleted == [.objectKey(eventKey)])
+
+        let third = try #require(try await commits.next())
+        #expect(third.changes.first?.deleted == [.string("a")])
+        #expect(third.realm.objects(ReplicatedOrder.self).map(\.code) == ["before"])
+        #expect(third.commitTime <= Date() && third.commitTime > Date().addingTimeInterval(-60))
+    }
+
+    /// A consumer that confirmed a commit and stopped resumes after it, in a new open of the file;
+    /// commits it confirmed are gone, the rest are still there.
+    @Test func aConsumerResumesAfterItsConfirmationAcrossReopens() async throws {
+        let directory = try TemporaryDirectory()
+        var confirmed: UInt64 = 0
+        do {
+            let realm = try await Realm.open(configuration: Self.configuration(directory))
+            try await realm.asyncWrite { try realm.createReplicationSlot(named: "sink") }
+            for index in 0..<6 {
+                try await realm.asyncWrite { realm.create(ReplicatedOrder.self, value: ["code": "o\(index)", "quantity": index]) }
+            }
+            var commits = realm.commits(since: "sink").makeAsyncIterator()
+            for _ in 0..<3 { confirmed = try #require(try await commits.next()).version }
+            try await realm.asyncWrite { try realm.confirmReplicationSlot(named: "sink", through: confirmed) }
+            #expect(try realm.replicationSlots.first?.confirmedVersion == confirmed)
+        }
+        let realm = try await Realm.open(configuration: Self.configuration(directory))
+        try await realm.asyncWrite { realm.create(ReplicatedOrder.self, value: ["code": "after-reopen"]) }
+        var commits = realm.commits(since: "sink").makeAsyncIterator()
+        var codes: [String] = []
+        for _ in 0..<4 {
+            let commit = try #require(try await commits.next())
+            #expect(commit.version > confirmed)
+            codes += commit.changes.flatMap(\.inserted).compactMap { change -> String? in
+                if case .string(let code) = change.key { return code }
+                return nil
+            }
+        }
+        // The confirmation's own commit is not among them.
+        #expect(codes == ["o3", "o4", "o5", "after-reopen"])
+        await #expect(throws: Realm.Error.self) {
+            var iterator = realm.commits(since: "missing").makeAsyncIterator()
+            _ = try await iterator.next()
+        }
+    }
+
+    /// Iterating waits for commits not made yet, and ends when the task is cancelled.
+    @Test func theSequenceWaitsForNewCommitsAndEndsOnCancellation() async throws {
+        let directory = try TemporaryDirectory()
+        let realm = try await Realm.open(configuration: Self.configuration(directory))
+        try await realm.asyncWrite { try realm.createReplicationSlot(named: "sink") }
+        let configuration = Self.configuration(directory)
+        let consumer = Task {
+            let reader = try await Realm.open(configuration: configuration)
+            var seen: [String] = []
+            for try await commit in reader.commits(since: "sink") {
+                seen += commit.changes.flatMap(\.inserted).compactMap { if case .string(let code) = $0.key { code } else { nil } }
+                if seen.count == 3 { break }
+            }
+            return seen
+        }
+        for code in ["x", "y", "z"] {
+            try await realm.asyncWrite { realm.create(ReplicatedOrder.self, value: ["code": code]) }
+        }
+        #expect(try await consumer.value == ["x", "y", "z"])
+
+        // A consumer that has read everything waits; cancelling its task ends its loop.
+        let (progress, reported) = AsyncStream.makeStream(of: Int.self)
+        let waiting = Task {
+            let reader = try await Realm.open(configuration: configuration)
+            var count = 0
+            for try await _ in reader.commits(since: "sink") {
+                count += 1
+                reported.yield(count)
+            }
+            return count
+        }
+        for await count in progress where count == 3 { break }  // x, y, z
+        waiting.cancel()
+        #expect(try await waiting.value == 3)
+    }
+
+    /// Eight writers at once, a consumer reading behind them: every commit once, in order, and
+    /// replaying the change sets gives the realm's final content.
+    @Test(arguments: [1, 2] as [UInt64])
+    func manyWritersOneConsumer(seed: UInt64) async throws {
+        let directory = try TemporaryDirectory()
+        let configuration = Self.configuration(directory)
+        let realm = try await Realm.open(configuration: configuration)
+        try await realm.asyncWrite { try realm.createReplicationSlot(named: "sink") }
+        let commitsPerWriter = 40
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<8 {
+                group.addTask {
+                    let handle = try await Realm.open(configuration: configuration)
+                    var random = QueryRandom(state: seed &* 100 &+ UInt64(writer))
+                    for index in 0..<commitsPerWriter {
+                        try await handle.asyncWrite {
+                            let code = "w\(writer)-\(Int.random(in: 0..<15, using: &random))"
+                            if let existing = handle.object(ofType: ReplicatedOrder.self, forPrimaryKey: code), Bool.random(using: &random) {
+                                handle.delete(existing)
+                            } else {
+                                handle.create(ReplicatedOrder.self, value: ["code": code, "quantity": index], update: .modified)
+                            }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        var replica: [String: Int] = [:]
+        var previous: UInt64 = 0
+        var count = 0
+        let newest = realm.fileStatistics.version
+        for try await commit in realm.commits(since: "sink") {
+            #expect(commit.version > previous)
+            previous = commit.version
+            count += 1
+            for changes in commit.changes where changes.className == "ReplicatedOrder" {
+                for change in changes.inserted + changes.modified {
+                    guard case .string(let code) = change.key else { continue }
+                    replica[code] = change.object.read { $0["quantity"] as? Int }
+                }
+                for key in changes.deleted {
+                    if case .string(let code) = key { replica[code] = nil }
+                }
+            }
+            if commit.version >= newest { break }
+        }
+        #expect(count == 8 * commitsPerWriter)
+        realm.refresh()
+        let actual = Dictionary(uniqueKeysWithValues: realm.objects(ReplicatedOrder.self).map { ($0.code, $0.quantity) })
+        #expect(replica == actual)
+    }
+}
