@@ -10,7 +10,8 @@ import RealmStorage
 /// open).
 ///
 /// Prints `replayed` if the log held commits, `digest <line>`, then `verified <transaction>
-/// <pages> <free pages>`; on an error, `error <message>` and exit status 1. A trap is a
+/// <pages> <free pages>` and, for a file with replication slots, `retained <versions checked>
+/// <retained pages>` (a sample of the retained versions walked page by page); on an error, `error <message>` and exit status 1. A trap is a
 /// finding: the driver sees the signal.
 enum Checker {
     static func check(path: String, full: Bool) -> Int32 {
@@ -22,6 +23,8 @@ enum Checker {
             if full {
                 let report = try database.verify()
                 print("verified \(report.transaction) \(report.pageCount) \(report.freePages)")
+                let retained = try database.verifyRetainedVersions(limit: 8)
+                if !retained.isEmpty { print("retained \(retained.count) \(report.retainedPages)") }
             }
             return 0
         } catch {

@@ -217,6 +217,9 @@ final class Driver {
         else { throw Failure("the checker printed no digest: \(text)") }
         if full, let verified = text.split(separator: "\n").first(where: { $0.hasPrefix("verified ") }) {
             files[workload]!.lastVerified = String(verified)
+            if let retained = text.split(separator: "\n").first(where: { $0.hasPrefix("retained ") }) {
+                files[workload]!.lastVerified += "; \(retained) (versions checked, retained pages)"
+            }
         }
         if text.split(separator: "\n").contains("replayed") { files[workload]!.replays += 1 }
         var state = files[workload]!

@@ -18,10 +18,15 @@ enum Workload: String, CaseIterable, Sendable {
     /// of 0–6,000 bytes near it, and deletes every blob more than 30 ids behind: pages churn at
     /// both ends and large values are freed all the time.
     case sliding
+    /// ``churn`` on a file with a replication slot: every commit keeps a change record and the
+    /// pages of the versions the slot has not confirmed; every 16th commit confirms the slot
+    /// through the version eight commits back, freeing older ones. After a kill the checker
+    /// also walks a sample of the retained versions page by page.
+    case replicated
 
     var lanes: Int {
         switch self {
-        case .churn, .links, .sliding: 1
+        case .churn, .links, .sliding, .replicated: 1
         case .actors: 8
         case .open: 16
         }
@@ -38,16 +43,16 @@ enum Workload: String, CaseIterable, Sendable {
         var random = SplitMix(mix(seed, UInt64(lane), UInt64(commit)))
         var operations: [Operation] = []
         switch self {
-        case .churn, .actors, .open:
+        case .churn, .actors, .open, .replicated:
             let laneKeys = switch self {
-            case .churn: keys
+            case .churn, .replicated: keys
             case .actors: max(keys / 8, 16)
             default: 500
             }
             let maximum = self == .open ? min(maximumValue, 4_000) : maximumValue
             let base = lane * Self.laneStride
             func key() -> Int { base + random.below(laneKeys) }
-            if self == .churn && random.chance(1, in: 32) {
+            if (self == .churn || self == .replicated) && random.chance(1, in: 32) {
                 for _ in 0..<(200 + random.below(400)) {
                     operations.append(.putItem(id: key(), text: ValueSpec(key: random.next(), length: random.below(300)),
                                                number: random.below(1_000_000)))

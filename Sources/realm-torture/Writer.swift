@@ -47,11 +47,21 @@ struct Writer {
             }
         } else {
             let realm = try Realm(configuration: configuration)
+            if workload == .replicated, try realm.replicationSlots.isEmpty {
+                try realm.write { try realm.createReplicationSlot(named: "torture") }
+            }
             var number = 0
+            var versions: [UInt64] = []  // of this process's commits, newest last
             while true {
                 number += 1
                 let current = number
-                try realm.write { commit(current, lane: 0, in: realm) }
+                try realm.write {
+                    commit(current, lane: 0, in: realm)
+                    if workload == .replicated, current % 16 == 0, versions.count >= 8 {
+                        try realm.confirmReplicationSlot(named: "torture", through: versions[versions.count - 8])
+                    }
+                }
+                if workload == .replicated { versions.append(realm.fileStatistics.version) }
                 acknowledge(lane: 0, commit: number)
             }
         }

@@ -70,6 +70,18 @@ struct IntegrityCheck<Source: PageSource> {
             pagesByKind: check.pagesByKind)
     }
 
+    /// Checks every page a version reaches (checksum, kind, transaction, order, counts), without
+    /// accounting for the file's other pages: how a retained version (which shares most pages
+    /// with newer ones) is checked. Throws listing the first problems found.
+    static func verifyTrees(of meta: MetaPage, in source: Source) throws {
+        var check = IntegrityCheck(source: source, trustedUpTo: 0, accounting: false)
+        check.walkCatalog(meta.catalog)
+        if !check.problems.isEmpty {
+            let shown = check.problems.prefix(5).joined(separator: "; ")
+            throw StorageError(.invalidDatabase, "Version \(meta.transaction) failed its check (\(check.problems.count) problems): \(shown)")
+        }
+    }
+
     private var accounting: Bool { !seen.isEmpty }
 
     /// `a + b` for counts read from the file, which may be anything: an overflow is a problem

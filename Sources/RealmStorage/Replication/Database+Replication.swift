@@ -71,4 +71,25 @@ extension Database {
             return ReadTransaction(database: self, meta: meta)
         }
     }
+
+    /// Checks, page by page, up to `limit` of the versions replication slots retain (the
+    /// oldest, the newest, and others spread between): each page a version reaches must carry
+    /// its checksum and the transaction its parent names — a retained page reused by a later
+    /// commit fails. Returns the versions checked.
+    package func verifyRetainedVersions(limit: Int) throws -> [TransactionID] {
+        let newest = try beginRead()
+        guard let horizon = try newest.replicationSlots().map(\.confirmed).min() else { return [] }
+        var versions = [horizon]
+        try newest.forEach(in: newest.meta.changeRecords, from: horizon + 1) { key, _ in
+            versions.append(key)
+            return true
+        }
+        let sampled = versions.count <= limit ? versions
+            : (0..<limit).map { versions[$0 * (versions.count - 1) / max(1, limit - 1)] }
+        for version in Set(sampled).sorted() {
+            let reader = try beginRead(atVersion: version)
+            try IntegrityCheck.verifyTrees(of: reader.meta, in: reader)
+        }
+        return Set(sampled).sorted()
+    }
 }
