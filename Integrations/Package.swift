@@ -8,6 +8,7 @@
 //   RealmServiceLifecycle  a swift-service-lifecycle Service that owns a process's realms
 //   RealmHummingbird       Hummingbird 2 support: Realm.Error as HTTP errors, change streams as
 //                          server-sent events that end when the client disconnects
+//   RealmPostgres          a replication sink: a realm's commits applied to PostgreSQL (postgres-nio)
 //   order-service          an example service (Examples/OrderService) on all of them
 //
 // `swift test --package-path Integrations` (CI runs it).
@@ -27,6 +28,8 @@ let package = Package(
         .library(name: "RealmMetrics", targets: ["RealmMetrics"]),
         .library(name: "RealmServiceLifecycle", targets: ["RealmServiceLifecycle"]),
         .library(name: "RealmHummingbird", targets: ["RealmHummingbird"]),
+        .library(name: "RealmPostgres", targets: ["RealmPostgres"]),
+        .executable(name: "realm-replication-check", targets: ["realm-replication-check"]),
         .executable(name: "order-service", targets: ["order-service"]),
     ],
     dependencies: [
@@ -35,6 +38,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(name: "RealmLogging", dependencies: [
@@ -54,6 +58,28 @@ let package = Package(
             .product(name: "RealmActors", package: "RealmActors"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], swiftSettings: strictSettings),
+
+        .target(name: "RealmPostgres", dependencies: [
+            .product(name: "RealmActors", package: "RealmActors"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], swiftSettings: strictSettings),
+        // The replication check Scripts/test-replication.sh runs (writers, SIGKILL, catch-up, compare).
+        .executableTarget(name: "realm-replication-check", dependencies: [
+            "RealmPostgres",
+            .product(name: "RealmActors", package: "RealmActors"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strictSettings),
+        // Against a PostgreSQL server that Scripts/test-replication.sh starts (REALM_POSTGRES_*
+        // in the environment); without one the suite is skipped.
+        .testTarget(name: "RealmPostgresTests", dependencies: [
+            "RealmPostgres",
+            .product(name: "RealmActors", package: "RealmActors"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strictSettings),
 
         // The example service (Examples/OrderService): its app as a library the tests drive on

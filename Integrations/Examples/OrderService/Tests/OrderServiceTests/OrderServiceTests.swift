@@ -126,7 +126,7 @@ import Testing
             #expect(realm.numberOfChangeObservers == 0)
             // A raw HTTP client on loopback: asks for the stream, reads until the first event,
             // then closes the connection.
-            let received = try await Task.detached { try RawHTTPClient.readFirstEventThenClose(port: port, path: "/orders/events") }.value
+            let received = try await RawHTTPClient.onThread { try RawHTTPClient.readFirstEventThenClose(port: port, path: "/orders/events") }
             #expect(received.contains("event: initial"))
             // No commit happens from here on: the observer must go by itself.
             let deadline = ContinuousClock.now + .seconds(20)
@@ -153,8 +153,10 @@ import Testing
         var portIterator = ports.makeAsyncIterator()
         let port = try #require(await portIterator.next())
         let (events, eventContinuation) = AsyncStream.makeStream(of: String.self)
-        let client = Task.detached {
-            try RawHTTPClient.readUntilEnd(port: port, path: "/orders/events") { eventContinuation.yield($0) }
+        let client = Task {
+            try await RawHTTPClient.onThread {
+                try RawHTTPClient.readUntilEnd(port: port, path: "/orders/events") { eventContinuation.yield($0) }
+            }
         }
         var eventIterator = events.makeAsyncIterator()
         let first = try #require(await eventIterator.next())
@@ -185,6 +187,15 @@ import Testing
 
 /// A minimal blocking HTTP/1.1 client over a POSIX socket, for the disconnect and shutdown tests.
 enum RawHTTPClient {
+    /// Runs a blocking client on a thread of its own. Never on the concurrency pool (not in
+    /// `Task.detached` either): on a 2-core machine the pool has two threads, and two clients
+    /// blocked in `recv` there left none for the server that was to answer them — CI hung so.
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
     /// Sends `GET path`, calls `firstEvent` with what was received once a whole event came, and
     /// reads on until the response ends (the last chunk of a chunked body) or the server closes
     /// the connection; returns everything received.

@@ -1,0 +1,179 @@
+// The replication check that Scripts/test-replication.sh runs against a throwaway PostgreSQL
+// (REALM_POSTGRES_HOST, _PORT, _USER, _DATABASE in the environment):
+//
+//   realm-replication-check write DIR SECONDS   8 writer actors commit inserts, updates, deletes and
+//                                               list edits for SECONDS while the sink replicates; the
+//                                               script may SIGKILL it at any moment. Each writer
+//                                               appends its acknowledged commits to DIR/acks-<n>.
+//   realm-replication-check catch-up DIR        the sink alone, until PostgreSQL holds the realm's
+//                                               newest version; then confirms and exits.
+//   realm-replication-check compare DIR         every object against its row, and every row against
+//                                               an object; prints `replication: N commits, M objects
+//                                               replicated, L lost` and exits 1 unless L is 0.
+import Foundation
+import Logging
+import PostgresNIO
+import RealmActors
+import RealmPostgres
+
+final class Owner: Object {
+    @Persisted(primaryKey: true) var name = ""
+    @Persisted var city = ""
+}
+
+final class Item: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var title = ""
+    @Persisted var score = 0.0
+    @Persisted var count = 0
+    @Persisted var flag = false
+    @Persisted var tags: List<String>
+    @Persisted var owner: Owner?
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3, let mode = arguments.dropFirst().first else {
+    print("usage: realm-replication-check write DIR SECONDS | catch-up DIR | compare DIR")
+    exit(2)
+}
+let directory = URL(fileURLWithPath: arguments[2])
+let configuration = Realm.Configuration(fileURL: directory.appendingPathComponent("replicated.realm"), objectTypes: [Owner.self, Item.self])
+let logger: Logger = {
+    var logger = Logger(label: "realm-replication-check")
+    logger.logLevel = .warning
+    return logger
+}()
+let environment = ProcessInfo.processInfo.environment
+let postgres = PostgresClient(configuration: .init(
+    host: environment["REALM_POSTGRES_HOST"] ?? "127.0.0.1", port: Int(environment["REALM_POSTGRES_PORT"] ?? "") ?? 5432,
+    username: environment["REALM_POSTGRES_USER"] ?? "postgres", password: nil,
+    database: environment["REALM_POSTGRES_DATABASE"] ?? "postgres", tls: .disable))
+
+/// One writer: its own actor and handle; ids in its own range.
+actor Writer {
+    let number: Int
+    let acknowledgements: FileHandle
+    init(number: Int) throws {
+        self.number = number
+        let path = directory.appendingPathComponent("acks-\(number)").path
+        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+        acknowledgements = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try acknowledgements.seekToEnd()
+    }
+
+    func run(until deadline: ContinuousClock.Instant) async throws {
+        let realm = try await Realm(configuration: configuration, actor: self)
+        var random = SystemRandomNumberGenerator()
+        let base = number * 1_000_000
+        var commit = 0
+        while ContinuousClock.now < deadline {
+            commit += 1
+            let current = commit
+            try await realm.asyncWrite {
+                for _ in 0..<Int.random(in: 1...6, using: &random) {
+                    let id = base + Int.random(in: 0..<300, using: &random)
+                    let item = realm.object(ofType: Item.self, forPrimaryKey: id)
+                    switch Int.random(in: 0..<10, using: &random) {
+                    case 0..<4 where item == nil:
+                        let owner = realm.create(Owner.self, value: ["name": "owner-\(number)-\(id % 7)", "city": "c\(current % 5)"], update: .modified)
+                        realm.create(Item.self, value: ["id": id, "title": "item \(id) \(current)", "score": Double(current) / 3,
+                                                        "count": current, "tags": ["a\(current % 3)"], "owner": owner])
+                    case 4..<7 where item != nil:
+                        item!.title = "edited \(current) \"quoted\" ünïcode"
+                        item!.score += 0.5
+                        item!.flag.toggle()
+                    case 7 where item != nil:
+                        item!.tags.append("t\(current)")
+                    case 8 where item != nil:
+                        realm.delete(item!)
+                    default:
+                        item?.count += 1
+                    }
+                }
+            }
+            try acknowledgements.write(contentsOf: Data("\(current)\n".utf8))
+        }
+    }
+}
+
+/// The sink until PostgreSQL holds `target` (or forever, while `target` is nil).
+func replicate(until target: UInt64?) async throws {
+    let sink = PostgresReplicationSink(configuration: configuration, slot: "check", client: postgres, logger: logger, confirmEvery: 16)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await postgres.run() }
+        group.addTask { try await sink.run() }
+        if let target {
+            while await sink.appliedVersion < target { try await Task.sleep(for: .milliseconds(20)) }  // polling progress, not synchronizing
+        } else {
+            try await group.next()
+        }
+        group.cancelAll()
+        while true {
+            do {
+                guard try await group.next() != nil else { break }
+            } catch is CancellationError {}
+        }
+    }
+}
+
+switch mode {
+case "write":
+    let seconds = Double(arguments.count > 3 ? arguments[3] : "10") ?? 10
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    // The slot first, so that every acknowledged commit is one the sink must deliver.
+    let realm = try Realm(configuration: configuration)
+    if try !realm.replicationSlots.contains(where: { $0.name == "check" }) {
+        try realm.write { try realm.createReplicationSlot(named: "check") }
+    }
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await replicate(until: nil) }
+        for number in 0..<8 { group.addTask { try await Writer(number: number).run(until: deadline) } }
+        for _ in 0..<8 { try await group.next() }
+        group.cancelAll()
+    }
+case "catch-up":
+    let realm = try Realm(configuration: configuration)
+    let target = realm.fileStatistics.version
+    let position = try realm.replicationSlots.first { $0.name == "check" }?.confirmedVersion ?? 0
+    print("catch-up: the slot confirmed version \(position); replicating through version \(target)")
+    try await replicate(until: target)
+case "compare":
+    let realm = try Realm(configuration: configuration)
+    var commits = 0
+    for number in 0..<8 {
+        let text = (try? String(contentsOf: directory.appendingPathComponent("acks-\(number)"), encoding: .utf8)) ?? ""
+        commits += text.split(separator: "\n").count
+    }
+    var lost = 0
+    var compared = 0
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await postgres.run() }
+        var rows: [Int: (String, Double, Int, Bool, String, String?)] = [:]
+        let result = try await postgres.query("SELECT id, title, score, count, flag, tags::text, owner FROM \"Item\"", logger: logger)
+        for try await (id, title, score, count, flag, tags, owner) in result.decode((Int, String, Double, Int, Bool, String, String?).self) {
+            rows[id] = (title, score, count, flag, tags, owner)
+        }
+        for item in realm.objects(Item.self) {
+            compared += 1
+            guard let row = rows.removeValue(forKey: item.id) else { lost += 1; continue }
+            let tags = "[" + item.tags.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+            if row.0 != item.title || row.1 != item.score || row.2 != item.count || row.3 != item.flag || row.4 != tags || row.5 != item.owner?.name {
+                print("mismatch: item \(item.id): row \(row), object \(item.title) \(item.score) \(item.count) \(item.flag) \(tags) \(item.owner?.name ?? "nil")")
+                lost += 1
+            }
+        }
+        if !rows.isEmpty { print("rows without an object (deletes not applied): \(rows.keys.sorted().prefix(10))") }
+        lost += rows.count
+        var owners = 0
+        for try await _ in try await postgres.query("SELECT name FROM \"Owner\"", logger: logger).decode(String.self) { owners += 1 }
+        if owners != realm.objects(Owner.self).count { print("owners: \(owners) rows, \(realm.objects(Owner.self).count) objects"); lost += 1 }
+        compared += owners
+        group.cancelAll()
+    }
+    print("replication: \(commits) commits, \(compared) objects replicated, \(lost) lost")
+    exit(lost == 0 ? 0 : 1)
+default:
+    print("unknown mode \(mode)")
+    exit(2)
+}
