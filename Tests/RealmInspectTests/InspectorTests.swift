@@ -290,6 +290,29 @@ final class RIPet: Object {
         #expect(again.status == 1)  // the destination exists
     }
 
+    /// `info` shows replication slots; `compact` refuses a file with one (it would drop the
+    /// versions the slot retains); `drop-slot` drops it, and then `compact` works.
+    @Test func replicationSlotsAreShownDroppedAndBlockCompaction() throws {
+        let configuration = try makeRealm()
+        do {
+            let realm = try Realm(configuration: configuration)
+            try realm.write { try realm.createReplicationSlot(named: "warehouse") }
+            try realm.write { realm.delete(realm.objects(RIPerson.self).filter("id >= 20")) }
+        }
+        let info = try inspector.run("info", path)
+        #expect(info.lines.contains("replication slots: 1"), "\(info.lines)")
+        #expect(info.lines.contains { $0.hasPrefix("retained bytes: ") && $0 != "retained bytes: 0" })
+        let refused = try inspector.run("compact", path)
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("has replication slots (warehouse)"))
+        #expect(try inspector.run("drop-slot", path, "missing").status == 1)
+        let dropped = try inspector.run("drop-slot", path, "warehouse")
+        #expect(dropped.status == 0, "\(dropped.standardError)")
+        #expect(try inspector.run("info", path).lines.contains("replication slots: 0"))
+        #expect(try inspector.run("compact", path).status == 0)
+        #expect(try inspector.run("check", path).status == 0)
+    }
+
     @Test func encryptedFilesNeedTheirKey() throws {
         let key = Data((0..<64).map { UInt8($0 * 3 & 0xFF) })
         try makeRealm(encryptionKey: key)

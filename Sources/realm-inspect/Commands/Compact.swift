@@ -18,6 +18,12 @@ struct Compact: InspectorCommand {
 
     func run() throws -> ExitStatus {
         guard FileManager.default.fileExists(atPath: file.path) else { throw InspectionError("\(file.path): no such file") }
+        // Compaction keeps only the newest version: the versions replication slots retain would
+        // be lost, so a file with slots is not compacted (and compact-on-launch skips it too).
+        let slots = try file.open().replicationSlots
+        guard slots.isEmpty else {
+            throw InspectionError("\(file.path) has replication slots (\(slots.map(\.name).joined(separator: ", "))); compacting would drop the versions they retain. Let their consumers catch up and drop them first (realm-inspect drop-slot)")
+        }
         let before = try Self.size(of: file.path)
         var configuration = file.configuration(writable: true)
         configuration.shouldCompactOnLaunch = { _, _ in true }
