@@ -21,6 +21,12 @@ final class Owner: Object {
     @Persisted var city = ""
 }
 
+/// A class without a primary key: replicated by object key (`_realm_key`).
+final class Event: Object {
+    @Persisted var name = ""
+    @Persisted var sequence = 0
+}
+
 final class Item: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var title = ""
@@ -37,7 +43,7 @@ guard arguments.count >= 3, let mode = arguments.dropFirst().first else {
     exit(2)
 }
 let directory = URL(fileURLWithPath: arguments[2])
-let configuration = Realm.Configuration(fileURL: directory.appendingPathComponent("replicated.realm"), objectTypes: [Owner.self, Item.self])
+let configuration = Realm.Configuration(fileURL: directory.appendingPathComponent("replicated.realm"), objectTypes: [Owner.self, Item.self, Event.self])
 let logger: Logger = {
     var logger = Logger(label: "realm-replication-check")
     logger.logLevel = .warning
@@ -86,6 +92,11 @@ actor Writer {
                         item!.tags.append("t\(current)")
                     case 8 where item != nil:
                         realm.delete(item!)
+                    case 9 where current % 3 == 0:
+                        realm.create(Event.self, value: ["name": "e\(number)-\(current)", "sequence": current])
+                        if current % 5 == 0, let old = realm.objects(Event.self).filter("name BEGINSWITH %@", "e\(number)-").first {
+                            realm.delete(old)
+                        }
                     default:
                         item?.count += 1
                     }
@@ -169,6 +180,17 @@ case "compare":
         for try await _ in try await postgres.query("SELECT name FROM \"Owner\"", logger: logger).decode(String.self) { owners += 1 }
         if owners != realm.objects(Owner.self).count { print("owners: \(owners) rows, \(realm.objects(Owner.self).count) objects"); lost += 1 }
         compared += owners
+        // Events have no primary key: their rows must hold the same (name, sequence) pairs.
+        var events: [String] = []
+        for try await (name, sequence) in try await postgres.query("SELECT name, sequence FROM \"Event\"", logger: logger).decode((String, Int).self) {
+            events.append("\(name) \(sequence)")
+        }
+        let expected = realm.objects(Event.self).map { "\($0.name) \($0.sequence)" }
+        if events.sorted() != expected.sorted() {
+            print("events: \(events.count) rows, \(expected.count) objects, \(Set(expected).symmetricDifference(events).count) differ")
+            lost += Set(expected).symmetricDifference(events).count
+        }
+        compared += events.count
         group.cancelAll()
     }
     print("replication: \(commits) commits, \(compared) objects replicated, \(lost) lost")
