@@ -119,6 +119,31 @@ final class ReplicatedEvent: Object {
         }
     }
 
+    /// Batches hold the commits already made, up to the maximum, in order; one commit at a time
+    /// gives the same commits.
+    @Test func batchesHoldTheCommitsAlreadyMade() async throws {
+        let directory = try TemporaryDirectory()
+        let realm = try await Realm.open(configuration: Self.configuration(directory))
+        try await realm.asyncWrite { try realm.createReplicationSlot(named: "sink") }
+        for index in 0..<10 {
+            try await realm.asyncWrite { realm.create(ReplicatedOrder.self, value: ["code": "b\(index)"]) }
+        }
+        var batches = realm.commits(since: "sink").batched(maximumCount: 4).makeAsyncIterator()
+        var sizes: [Int] = []
+        var versions: [UInt64] = []
+        while sizes.reduce(0, +) < 10, let batch = try await batches.next() {
+            sizes.append(batch.count)
+            versions += batch.map(\.version)
+        }
+        #expect(sizes == [4, 4, 2])
+        var single: [UInt64] = []
+        for try await commit in realm.commits(since: "sink") {
+            single.append(commit.version)
+            if single.count == 10 { break }
+        }
+        #expect(versions == single)
+    }
+
     /// Iterating waits for commits not made yet, and ends when the task is cancelled.
     @Test func theSequenceWaitsForNewCommitsAndEndsOnCancellation() async throws {
         let directory = try TemporaryDirectory()

@@ -8,9 +8,10 @@ import Foundation
 /// realm's commits from a replication slot (``Realm/commits(after:)``) and applies each in one
 /// PostgreSQL transaction, together with the slot's position in a progress table.
 ///
-/// **Exactly once in effect.** A commit is applied in one PostgreSQL transaction that first locks
-/// the slot's row of `realm_replication_progress` and skips the commit if that row is at or past
-/// its version, then writes the rows and the new version. So a commit applied twice — after a
+/// **Exactly once in effect.** Commits are applied in PostgreSQL transactions (one commit when
+/// the sink keeps up; up to `batchSize` already-made commits when it is behind) that first lock
+/// the slot's row of `realm_replication_progress` and skip every commit that row is at or past,
+/// then write the rows and the newest version. So a commit applied twice — after a
 /// crash of this process between PostgreSQL's commit and the slot's confirmation, or of
 /// PostgreSQL before it answered — changes nothing. The realm's slot is confirmed only with
 /// versions PostgreSQL has committed (every `confirmEvery` commits, and at shutdown), so the
@@ -31,6 +32,7 @@ public actor PostgresReplicationSink: Service {
     let client: PostgresClient
     let logger: Logger
     let confirmEvery: Int
+    let batchSize: Int
     /// The columns known to exist per table (created or checked by this process).
     var knownColumns: [String: Set<String>] = [:]
     /// The newest version applied in PostgreSQL by this process.
@@ -42,13 +44,16 @@ public actor PostgresReplicationSink: Service {
     ///   - client: a running `PostgresClient` (run it in the same service group).
     ///   - confirmEvery: how many applied commits between confirmations of the slot (each one a
     ///     realm commit); a restart re-reads at most this many commits, which PostgreSQL skips.
+    ///   - batchSize: the most commits applied in one PostgreSQL transaction when the sink is
+    ///     behind (it applies one at a time when caught up).
     public init(configuration: Realm.Configuration, slot: String = "postgres", client: PostgresClient,
-                logger: Logger, confirmEvery: Int = 32) {
+                logger: Logger, confirmEvery: Int = 32, batchSize: Int = 64) {
         self.configuration = configuration
         self.slot = slot
         self.client = client
         self.logger = logger
         self.confirmEvery = max(1, confirmEvery)
+        self.batchSize = max(1, batchSize)
     }
 
     /// Replicates until the task is cancelled or the service group shuts down gracefully;
@@ -67,11 +72,13 @@ public actor PostgresReplicationSink: Service {
         logger.info("replicating", metadata: ["slot": "\(slot)", "from": "\(start)"])
         var unconfirmed = 0
         do {
-            for try await commit in realm.commits(after: start).cancelOnGracefulShutdown() {
+            // Until a graceful shutdown ends the loop: a batch is the commits already made, up to
+            // `batchSize`, applied in one PostgreSQL transaction (one commit when caught up).
+            for try await batch in realm.commits(after: start).batched(maximumCount: batchSize).cancelOnGracefulShutdown() {
                 realm.refresh()
-                try await apply(commit, schema: realm.schema)
-                appliedVersion = commit.version
-                unconfirmed += 1
+                try await apply(batch, schema: realm.schema)
+                appliedVersion = batch[batch.count - 1].version
+                unconfirmed += batch.count
                 if unconfirmed >= confirmEvery {
                     try await confirm(realm)
                     unconfirmed = 0
@@ -95,21 +102,24 @@ public actor PostgresReplicationSink: Service {
         return 0
     }
 
-    /// Applies one commit in one PostgreSQL transaction, with the progress row; skips it if the
-    /// progress row is at or past it.
-    func apply(_ commit: Realm.Commit, schema: Schema) async throws {
-        // Tables and columns first (DDL outside the commit's transaction; idempotent).
-        for changes in commit.changes {
+    /// Applies commits, oldest first, in one PostgreSQL transaction with the progress row; skips
+    /// those the progress row is at or past.
+    func apply(_ commits: [Realm.Commit], schema: Schema) async throws {
+        guard let last = commits.last else { return }
+        // Tables and columns first (DDL outside the commits' transaction; idempotent).
+        for changes in commits.flatMap(\.changes) {
             guard let objectSchema = schema[changes.className], !objectSchema.isEmbedded else { continue }
             try await ensureTable(objectSchema, schema: schema)
         }
-        let statements = try commit.changes.flatMap { changes -> [PostgresQuery] in
-            guard let objectSchema = schema[changes.className], !objectSchema.isEmbedded else { return [] }
-            let upserts = try (changes.inserted + changes.modified).map { try upsert($0, objectSchema, schema: schema) }
-            let deletes = changes.deleted.map { delete($0, objectSchema, schema: schema) }
-            return upserts + deletes
+        let statements = try commits.map { commit in
+            (Int64(commit.version), try commit.changes.flatMap { changes -> [PostgresQuery] in
+                guard let objectSchema = schema[changes.className], !objectSchema.isEmbedded else { return [] }
+                let upserts = try (changes.inserted + changes.modified).map { try upsert($0, objectSchema, schema: schema) }
+                let deletes = changes.deleted.map { delete($0, objectSchema, schema: schema) }
+                return upserts + deletes
+            })
         }
-        let slot = slot, version = Int64(commit.version), logger = logger
+        let slot = slot, version = Int64(last.version), logger = logger
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("INSERT INTO realm_replication_progress (slot, version) VALUES (\(slot), 0) ON CONFLICT (slot) DO NOTHING",
                                        logger: logger)
@@ -118,7 +128,9 @@ public actor PostgresReplicationSink: Service {
             var applied: Int64 = 0
             for try await value in rows.decode(Int64.self) { applied = value }
             guard applied < version else { return }  // applied before: nothing to do
-            for statement in statements { try await connection.query(statement, logger: logger) }
+            for (commitVersion, commitStatements) in statements where commitVersion > applied {
+                for statement in commitStatements { try await connection.query(statement, logger: logger) }
+            }
             try await connection.query("UPDATE realm_replication_progress SET version = \(version) WHERE slot = \(slot)", logger: logger)
         }
     }

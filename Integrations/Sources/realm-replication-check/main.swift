@@ -147,8 +147,21 @@ case "catch-up":
     let realm = try Realm(configuration: configuration)
     let target = realm.fileStatistics.version
     let position = try realm.replicationSlots.first { $0.name == "check" }?.confirmedVersion ?? 0
-    print("catch-up: the slot confirmed version \(position); replicating through version \(target)")
+    // The commits the slot has not confirmed (PostgreSQL may hold some of them already).
+    var backlog = 0
+    if position < target {
+        var iterator = realm.commits(after: position).batched(maximumCount: 1_000).makeAsyncIterator()
+        while let batch = try await iterator.next() {
+            backlog += batch.count
+            if batch[batch.count - 1].version >= target { break }
+        }
+    }
+    print("catch-up: the slot confirmed version \(position); \(backlog) commits to replicate, through version \(target)")
+    let began = ContinuousClock.now
     try await replicate(until: target)
+    let elapsed = (ContinuousClock.now - began).components
+    let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+    print("catch-up: \(backlog) commits in \(String(format: "%.1f", seconds)) s (\(Int(Double(backlog) / max(seconds, 0.001))) commits/s)")
 case "compare":
     let realm = try Realm(configuration: configuration)
     var commits = 0

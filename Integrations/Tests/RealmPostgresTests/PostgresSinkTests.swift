@@ -46,10 +46,10 @@ struct PostgresSinkTests {
                 commits.append(commit)
                 if commits.count == 2 { break }
             }
-            for commit in commits { try await sink.apply(commit, schema: realm.schema) }
+            try await sink.apply(commits, schema: realm.schema)
             // The first again (a restart that re-reads it): the progress row says it is applied,
             // so the row keeps "second" rather than going back to "first".
-            try await sink.apply(commits[0], schema: realm.schema)
+            try await sink.apply([commits[0]], schema: realm.schema)
             let rows = try await client.query("SELECT text FROM \"SinkNote\" WHERE id = 1")
             var texts: [String] = []
             for try await text in rows.decode(String.self) { texts.append(text) }

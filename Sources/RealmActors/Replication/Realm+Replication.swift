@@ -169,6 +169,39 @@ extension Realm {
             Iterator(file: file, configuration: configuration, start: start)
         }
 
+        /// The same commits in batches: each the commits already made, up to `maximumCount`
+        /// (one when the consumer keeps up) — what a consumer that has fallen behind applies in
+        /// one transaction on the other side (see ``Iterator/nextBatch(maximumCount:)``).
+        public func batched(maximumCount: Int) -> Batches {
+            Batches(commits: self, maximumCount: maximumCount)
+        }
+
+        /// ``Realm/Commits`` in batches: an `AsyncSequence` of non-empty arrays of commits.
+        public struct Batches: AsyncSequence, Sendable {
+            /// A batch of commits, oldest first.
+            public typealias Element = [Commit]
+            let commits: Commits
+            let maximumCount: Int
+
+            /// A new iterator, starting at the sequence's start.
+            public func makeAsyncIterator() -> Iterator {
+                Iterator(commits: commits.makeAsyncIterator(), maximumCount: maximumCount)
+            }
+
+            /// The iterator of ``Realm/Commits/Batches``.
+            public struct Iterator: AsyncIteratorProtocol {
+                var commits: Commits.Iterator
+                let maximumCount: Int
+
+                /// The next batch, waiting for a commit if none is left; nil once the task is
+                /// cancelled.
+                public mutating func next() async throws -> [Commit]? {
+                    let batch = try await commits.nextBatch(maximumCount: maximumCount)
+                    return batch.isEmpty ? nil : batch
+                }
+            }
+        }
+
         /// The iterator of ``Realm/Commits``.
         public struct Iterator: AsyncIteratorProtocol {
             let file: SharedRealmFile
@@ -186,6 +219,14 @@ extension Realm {
 
             /// The next commit, waiting for one if none is left; nil once the task is cancelled.
             public mutating func next() async throws -> Commit? {
+                try await nextBatch(maximumCount: 1).first
+            }
+
+            /// The next commits: at least one (waiting for one if none is left), and up to
+            /// `maximumCount` of those already made — what a consumer applies together, in one
+            /// transaction on the other side, when it has fallen behind. Empty once the task is
+            /// cancelled.
+            public mutating func nextBatch(maximumCount: Int) async throws -> [Commit] {
                 do {
                     if let start {
                         switch start {
@@ -201,17 +242,18 @@ extension Realm {
                         signal = NewVersionSignal(file: file)
                     }
                     while pending.isEmpty {
-                        if Task.isCancelled { return nil }
+                        if Task.isCancelled { return [] }
                         // The newest durable version before reading: a commit after it wakes the wait.
                         let newest = file.database.latestTransaction
-                        pending = try CommitChangeSet.commits(of: file, after: position, limit: 16)
+                        pending = try CommitChangeSet.commits(of: file, after: position, limit: Swift.max(16, maximumCount))
                         if pending.isEmpty {
-                            guard await signal?.wait(after: newest) == true else { return nil }
+                            guard await signal?.wait(after: newest) == true else { return [] }
                         }
                     }
-                    let changeSet = pending.removeFirst()
-                    position = changeSet.version.transaction
-                    return Commit(changeSet, configuration: configuration)
+                    let taken = pending.prefix(Swift.max(1, maximumCount))
+                    pending.removeFirst(taken.count)
+                    position = taken.last!.version.transaction
+                    return taken.map { Commit($0, configuration: configuration) }
                 } catch let error as Realm.Error {
                     throw error
                 } catch {
