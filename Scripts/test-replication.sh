@@ -31,7 +31,9 @@ as_server() { if [[ "$(id -u)" == 0 ]]; then runuser -u postgres -- "$@"; else "
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/realm-replication.XXXXXX")
 chmod 777 "$work"
-port=$((30000 + RANDOM % 20000))
+# Below the kernel's ephemeral range, so no client socket can be holding the port.
+ephemeral_start=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+port=$((10000 + RANDOM % (ephemeral_start - 10000)))
 as_server "$bindir/initdb" -D "$work/data" -A trust -U realm >"$work/initdb.log"
 as_server "$bindir/pg_ctl" -D "$work/data" -o "-p $port -k $work -c listen_addresses=127.0.0.1 -c fsync=on" \
     -l "$work/server.log" -w start >/dev/null

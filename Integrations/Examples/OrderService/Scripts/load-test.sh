@@ -41,12 +41,23 @@ service="$(swift build -c "$configuration" --package-path "$root/Integrations" -
 inspect="$(swift build -c "$configuration" --package-path "$root" --show-bin-path)/realm-inspect"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/order-service-load.XXXXXX")"
-port=$((20000 + RANDOM % 20000))
+# Below the kernel's ephemeral range: while the service is down between a kill and its restart,
+# wrk keeps reconnecting, and a client socket given the service's port as its own ephemeral port
+# connects to itself (TCP self-connect) and holds the port: the restart then fails to bind
+# ("Address already in use"), as a CI run found.
+ephemeral_start=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+port=$((10000 + RANDOM % (ephemeral_start - 10000)))
 url="http://127.0.0.1:$port"
 pid=
 cleanup() { [[ -n "$pid" ]] && kill -9 "$pid" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
-fail() { echo "load-test: FAILED: $*" >&2; echo "--- service log (last 20 lines)" >&2; tail -20 "$work/service.log" >&2 || true; exit 1; }
+fail() {
+    echo "load-test: FAILED: $*" >&2
+    echo "--- service log: errors, then the last 20 lines" >&2
+    grep -E "Fatal error|error|Crash|at /" "$work/service.log" | head -40 >&2 || true
+    tail -20 "$work/service.log" >&2 || true
+    exit 1
+}
 
 # Starts the service on the file in $work and returns once it answers.
 start() {
