@@ -39,17 +39,23 @@ package struct CommitChangeSet: Sendable {
         var changeSets: [CommitChangeSet] = []
         for (transaction, record) in try newest.changeRecords(after: version, limit: limit) {
             let base = try previous.flatMap { $0.transaction >= record.baseTransaction ? $0 : nil }
-                ?? frozenVersion(of: file, at: record.baseTransaction)
-            let made = try frozenVersion(of: file, at: transaction)
+                ?? frozenVersion(of: file, at: record.baseTransaction, reusing: previous)
+            let made = try frozenVersion(of: file, at: transaction, reusing: base)
             changeSets.append(CommitChangeSet(version: made, base: base, record: record))
             previous = made
         }
         return changeSets
     }
 
-    /// `file` at `version` (the newest, or one a slot retains), with the schema of that version.
-    static func frozenVersion(of file: SharedRealmFile, at version: TransactionID) throws -> FrozenVersion {
+    /// `file` at `version` (the newest, or one a slot retains), with the schema of that version:
+    /// `known`'s, when that version's schema record is the same tree (most commits change no
+    /// schema; decoding it for each would cost more than the commit's changes), else decoded.
+    static func frozenVersion(of file: SharedRealmFile, at version: TransactionID, reusing known: FrozenVersion?) throws -> FrozenVersion {
         let reader = try file.database.beginRead(atVersion: version)
+        if let known, let root = try? reader.root(of: StoredSchema.metadataTree),
+           root == (try? known.reader.root(of: StoredSchema.metadataTree)) {
+            return FrozenVersion(file: file, reader: reader, catalog: known.catalog)
+        }
         let catalog = try reader.storedSchema().map(SchemaCatalog.init) ?? .empty
         return FrozenVersion(file: file, reader: reader, catalog: catalog)
     }
