@@ -114,8 +114,9 @@ public actor PostgresReplicationSink: Service {
         let statements = try commits.map { commit in
             (Int64(commit.version), try commit.changes.flatMap { changes -> [PostgresQuery] in
                 guard let objectSchema = schema[changes.className], !objectSchema.isEmbedded else { return [] }
-                let upserts = try (changes.inserted + changes.modified).map { try upsert($0, objectSchema, schema: schema) }
-                let deletes = changes.deleted.map { delete($0, objectSchema, schema: schema) }
+                let columns = Self.columns(of: objectSchema, schema: schema)  // once per class, not per object
+                let upserts = try (changes.inserted + changes.modified).map { try upsert($0, into: objectSchema.className, columns: columns, schema: schema) }
+                let deletes = changes.deleted.map { delete($0, from: objectSchema.className, key: columns[0]) }
                 return upserts + deletes
             })
         }
@@ -189,41 +190,42 @@ public actor PostgresReplicationSink: Service {
 
     /// `INSERT … ON CONFLICT (key) DO UPDATE` of the properties the commit wrote (all of them for
     /// a new object), with their values at the commit's version.
-    func upsert(_ change: Realm.ObjectChange, _ objectSchema: ObjectSchema, schema: Schema) throws -> PostgresQuery {
-        let columns = Self.columns(of: objectSchema, schema: schema)
+    /// `columns` are the table's (``columns(of:schema:)``), the key first.
+    func upsert(_ change: Realm.ObjectChange, into table: String, columns: [(name: String, type: String, property: Property?)],
+                schema: Schema) throws -> PostgresQuery {
         let written = Set(change.changedProperties)
         var names: [String] = []
         var placeholders: [String] = []
         var binds = PostgresBindings()
-        let values: [(Property, Any?)] = change.object.read { object in
-            columns.compactMap(\.property).filter { $0.isPrimary || written.contains($0.name) }.map { ($0, object[$0.name]) }
+        let values: [(Property, type: String, Any?)] = change.object.read { object in
+            columns.compactMap { column in
+                guard let property = column.property, property.isPrimary || written.contains(property.name) else { return nil }
+                return (property, column.type, object[property.name])
+            }
         }
         if case .objectKey(let key) = change.key {
             names.append("_realm_key")
             placeholders.append("$\(binds.count + 1)::bigint")
             binds.append(Int64(bitPattern: key))
         }
-        for (property, value) in values {
+        for (property, type, value) in values {
             names.append(Self.quoted(property.name))
-            placeholders.append("$\(binds.count + 1)::\(Self.columnType(property, schema: schema))")
+            placeholders.append("$\(binds.count + 1)::\(type)")
             try ColumnBinding(value, property: property, schema: schema).append(to: &binds)
         }
         let key = Self.quoted(columns[0].name)
         let updates = names.filter { $0 != key }.map { "\($0) = EXCLUDED.\($0)" }
         let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", ")
         return PostgresQuery(unsafeSQL: """
-            INSERT INTO \(Self.quoted(objectSchema.className)) (\(names.joined(separator: ", "))) \
+            INSERT INTO \(Self.quoted(table)) (\(names.joined(separator: ", "))) \
             VALUES (\(placeholders.joined(separator: ", "))) ON CONFLICT (\(key)) \(conflict)
             """, binds: binds)
     }
 
-    /// `DELETE` of the object's row, by its key.
-    func delete(_ key: Realm.ObjectKey, _ objectSchema: ObjectSchema, schema: Schema) -> PostgresQuery {
+    /// `DELETE` of the object's row, by its key (`key`: the table's key column).
+    func delete(_ objectKey: Realm.ObjectKey, from table: String, key: (name: String, type: String, property: Property?)) -> PostgresQuery {
         var binds = PostgresBindings()
-        let column = objectSchema.primaryKeyProperty?.name ?? "_realm_key"
-        let type = objectSchema.primaryKeyProperty.map { Self.columnType($0, schema: schema) } ?? "bigint"
-        ColumnBinding(key).append(to: &binds)
-        return PostgresQuery(unsafeSQL: "DELETE FROM \(Self.quoted(objectSchema.className)) WHERE \(Self.quoted(column)) = $1::\(type)",
-                             binds: binds)
+        ColumnBinding(objectKey).append(to: &binds)
+        return PostgresQuery(unsafeSQL: "DELETE FROM \(Self.quoted(table)) WHERE \(Self.quoted(key.name)) = $1::\(key.type)", binds: binds)
     }
 }
