@@ -14,6 +14,8 @@ package final class NewVersionSignal: VersionObserver {
 
     private let state = Mutex(State())
     private let file: SharedRealmFile
+    /// The registration token, known only once `self` is registered in `init` (after every
+    /// stored property has a value): hence an atomic set once there, not a `let`.
     private let token = Atomic<UInt64>(0)
 
     package init(file: SharedRealmFile) {
