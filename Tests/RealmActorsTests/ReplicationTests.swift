@@ -12,6 +12,23 @@ final class ReplicatedEvent: Object {
     @Persisted var name = ""
 }
 
+final class ReplicatedGeo: EmbeddedObject {
+    @Persisted var lat = 0.0
+}
+
+final class ReplicatedAddress: EmbeddedObject {
+    @Persisted var city = ""
+    @Persisted var geo: ReplicatedGeo?
+}
+
+final class ReplicatedCustomer: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var address: ReplicatedAddress?
+    @Persisted var previous: List<ReplicatedAddress>
+    @Persisted var lastEvent: ReplicatedEvent?
+}
+
 /// Replication through the public API: slots, `commits(since:)` as a consumer reads it (what each
 /// commit inserted, modified and deleted, by primary key or object key), resuming after a
 /// confirmation across a close and reopen, waiting for new commits, and many writers at once.
@@ -231,5 +248,108 @@ final class ReplicatedEvent: Object {
         realm.refresh()
         let actual = Dictionary(uniqueKeysWithValues: realm.objects(ReplicatedOrder.self).map { ($0.code, $0.quantity) })
         #expect(replica == actual)
+    }
+
+    /// Embedded objects are not replicated on their own: a change to one, however deep, is a
+    /// modification of the top-level object it lives in, in the property that leads to it.
+    @Test func anEmbeddedObjectsChangeIsItsOwnersModification() async throws {
+        let directory = try TemporaryDirectory()
+        var configuration = Self.configuration(directory)
+        configuration.objectTypes = [ReplicatedCustomer.self, ReplicatedAddress.self, ReplicatedGeo.self, ReplicatedEvent.self]
+        let realm = try await Realm.open(configuration: configuration)
+        try await realm.asyncWrite { try realm.createReplicationSlot(named: "sink") }
+        try await realm.asyncWrite {
+            realm.create(ReplicatedCustomer.self, value: ["id": 1, "name": "Ada", "address": ["city": "London", "geo": ["lat": 51.5]],
+                                                          "previous": [["city": "Paris"], ["city": "Rome"]]])
+            realm.create(ReplicatedCustomer.self, value: ["id": 2, "name": "Alan"])
+        }
+        let customer = try #require(realm.object(ofType: ReplicatedCustomer.self, forPrimaryKey: 1))
+        try await realm.asyncWrite { customer.address!.city = "Cambridge" }
+        try await realm.asyncWrite { customer.address!.geo!.lat = 52.2 }
+        try await realm.asyncWrite { customer.previous[1].city = "Milan" }
+        try await realm.asyncWrite {
+            customer.name = "Ada L."
+            customer.previous[0].city = "Lyon"
+        }
+        try await realm.asyncWrite { customer.address = nil }
+
+        var commits = realm.commits(since: "sink").makeAsyncIterator()
+        let created = try #require(try await commits.next())
+        #expect(created.changes.map(\.className) == ["ReplicatedCustomer"])
+        #expect(created.changes[0].inserted.map(\.key) == [.int(1), .int(2)])
+        var expected: [(property: [String], check: (ReplicatedCustomer) -> Bool)] = [
+            (["address"], { $0.address?.city == "Cambridge" }),
+            (["address"], { $0.address?.geo?.lat == 52.2 }),
+            (["previous"], { $0.previous[1].city == "Milan" }),
+            (["name", "previous"], { $0.name == "Ada L." && $0.previous[0].city == "Lyon" }),
+            (["address"], { $0.address == nil }),
+        ]
+        while !expected.isEmpty {
+            let (properties, check) = expected.removeFirst()
+            let commit = try #require(try await commits.next())
+            #expect(commit.changes.map(\.className) == ["ReplicatedCustomer"], "embedded classes are not listed")
+            let change = try #require(commit.changes.first?.modified.first)
+            #expect(commit.changes[0].modified.count == 1)
+            #expect(change.key == .int(1))
+            #expect(change.changedProperties == properties)
+            #expect(try #require(commit.realm.object(ofType: ReplicatedCustomer.self, forPrimaryKey: 1)).read(check))
+        }
+    }
+
+    /// A class a migration deletes is one `deletedAll` change, before the commit's others; its
+    /// objects are not listed one by one.
+    @Test func aClassDroppedByAMigrationIsDeletedAll() async throws {
+        let directory = try TemporaryDirectory()
+        var configuration = Self.configuration(directory)
+        do {
+            let realm = try await Realm.open(configuration: configuration)
+            try await realm.asyncWrite { try realm.createReplicationSlot(named: "sink") }
+            try await realm.asyncWrite {
+                realm.create(ReplicatedOrder.self, value: ["code": "kept"])
+                for name in ["a", "b", "c"] { realm.create(ReplicatedEvent.self, value: ["name": name]) }
+            }
+        }
+        configuration.objectTypes = [ReplicatedOrder.self]
+        configuration.schemaVersion = 2
+        configuration.migrationBlock = { migration, _ in
+            migration.deleteData(forType: "ReplicatedEvent")
+            migration.enumerateObjects(ofType: "ReplicatedOrder") { _, new in new!["quantity"] = 7 }
+        }
+        let realm = try await Realm.open(configuration: configuration)
+        var commits = realm.commits(since: "sink").makeAsyncIterator()
+        _ = try #require(try await commits.next())  // the objects
+        let migration = try #require(try await commits.next())
+        #expect(migration.changes.map(\.className) == ["ReplicatedEvent", "ReplicatedOrder"])
+        #expect(migration.changes[0].deletedAll && migration.changes[0].deleted.isEmpty && migration.changes[0].inserted.isEmpty)
+        #expect(migration.realm.schema["ReplicatedEvent"] == nil)
+        #expect(!migration.changes[1].deletedAll)
+        #expect(migration.changes[1].modified.map(\.key) == [.string("kept")])
+    }
+
+    /// `Realm.ObjectKey(object)` is the key the commits give the object: what a sink writes for
+    /// a link to it.
+    @Test func anObjectsKeyIsTheKeyItsCommitsGive() async throws {
+        let directory = try TemporaryDirectory()
+        var configuration = Self.configuration(directory)
+        configuration.objectTypes = [ReplicatedCustomer.self, ReplicatedAddress.self, ReplicatedGeo.self, ReplicatedEvent.self]
+        let realm = try await Realm.open(configuration: configuration)
+        #expect(Realm.ObjectKey(ReplicatedEvent()) == nil)
+        #expect(Realm.ObjectKey(ReplicatedCustomer(value: ["id": 9])) == .int(9))
+        try await realm.asyncWrite { try realm.createReplicationSlot(named: "sink") }
+        let (event, customer) = try await realm.asyncWrite {
+            let event = realm.create(ReplicatedEvent.self, value: ["name": "joined"])
+            return (event, realm.create(ReplicatedCustomer.self, value: ["id": 3, "lastEvent": event]))
+        }
+        var commits = realm.commits(since: "sink").makeAsyncIterator()
+        let commit = try #require(try await commits.next())
+        let eventKey = try #require(commit.changes.first { $0.className == "ReplicatedEvent" }?.inserted.first?.key)
+        #expect(Realm.ObjectKey(event) == eventKey)
+        #expect(Realm.ObjectKey(customer) == .int(3))
+        let linked = commit.changes.first { $0.className == "ReplicatedCustomer" }?.inserted.first?.object.read {
+            ($0["lastEvent"] as? ObjectBase).flatMap(Realm.ObjectKey.init)
+        }
+        #expect(linked == eventKey)
+        try await realm.asyncWrite { realm.delete(event) }
+        #expect(Realm.ObjectKey(event) == nil)
     }
 }

@@ -106,7 +106,9 @@ extension Realm {
         public let previousVersion: UInt64
         /// When the commit was made.
         public let commitTime: Date
-        /// What it changed, per class (classes it did not change are absent).
+        /// What it changed, per class (classes it did not change are absent; classes it
+        /// dropped first). Embedded objects are not listed on their own: a change to one is a
+        /// modification of the top-level object it lives in, in the property that leads to it.
         public let changes: [ClassChanges]
         /// The realm at ``version``: every object as the commit left it.
         public let realm: FrozenRealm
@@ -116,6 +118,13 @@ extension Realm {
     public struct ClassChanges: Sendable {
         /// The class.
         public let className: String
+        /// Whether the commit deleted every object the class had before it at once, by
+        /// dropping the class's table: a migration that removed the class after
+        /// `Migration.deleteData(forType:)`, or `deleteRealmIfMigrationNeeded`. Those objects are
+        /// not in ``deleted``; apply this first. The class is gone if the commit's realm has no
+        /// schema for it (`commit.realm.schema[className] == nil`); otherwise ``inserted`` holds
+        /// its objects after the commit.
+        public let deletedAll: Bool
         /// The objects the commit created, in key order.
         public let inserted: [ObjectChange]
         /// The objects the commit modified, with the properties it wrote.
@@ -280,18 +289,12 @@ extension Realm.Commit {
                 guard let table = snapshot.version.catalog.tables[changes.className], let primaryKey = table.schema.primaryKey else {
                     return .objectKey(key)
                 }
-                let value = Frozen<DynamicObject>(snapshot: snapshot, table: table, key: key).read { $0[primaryKey.name] }
-                switch value {
-                case let value as Int: return .int(value)
-                case let value as String: return .string(value)
-                case let value as ObjectId: return .objectId(value)
-                case let value as UUID: return .uuid(value)
-                default: return .null
-                }
+                return Realm.ObjectKey(primaryKey: Frozen<DynamicObject>(snapshot: snapshot, table: table, key: key).read { $0[primaryKey.name] })
             }
             let properties = changeSet.version.catalog.tables[changes.className]?.schema.properties.map(\.name) ?? []
             return Realm.ClassChanges(
                 className: changes.className,
+                deletedAll: changes.deletedAll,
                 inserted: changes.inserted.compactMap { key in
                     object(key).map { Realm.ObjectChange(key: identity(key, in: after), changedProperties: properties, object: $0) }
                 },
@@ -299,6 +302,34 @@ extension Realm.Commit {
                     object(change.key).map { Realm.ObjectChange(key: identity(change.key, in: after), changedProperties: change.properties, object: $0) }
                 },
                 deleted: changes.deleted.map { identity($0, in: before) })
+        }
+    }
+}
+
+extension Realm.ObjectKey {
+    /// The key under which ``Realm/commits(since:)`` identifies `object`: its primary key, or,
+    /// for a managed object of a class without one, its object key — what a sink writes for a
+    /// link to it. nil for an unmanaged object of a class without a primary key, and for an
+    /// invalidated one.
+    public init?(_ object: ObjectBase) {
+        if let primaryKey = object.objectSchema.primaryKeyProperty {
+            guard !object.isInvalidated else { return nil }
+            self.init(primaryKey: object[primaryKey.name])
+        } else {
+            guard let state = object.realmState, !object.isInvalidated else { return nil }
+            self = .objectKey(state.key)
+        }
+    }
+
+    /// The key of a primary-key value (`nil`, or a value of a type that cannot be a primary
+    /// key, is ``null``).
+    init(primaryKey value: Any?) {
+        switch value {
+        case let value as Int: self = .int(value)
+        case let value as String: self = .string(value)
+        case let value as ObjectId: self = .objectId(value)
+        case let value as UUID: self = .uuid(value)
+        default: self = .null
         }
     }
 }

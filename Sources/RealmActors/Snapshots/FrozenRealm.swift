@@ -15,6 +15,9 @@ public struct FrozenRealm: Sendable {
     /// The configuration of the realm it was frozen from.
     public var configuration: Realm.Configuration { snapshot.configuration }
 
+    /// The classes the realm stored at this version.
+    public var schema: Schema { Schema(snapshot.catalog) }
+
     /// Every object of a class at this version.
     public func objects<T: Object>(_ type: T.Type) -> FrozenResults<T> {
         FrozenResults(snapshot: snapshot, table: snapshot.catalog.tables[T.className()], keys: nil,
