@@ -58,6 +58,55 @@ final class ReplicatedCustomer: Object {
         #expect(realm.fileStatistics.formatVersion == 5)
     }
 
+    /// A slot's backlog: the commits after its position (not those that changed nothing) and
+    /// when the oldest was made; a second, further-along slot counts only its own; confirming
+    /// shrinks it; a write transaction sees the same.
+    @Test func aSlotsBacklogIsItsUnconfirmedCommits() async throws {
+        let directory = try TemporaryDirectory()
+        let realm = try await Realm.open(configuration: Self.configuration(directory))
+        try await realm.asyncWrite { try realm.createReplicationSlot(named: "slow") }
+        #expect(try realm.replicationSlots.map(\.backlog.commits) == [0])
+        #expect(try realm.replicationSlots[0].backlog.oldestCommitTime == nil)
+        let before = Date.now
+        for quantity in 1...3 {
+            try await realm.asyncWrite { realm.create(ReplicatedOrder.self, value: ["code": "o\(quantity)", "quantity": quantity]) }
+        }
+        let afterThree = Date.now
+        try await realm.asyncWrite { try realm.createReplicationSlot(named: "fast") }
+        try await realm.asyncWrite { _ = realm.objects(ReplicatedOrder.self).count }  // changes nothing
+        try await realm.asyncWrite { realm.create(ReplicatedOrder.self, value: ["code": "o4"]) }
+        var slots = try realm.replicationSlots.sorted { $0.name > $1.name }
+        #expect(slots.map(\.name) == ["slow", "fast"])
+        #expect(slots.map(\.backlog.commits) == [4, 1])
+        let oldest = try #require(slots[0].backlog.oldestCommitTime)
+        #expect(oldest >= before.addingTimeInterval(-0.001) && oldest <= afterThree)
+        #expect(try #require(slots[1].backlog.oldestCommitTime) >= afterThree.addingTimeInterval(-0.001))
+
+        // Confirm the slow slot through the second commit: two left, the third the oldest.
+        var versions: [UInt64] = []
+        for try await commit in realm.commits(since: "slow") {
+            versions.append(commit.version)
+            if versions.count == 4 { break }
+        }
+        try await realm.asyncWrite { try realm.confirmReplicationSlot(named: "slow", through: versions[1]) }
+        slots = try realm.replicationSlots.sorted { $0.name > $1.name }
+        #expect(slots.map(\.backlog.commits) == [2, 1])
+        // A consumer that applied more than it confirmed: its own backlog.
+        #expect(try realm.replicationBacklog(after: versions[2]).commits == 1)
+        let none = try realm.replicationBacklog(after: versions[3])
+        #expect(none.commits == 0 && none.oldestCommitTime == nil)
+        #expect(try realm.replicationBacklog(after: versions[2]).lag(at: .distantFuture) > 1e9)
+        try await realm.asyncWrite {
+            // Inside a write transaction: as of its start.
+            #expect(try realm.replicationSlots.sorted { $0.name > $1.name }.map(\.backlog.commits) == [2, 1])
+            try realm.confirmReplicationSlot(named: "slow", through: versions[3])
+            try realm.confirmReplicationSlot(named: "fast", through: versions[3])
+        }
+        slots = try realm.replicationSlots
+        #expect(slots.map(\.backlog.commits) == [0, 0])
+        #expect(slots.allSatisfy { $0.backlog.oldestCommitTime == nil && $0.backlog.lag() == 0 })
+    }
+
     @Test func commitsTellWhatEachCommitChanged() async throws {
         let directory = try TemporaryDirectory()
         let realm = try await Realm.open(configuration: Self.configuration(directory))

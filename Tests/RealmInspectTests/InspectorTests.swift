@@ -301,6 +301,11 @@ final class RIPet: Object {
         }
         let info = try inspector.run("info", path)
         #expect(info.lines.contains("replication slots: 1"), "\(info.lines)")
+        // Its backlog: the one commit after it, and how long ago that was made.
+        #expect(info.lines.contains { $0.hasPrefix("  warehouse: confirmed version ") && $0.contains(", pending commits 1, oldest ") }, "\(info.lines)")
+        let json = try Self.jsonObject(try inspector.run("info", path, "--format", "json").standardOutput)
+        let slot = try #require((json["replicationSlots"] as? [[String: Any]])?.first)
+        #expect(slot["pendingCommits"] as? Int == 1 && slot["oldestPendingCommitTime"] is String)
         #expect(info.lines.contains { $0.hasPrefix("retained bytes: ") && $0 != "retained bytes: 0" })
         let refused = try inspector.run("compact", path)
         #expect(refused.status == 1)

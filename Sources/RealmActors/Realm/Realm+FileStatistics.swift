@@ -30,7 +30,9 @@ extension Realm {
         public let pinnedBytes: UInt64
         /// Bytes of older versions kept for replication slots that have not confirmed them.
         public let retainedBytes: UInt64
-        /// The newest committed version (a number that grows by one per commit).
+        /// The newest committed version: a number that grows with every commit and never
+        /// repeats — by one per commit, except that the first commit after the file is opened
+        /// jumps ahead by about a million. It orders commits; it does not count them.
         public let version: UInt64
         /// How many versions are live in this process: the newest, plus each older one a
         /// handle, snapshot or notifier still reads.

@@ -27,20 +27,66 @@ extension Realm {
         /// The newest version whose commits the consumer has confirmed; ``Realm/commits(since:)``
         /// starts after it.
         public let confirmedVersion: UInt64
+        /// The commits the consumer has yet to confirm: what the slot holds in the file.
+        public let backlog: ReplicationBacklog
     }
 
-    /// The replication slots of the realm, at the handle's version.
+    /// The commits after a version — those a consumer at that version has yet to apply: how
+    /// many, and how long ago the oldest was made.
     ///
+    /// Versions are not commit counts (the first commit after an open jumps ahead), so a
+    /// difference of versions is not a backlog; this is.
+    public struct ReplicationBacklog: Sendable, Hashable {
+        /// How many commits there are. Commits that changed no object and no schema (one that
+        /// only confirms a slot, say) are not counted: they are not delivered.
+        public let commits: Int
+        /// When the oldest of them was made; nil when there are none.
+        public let oldestCommitTime: Date?
+
+        /// How far behind a consumer at the backlog's version is: the time since the oldest
+        /// commit it has not applied was made — what it holds is the realm as it was then — or
+        /// zero when it has applied every commit.
+        public func lag(at now: Date = .now) -> TimeInterval {
+            oldestCommitTime.map { max(0, now.timeIntervalSince($0)) } ?? 0
+        }
+    }
+
+    /// The replication slots of the realm, at the handle's version, with each one's backlog.
+    ///
+    /// - Complexity: per slot, O(log commits) plus the commits between the slowest slot's
+    ///   position and its own.
     /// - Throws: ``Realm/Error`` if the file is damaged.
     public var replicationSlots: [ReplicationSlot] {
         get throws {
             do {
                 let slots = try writer.map { try $0.replicationSlots() } ?? reader.replicationSlots()
-                return slots.map { ReplicationSlot(name: $0.name, confirmedVersion: $0.confirmed) }
+                return try slots.map { slot in
+                    ReplicationSlot(name: slot.name, confirmedVersion: slot.confirmed, backlog: try backlog(after: slot.confirmed))
+                }
             } catch {
                 throw Realm.Error.from(error, configuration: configuration)
             }
         }
+    }
+
+    /// The commits after `version` that a replication slot keeps, at the handle's version: what
+    /// a consumer that has applied through `version` (more than its slot has confirmed,
+    /// perhaps) has left to apply.
+    ///
+    /// - Complexity: O(log commits) plus the kept commits at or before `version`.
+    /// - Throws: ``Realm/Error`` if the file is damaged.
+    public func replicationBacklog(after version: UInt64) throws -> ReplicationBacklog {
+        do {
+            return try backlog(after: version)
+        } catch {
+            throw Realm.Error.from(error, configuration: configuration)
+        }
+    }
+
+    private func backlog(after version: UInt64) throws -> ReplicationBacklog {
+        let backlog = try writer.map { try $0.replicationBacklog(after: version) } ?? reader.replicationBacklog(after: version)
+        return ReplicationBacklog(commits: backlog.commits,
+                                  oldestCommitTime: backlog.oldestCommitTime.map { Date(timeIntervalSince1970: Double($0) / 1e9) })
     }
 
     /// Creates a replication slot at the version this write transaction builds on: the slot's

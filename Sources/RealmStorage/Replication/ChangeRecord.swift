@@ -71,6 +71,15 @@ package struct ChangeRecord: Sendable {
         return bytes
     }
 
+    /// The commit time of an encoded record, without decoding the rest (a lag gauge reads one
+    /// per slot; a record can hold thousands of changes).
+    static func commitTime(of bytes: UnsafeRawBufferPointer, transaction: TransactionID) throws -> Int64 {
+        guard bytes.count >= headerSize else {
+            throw StorageError(.invalidDatabase, "Realm file is damaged: the change record of transaction \(transaction) is malformed")
+        }
+        return Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: 0, as: Int64.self))
+    }
+
     /// Decodes the record of commit `transaction`; throws for bytes no record encodes to (damage).
     static func decode(_ bytes: UnsafeRawBufferPointer, transaction: TransactionID) throws -> ChangeRecord {
         func damaged() -> StorageError {

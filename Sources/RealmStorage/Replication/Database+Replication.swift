@@ -9,12 +9,35 @@ extension PageSource {
         }
         return slots
     }
+
+    /// The commits after `version` whose records the tree at `root` holds — what a slot at
+    /// `version` has not confirmed: how many, and when the oldest of them was made (nil if none).
+    ///
+    /// - Complexity: O(log records + the records at or before `version`). Records every slot
+    ///   has confirmed are freed, so for the slowest slot (the one that holds the space) that is
+    ///   none; for another, the records between the slowest one and it.
+    func replicationBacklog(in root: TreeRoot, after version: TransactionID) throws -> (commits: Int, oldestCommitTime: Int64?) {
+        var behind = 0
+        var oldest: Int64?
+        try forEach(in: root) { key, value in
+            guard key > version else { behind += 1; return true }
+            oldest = try ChangeRecord.commitTime(of: value, transaction: key)
+            return false
+        }
+        return (Int(root.count) - behind, oldest)
+    }
 }
 
 extension ReadTransaction {
     /// The replication slots at this version, by number.
     package func replicationSlots() throws -> [ReplicationSlot] {
         try replicationSlots(in: meta.slots)
+    }
+
+    /// The commits after `version` that the change records hold: how many, and when the oldest
+    /// was made. See ``PageSource/replicationBacklog(in:after:)``.
+    package func replicationBacklog(after version: TransactionID) throws -> (commits: Int, oldestCommitTime: Int64?) {
+        try replicationBacklog(in: meta.changeRecords, after: version)
     }
 
     /// The change records of the commits after `version`, oldest first, at most `limit` of them.

@@ -31,6 +31,12 @@ extension WriteTransaction {
         try replicationSlots(in: slotsRoot)
     }
 
+    /// The commits after `version` that the change records hold, as of this transaction's
+    /// start (its own record is stored at prepare): how many, and when the oldest was made.
+    package func replicationBacklog(after version: TransactionID) throws -> (commits: Int, oldestCommitTime: Int64?) {
+        try replicationBacklog(in: changeRecordsRoot, after: version)
+    }
+
     /// Creates a slot at the version this transaction is built on: the consumer's first commit
     /// to read is this transaction's.
     ///

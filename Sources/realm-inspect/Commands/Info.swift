@@ -4,7 +4,7 @@ import RealmActors
 /// `realm-inspect info FILE`: the file's format, size and how its pages are used.
 struct Info: InspectorCommand {
     static let spec = CommandSpec(
-        name: "info", abstract: "Show the file's format version, page size, size, live, free, pinned and retained bytes, version, and replication slots.",
+        name: "info", abstract: "Show the file's format version, page size, size, live, free, pinned and retained bytes, version, and replication slots with their backlog.",
         positionals: [.init(name: "file", help: "The realm file.")],
         options: [.init(name: "format", valueName: "format", help: "How to print.", choices: ["text", "json"], defaultValue: "text")])
 
@@ -31,14 +31,22 @@ struct Info: InspectorCommand {
                 ("version", "\(statistics.version)"),
                 ("activeVersions", "\(statistics.activeVersions)"), ("encrypted", "\(statistics.isEncrypted)"),
                 ("logRecordsReplayed", "\(statistics.logRecordsReplayed)"),
-                ("replicationSlots", "[" + slots.map { "{\"name\":\(ValueText.quoted($0.name)),\"confirmedVersion\":\($0.confirmedVersion)}" }.joined(separator: ",") + "]"),
+                ("replicationSlots", "[" + slots.map { slot in
+                    let oldest = slot.backlog.oldestCommitTime.map { ValueText.quoted(ValueText.iso8601($0)) } ?? "null"
+                    return "{\"name\":\(ValueText.quoted(slot.name)),\"confirmedVersion\":\(slot.confirmedVersion),"
+                        + "\"pendingCommits\":\(slot.backlog.commits),\"oldestPendingCommitTime\":\(oldest)}"
+                }.joined(separator: ",") + "]"),
                 ("objects", "{" + classes.map { ValueText.quoted($0.0) + ":" + ($0.1.map(String.init) ?? "null") }.joined(separator: ",") + "}"),
             ]
             output.write("{" + fields.map { ValueText.quoted($0.0) + ":" + $0.1 }.joined(separator: ",") + "}\n")
         } else {
             output.write("file: \(file.path)\n\(statistics)\n")
             output.write("replication slots: \(slots.count)\n")
-            for slot in slots { output.write("  \(slot.name): confirmed version \(slot.confirmedVersion)\n") }
+            for slot in slots {
+                // The lag: how long ago the oldest commit the consumer has not confirmed was made.
+                let lag = slot.backlog.oldestCommitTime.map { String(format: ", oldest %.1f s ago", max(0, Date.now.timeIntervalSince($0))) } ?? ""
+                output.write("  \(slot.name): confirmed version \(slot.confirmedVersion), pending commits \(slot.backlog.commits)\(lag)\n")
+            }
             output.write("classes: \(classes.count)\n")
             for (name, count) in classes { output.write("  \(name): \(count.map { "\($0) objects" } ?? "embedded")\n") }
         }
