@@ -64,6 +64,7 @@ let package = Package(
             .product(name: "RealmActors", package: "RealmActors"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: strictSettings),
         // The replication check Scripts/test-replication.sh runs (writers, SIGKILL, catch-up, compare).
@@ -80,6 +81,8 @@ let package = Package(
             .product(name: "RealmActors", package: "RealmActors"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: strictSettings),
 
         // The example service (Examples/OrderService): its app as a library the tests drive on

@@ -2,12 +2,15 @@
 # Replication to PostgreSQL, end to end, against a throwaway server:
 #
 #   1. installs PostgreSQL from Debian's packages if it is missing, and starts a server of its
-#      own (initdb and pg_ctl in a temporary directory, on loopback, a random port, trust auth);
+#      own (Scripts/throwaway-postgres.sh: initdb and pg_ctl in a temporary directory, loopback);
 #   2. runs the Integrations package's PostgreSQL tests (RealmPostgresTests) against it;
-#   3. runs realm-replication-check: 8 writer actors commit inserts, updates, deletes and list
-#      edits while the sink replicates; the process (writers and sink) is killed with SIGKILL at
-#      a random moment mid-stream, restarted for more writes, killed again; then the sink alone
-#      catches up, and every object is compared with its row (and every row with an object);
+#   3. runs realm-replication-check: 8 writer actors commit inserts, updates, deletes, list
+#      edits, edits of embedded objects alone and links to a class without a primary key while
+#      the sink replicates; the process (writers and sink) is killed with SIGKILL at
+#      a random moment mid-stream, restarted for more writes, killed again; run again while
+#      PostgreSQL crashes (immediate stop) and restarts, which the sink rides out by retrying;
+#      then the sink alone catches up, and every object is compared with its row (and every
+#      row with an object);
 #   4. stops the server and removes it.
 #
 #   bash Scripts/test-replication.sh [--seconds N]     # N seconds of writes per phase (default 6)
@@ -19,27 +22,7 @@ cd "$(dirname "$0")/.."
 seconds=6
 [[ "${1:-}" == "--seconds" ]] && seconds="$2"
 
-as_root() { if [[ "$(id -u)" == 0 ]]; then "$@"; else sudo "$@"; fi }
-bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
-if [[ -z "$bindir" ]]; then
-    as_root apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq postgresql >/dev/null
-    bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-fi
-# initdb refuses to run as root: the server runs as the postgres user the package created.
-as_server() { if [[ "$(id -u)" == 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/realm-replication.XXXXXX")
-chmod 777 "$work"
-# Below the kernel's ephemeral range, so no client socket can be holding the port.
-ephemeral_start=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
-port=$((10000 + RANDOM % (ephemeral_start - 10000)))
-as_server "$bindir/initdb" -D "$work/data" -A trust -U realm >"$work/initdb.log"
-as_server "$bindir/pg_ctl" -D "$work/data" -o "-p $port -k $work -c listen_addresses=127.0.0.1 -c fsync=on" \
-    -l "$work/server.log" -w start >/dev/null
-stop() { as_server "$bindir/pg_ctl" -D "$work/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$work"; }
-trap stop EXIT
-export REALM_POSTGRES_HOST=127.0.0.1 REALM_POSTGRES_PORT=$port REALM_POSTGRES_USER=realm REALM_POSTGRES_DATABASE=postgres
+source Scripts/throwaway-postgres.sh
 
 swift build --package-path Integrations --build-tests >&2
 swift test --package-path Integrations --skip-build --filter RealmPostgresTests >&2
@@ -53,9 +36,19 @@ for phase in 1 2; do
     sleep "$(python3 -c "import random; print(round(random.uniform($seconds / 2, $seconds), 2))")"  # a random moment to kill at
     kill -9 "$pid"
     wait "$pid" 2>/dev/null || true
-    applied=$(psql -h 127.0.0.1 -p "$port" -U realm -d postgres -tAc "SELECT version FROM realm_replication_progress WHERE slot = 'check'" 2>/dev/null || echo none)
+    applied=$(psql_query "SELECT version FROM realm_replication_progress WHERE slot = 'check'" 2>/dev/null || echo none)
     echo "phase $phase: killed with SIGKILL after $(cat "$data"/acks-* 2>/dev/null | wc -l) acknowledged commits in all; PostgreSQL had applied through version ${applied:-none}" >&2
 done
+# PostgreSQL crashes (immediate stop) mid-stream and comes back: the sink retries on its own,
+# and the process must end normally when its writers are done.
+"$check" write "$data" "$seconds" >"$work/write-3.log" 2>&1 &
+pid=$!
+sleep "$(python3 -c "import random; print(round(random.uniform(1, $seconds / 2), 2))")"  # a random moment to crash at
+crash_postgres
+sleep 1  # down for a while, as a restart would be
+start_postgres
+wait "$pid" || { cat "$work/write-3.log" >&2; echo "phase 3: the writers and the sink did not survive PostgreSQL's crash" >&2; exit 1; }
+echo "phase 3: PostgreSQL crashed and restarted mid-stream; the sink retried $(grep -c "retrying" "$work/write-3.log" || true) times and went on" >&2
 "$check" catch-up "$data" >&2
 "$check" compare "$data" | tee "$work/compare.log"
 grep -q " 0 lost$" "$work/compare.log"

@@ -5,7 +5,7 @@ import RealmActors
 
 /// A property's value as a PostgreSQL parameter of its column's type (see
 /// ``PostgresReplicationSink``): scalars as themselves, `ObjectId` as its hex text, `Decimal128`
-/// as its decimal text (cast to numeric), a link as the target's primary key, and everything
+/// as its decimal text (cast to numeric), a link as the target's key (``Realm/ObjectKey``), and everything
 /// else — `AnyRealmValue`, collections, embedded objects — as JSON text (cast to jsonb).
 enum ColumnBinding {
     case null
@@ -29,7 +29,7 @@ enum ColumnBinding {
         }
     }
 
-    init(_ value: Any?, property: Property, schema: Schema) throws {
+    init(_ value: Any?, property: Property) {
         guard let value, !(value is NSNull) else { self = .null; return }
         if property.isArray || property.isSet || property.isMap || property.type == .any {
             self = .text(JSONText.encode(value))
@@ -51,17 +51,13 @@ enum ColumnBinding {
         case let value as ObjectId: self = .text(value.stringValue)
         case let value as Decimal128: self = .text(value.stringValue)
         case let object as ObjectBase:
-            // A link: the target's primary key; an embedded object: the object as JSON; a target
-            // without a primary key: null (its object key is not public API yet).
-            guard let target = property.objectClassName.flatMap({ schema[$0] }), !target.isEmbedded else {
+            // A link: the target's key (its primary key, or its object key: `_realm_key`); an
+            // embedded object: the object as JSON.
+            if object.objectSchema.isEmbedded {
                 self = .text(JSONText.encode(object))
-                return
+            } else {
+                self = Realm.ObjectKey(object).map(ColumnBinding.init) ?? .null
             }
-            guard let key = target.primaryKeyProperty else {
-                self = .null
-                return
-            }
-            self = try ColumnBinding(object[key.name], property: key, schema: schema)
         default:
             self = .text(JSONText.encode(value))
         }
@@ -84,8 +80,8 @@ enum ColumnBinding {
 
 /// Values as JSON text, for jsonb columns: numbers and booleans as themselves, strings, dates
 /// (ISO 8601), data (base64), ObjectIds, decimals and UUIDs as strings; collections as arrays,
-/// maps and objects as objects (a linked object as its primary key; an embedded object with its
-/// properties).
+/// maps and objects as objects (a linked object as its key — its primary key, or its object key
+/// if its class has none; an embedded object with its properties).
 enum JSONText {
     static func encode(_ value: Any?) -> String {
         var text = ""
@@ -113,8 +109,8 @@ enum JSONText {
         case let value as AnyRealmValue: writeMixed(value, into: &text, depth: depth)
         case let object as ObjectBase:
             let schema = object.objectSchema
-            if let key = schema.primaryKeyProperty, !schema.isEmbedded {
-                write(object[key.name], into: &text, depth: depth + 1)
+            if !schema.isEmbedded {
+                writeKey(Realm.ObjectKey(object), into: &text)
             } else {
                 text += "{"
                 for (index, property) in schema.properties.enumerated() {
@@ -150,6 +146,18 @@ enum JSONText {
             }
         default:
             quote("\(value)", into: &text)
+        }
+    }
+
+    /// A linked object's key: its primary key, or its object key.
+    static func writeKey(_ key: Realm.ObjectKey?, into text: inout String) {
+        switch key {
+        case .int(let value): text += String(value)
+        case .string(let value): quote(value, into: &text)
+        case .objectId(let value): quote(value.stringValue, into: &text)
+        case .uuid(let value): quote(value.uuidString, into: &text)
+        case .objectKey(let value): text += String(Int64(bitPattern: value))
+        case .null, nil: text += "null"
         }
     }
 

@@ -1,4 +1,6 @@
+public import CoreMetrics
 public import Logging
+import Metrics
 public import PostgresNIO
 public import RealmActors
 public import ServiceLifecycle
@@ -21,11 +23,33 @@ import Foundation
 /// **Mapping.** Each class is a table of its name; each persisted property a column of its name:
 /// `Int` bigint, `Bool` boolean, `Float` real, `Double` double precision, `String` text, `Data`
 /// bytea, `Date` timestamptz, `ObjectId` text (24 hex digits), `Decimal128` numeric, `UUID` uuid;
-/// `AnyRealmValue`, lists, sets, maps and embedded objects jsonb; a link the target's primary key.
-/// The primary key is the table's; a class without one gets a `_realm_key` bigint column (the
-/// realm's object key). Tables and columns are created as the schema grows (`CREATE TABLE IF NOT
-/// EXISTS`, `ADD COLUMN IF NOT EXISTS`). Embedded classes are not tables of their own: their
-/// objects are in their parents' jsonb.
+/// `AnyRealmValue`, lists, sets, maps and embedded objects jsonb; a link the target's key (its
+/// primary key, or its `_realm_key` when its class has none; null when the link is). The primary
+/// key is the table's; a class without one gets a `_realm_key` bigint column (the realm's object
+/// key). Tables and columns are created as the schema grows (`CREATE TABLE IF NOT EXISTS`, `ADD
+/// COLUMN IF NOT EXISTS`, in the transaction of the commit that needs them); a class a migration
+/// deletes has its table dropped. Embedded classes are not tables of their own: their objects are
+/// in their owners' jsonb, which a change to an embedded object alone writes again.
+///
+/// **Batches.** A batch is written as its net effect (``ReplicationBatch``): per object, the
+/// newest values of the properties any of its commits changed, or its deletion; rows are written
+/// with multi-row `INSERT … ON CONFLICT DO UPDATE` and `DELETE … IN (…)` statements. The rows are
+/// those the commits applied one at a time would leave; only PostgreSQL's intermediate states,
+/// which no reader could see anyway inside one transaction, are skipped.
+///
+/// **Failures.** An error from PostgreSQL (down, restarting, a constraint the rows break) is
+/// logged, counted and retried after a backoff, from the progress row; the realm's slot keeps
+/// every commit meanwhile, so nothing is lost and the application's writes go on. Only errors
+/// waiting cannot mend end ``run()``.
+///
+/// **Monitoring.** swift-metrics, each with the dimension `slot`: `realm.replication.commits`
+/// (counter), `realm.replication.batch.duration` and `realm.replication.lag` (timers: a
+/// PostgreSQL transaction; a batch's newest commit from being made to being in PostgreSQL),
+/// `realm.replication.pending_commits`, `realm.replication.lag_seconds` (how long ago the oldest
+/// commit PostgreSQL lacks was made; 0 when caught up) and `realm.replication.retained_bytes`
+/// (gauges, set after each batch and while retrying), and `realm.replication.errors` (counter).
+/// Alert on `lag_seconds` and `pending_commits` growing; `retained_bytes` is what the backlog
+/// costs the realm file.
 public actor PostgresReplicationSink: Service {
     let configuration: Realm.Configuration
     let slot: String
@@ -33,66 +57,139 @@ public actor PostgresReplicationSink: Service {
     let logger: Logger
     let confirmEvery: Int
     let batchSize: Int
+    let transactionTimeout: Duration
+    let metrics: ReplicationMetrics
     /// The columns known to exist per table (created or checked by this process).
     var knownColumns: [String: Set<String>] = [:]
-    /// The newest version applied in PostgreSQL by this process.
+    /// The newest version applied in PostgreSQL, as far as this process knows (it reads the
+    /// progress row on start and after each failure).
     public private(set) var appliedVersion: UInt64 = 0
+    /// The newest version the realm's slot has confirmed: at most ``appliedVersion``.
+    private var confirmedVersion: UInt64 = 0
+    /// Commits applied since the slot's last confirmation.
+    private var unconfirmedCommits = 0
+    /// The wait before the next attempt after a failure: doubles per failure up to
+    /// ``maximumRetryDelay``, back to ``firstRetryDelay`` after a batch is applied.
+    private var retryDelay = PostgresReplicationSink.firstRetryDelay
+    static let firstRetryDelay = Duration.milliseconds(100)
+    static let maximumRetryDelay = Duration.seconds(30)
 
     /// - Parameters:
     ///   - configuration: the realm to replicate (opened by the sink in its own actor).
     ///   - slot: the replication slot; created at the realm's current version if missing.
     ///   - client: a running `PostgresClient` (run it in the same service group).
+    ///   - logger: where failures (each one retried) and starts are logged.
     ///   - confirmEvery: how many applied commits between confirmations of the slot (each one a
     ///     realm commit); a restart re-reads at most this many commits, which PostgreSQL skips.
     ///   - batchSize: the most commits applied in one PostgreSQL transaction when the sink is
     ///     behind (it applies one at a time when caught up).
+    ///   - transactionTimeout: how long one PostgreSQL transaction may take before the sink
+    ///     gives up on it and retries (a connection dropped mid-query can otherwise leave it
+    ///     waiting forever); far above any batch's normal time.
+    ///   - metricsFactory: where the sink's metrics go (see **Monitoring** above); the process's
+    ///     `MetricsSystem` unless given.
     public init(configuration: Realm.Configuration, slot: String = "postgres", client: PostgresClient,
-                logger: Logger, confirmEvery: Int = 32, batchSize: Int = 64) {
+                logger: Logger, confirmEvery: Int = 32, batchSize: Int = 64, transactionTimeout: Duration = .seconds(60),
+                metricsFactory: any MetricsFactory = MetricsSystem.factory) {
         self.configuration = configuration
         self.slot = slot
         self.client = client
         self.logger = logger
         self.confirmEvery = max(1, confirmEvery)
         self.batchSize = max(1, batchSize)
+        self.transactionTimeout = transactionTimeout
+        metrics = ReplicationMetrics(slot: slot, factory: metricsFactory)
     }
 
     /// Replicates until the task is cancelled or the service group shuts down gracefully;
-    /// confirms what was applied before returning.
+    /// confirms what was applied before returning. A failure to reach or write PostgreSQL is
+    /// logged, counted and retried after a backoff (0.1 s doubling to 30 s), resuming from the
+    /// progress row; the slot keeps every commit meanwhile.
+    ///
+    /// - Throws: a ``Realm/Error`` from the realm (a damaged file, say), or
+    ///   ``ReplicationSinkError`` if PostgreSQL holds a newer version than the realm has (a
+    ///   realm restored from an older backup, or another realm's slot of the same name) — neither
+    ///   of which waiting would mend.
     public func run() async throws {
         let realm = try await Realm(configuration: configuration, actor: self)
         if try !realm.replicationSlots.contains(where: { $0.name == slot }) {
             try await realm.asyncWrite { try realm.createReplicationSlot(named: slot) }
         }
+        while !Task.isCancelled {
+            do {
+                try await replicate(realm)
+                break
+            } catch where Task.isCancelled {
+                break
+            } catch let error where !(error is Realm.Error || error is ReplicationSinkError) {
+                metrics.errors.increment()
+                logger.error("replication to PostgreSQL failed; retrying", metadata: [
+                    "slot": "\(slot)", "error": "\(String(reflecting: error))", "retry_in": "\(retryDelay)"])
+                try? recordBacklog(realm)
+                // A graceful shutdown (or cancellation) during the wait ends the run.
+                do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: self.retryDelay) } } catch { break }
+                retryDelay = min(retryDelay * 2, Self.maximumRetryDelay)
+            }
+        }
+        // A cancelled task cannot write: PostgreSQL's progress row then tells the next run where
+        // to resume. A graceful shutdown (not a cancellation) confirms here.
+        if appliedVersion > confirmedVersion, !Task.isCancelled { try await confirm(realm) }
+    }
+
+    /// One attempt: resumes after the newer of the slot's and PostgreSQL's positions and applies
+    /// batches until a graceful shutdown or cancellation (returns) or a failure (throws).
+    private func replicate(_ realm: Realm) async throws {
         try await client.query(PostgresQuery(unsafeSQL: """
             CREATE TABLE IF NOT EXISTS realm_replication_progress (slot text PRIMARY KEY, version bigint NOT NULL)
             """), logger: logger)
-        let confirmed = try realm.replicationSlots.first { $0.name == slot }?.confirmedVersion ?? 0
-        let start = max(confirmed, try await progress())
-        appliedVersion = start
-        logger.info("replicating", metadata: ["slot": "\(slot)", "from": "\(start)"])
-        var unconfirmed = 0
+        let applied = try await progress()
+        _ = realm.refresh()
+        confirmedVersion = try realm.replicationSlots.first { $0.name == slot }?.confirmedVersion ?? 0
+        let newest = realm.fileStatistics.version
+        guard applied <= newest else {
+            throw ReplicationSinkError(description: "PostgreSQL has applied version \(applied) of slot '\(slot)', but the realm's newest version is \(newest): the realm is older than the data in PostgreSQL (restored from a backup?), or another realm replicates into the same database under the same slot name")
+        }
+        appliedVersion = max(confirmedVersion, applied)
+        unconfirmedCommits = 0
+        // PostgreSQL ahead of the slot (a crash between its commit and the confirmation): confirm
+        // now, so the realm frees those versions and the backlog counts only what is left.
+        if appliedVersion > confirmedVersion { try await confirm(realm) }
+        try recordBacklog(realm)
+        logger.info("replicating", metadata: ["slot": "\(slot)", "from": "\(appliedVersion)"])
         do {
             // Until a graceful shutdown ends the loop: a batch is the commits already made, up to
             // `batchSize`, applied in one PostgreSQL transaction (one commit when caught up).
-            for try await batch in realm.commits(after: start).batched(maximumCount: batchSize).cancelOnGracefulShutdown() {
-                realm.refresh()
-                try await apply(batch, schema: realm.schema)
-                appliedVersion = batch[batch.count - 1].version
-                unconfirmed += batch.count
-                if unconfirmed >= confirmEvery {
-                    try await confirm(realm)
-                    unconfirmed = 0
-                }
+            for try await batch in realm.commits(after: appliedVersion).batched(maximumCount: batchSize).cancelOnGracefulShutdown() {
+                let began = ContinuousClock.now
+                try await apply(batch)
+                let newest = batch[batch.count - 1]
+                metrics.batchDuration.record(duration: ContinuousClock.now - began)
+                metrics.lag.recordNanoseconds(Int64(max(0, Date.now.timeIntervalSince(newest.commitTime)) * 1e9))
+                metrics.commits.increment(by: batch.count)
+                appliedVersion = newest.version
+                retryDelay = Self.firstRetryDelay
+                unconfirmedCommits += batch.count
+                if unconfirmedCommits >= confirmEvery { try await confirm(realm) }
+                try recordBacklog(realm)
             }
         } catch is CancellationError {}
-        // A cancelled task cannot write: PostgreSQL's progress row then tells the next run where
-        // to resume. A graceful shutdown (not a cancellation) confirms here.
-        if unconfirmed > 0, !Task.isCancelled { try await confirm(realm) }
     }
 
     private func confirm(_ realm: Realm) async throws {
         let version = appliedVersion
         try await realm.asyncWrite { try realm.confirmReplicationSlot(named: slot, through: version) }
+        confirmedVersion = version
+        unconfirmedCommits = 0
+    }
+
+    /// Sets the backlog gauges: the commits after ``appliedVersion`` and the bytes the file
+    /// retains, at the newest version.
+    private func recordBacklog(_ realm: Realm) throws {
+        _ = realm.refresh()
+        let backlog = try realm.replicationBacklog(after: appliedVersion)
+        metrics.pendingCommits.record(backlog.commits)
+        metrics.lagSeconds.record(backlog.lag())
+        metrics.retainedBytes.record(realm.fileStatistics.retainedBytes)
     }
 
     /// The version PostgreSQL has applied for the slot (0 if none).
@@ -102,130 +199,37 @@ public actor PostgresReplicationSink: Service {
         return 0
     }
 
-    /// Applies commits, oldest first, in one PostgreSQL transaction with the progress row; skips
-    /// those the progress row is at or past.
-    func apply(_ commits: [Realm.Commit], schema: Schema) async throws {
+    /// Applies commits, oldest first, in one PostgreSQL transaction with the progress row: those
+    /// after the version the row holds, as their net effect (``ReplicationBatch``); the tables
+    /// they need are created or extended in the same transaction. A transaction that has not
+    /// finished after `transactionTimeout` is abandoned and fails (see
+    /// ``withAbandoningDeadline(_:_:)``), as does one whose task is cancelled.
+    func apply(_ commits: [Realm.Commit]) async throws {
         guard let last = commits.last else { return }
-        // Tables and columns first (DDL outside the commits' transaction; idempotent).
-        for changes in commits.flatMap(\.changes) {
-            guard let objectSchema = schema[changes.className], !objectSchema.isEmbedded else { continue }
-            try await ensureTable(objectSchema, schema: schema)
-        }
-        let statements = try commits.map { commit in
-            (Int64(commit.version), try commit.changes.flatMap { changes -> [PostgresQuery] in
-                guard let objectSchema = schema[changes.className], !objectSchema.isEmbedded else { return [] }
-                let columns = Self.columns(of: objectSchema, schema: schema)  // once per class, not per object
-                let upserts = try (changes.inserted + changes.modified).map { try upsert($0, into: objectSchema.className, columns: columns, schema: schema) }
-                let deletes = changes.deleted.map { delete($0, from: objectSchema.className, key: columns[0]) }
-                return upserts + deletes
-            })
-        }
-        let slot = slot, version = Int64(last.version), logger = logger
-        try await client.withTransaction(logger: logger) { connection in
-            try await connection.query("INSERT INTO realm_replication_progress (slot, version) VALUES (\(slot), 0) ON CONFLICT (slot) DO NOTHING",
-                                       logger: logger)
-            let rows = try await connection.query("SELECT version FROM realm_replication_progress WHERE slot = \(slot) FOR UPDATE",
-                                                  logger: logger)
-            var applied: Int64 = 0
-            for try await value in rows.decode(Int64.self) { applied = value }
-            guard applied < version else { return }  // applied before: nothing to do
-            for (commitVersion, commitStatements) in statements where commitVersion > applied {
-                for statement in commitStatements { try await connection.query(statement, logger: logger) }
-            }
-            try await connection.query("UPDATE realm_replication_progress SET version = \(version) WHERE slot = \(slot)", logger: logger)
-        }
-    }
-
-    // MARK: Schema
-
-    /// Creates the class's table and any missing column.
-    func ensureTable(_ objectSchema: ObjectSchema, schema: Schema) async throws {
-        let table = objectSchema.className
-        let columns = Self.columns(of: objectSchema, schema: schema)
-        let known = knownColumns[table, default: []]
-        guard !Set(columns.map(\.name)).isSubset(of: known) else { return }
-        let key = columns[0]
-        try await client.query(PostgresQuery(unsafeSQL:
-            "CREATE TABLE IF NOT EXISTS \(Self.quoted(table)) (\(Self.quoted(key.name)) \(key.type) PRIMARY KEY)"), logger: logger)
-        for column in columns.dropFirst() where !known.contains(column.name) {
-            try await client.query(PostgresQuery(unsafeSQL:
-                "ALTER TABLE \(Self.quoted(table)) ADD COLUMN IF NOT EXISTS \(Self.quoted(column.name)) \(column.type)"), logger: logger)
-        }
-        knownColumns[table] = Set(columns.map(\.name))
-    }
-
-    /// The table's columns, the key first: the primary key, or `_realm_key`.
-    static func columns(of objectSchema: ObjectSchema, schema: Schema) -> [(name: String, type: String, property: Property?)] {
-        var columns: [(name: String, type: String, property: Property?)] = []
-        if objectSchema.primaryKeyProperty == nil { columns.append(("_realm_key", "bigint", nil)) }
-        let properties = objectSchema.properties.sorted { ($0.isPrimary ? 0 : 1) < ($1.isPrimary ? 0 : 1) }
-        for property in properties { columns.append((property.name, columnType(property, schema: schema), property)) }
-        return columns
-    }
-
-    /// The PostgreSQL type of a property's column.
-    static func columnType(_ property: Property, schema: Schema) -> String {
-        if property.isArray || property.isSet || property.isMap { return "jsonb" }
-        switch property.type {
-        case .int: return "bigint"
-        case .bool: return "boolean"
-        case .float: return "real"
-        case .double: return "double precision"
-        case .string, .objectId: return "text"
-        case .data: return "bytea"
-        case .date: return "timestamptz"
-        case .decimal128: return "numeric"
-        case .UUID: return "uuid"
-        case .any, .linkingObjects: return "jsonb"
-        case .object:
-            guard let target = property.objectClassName.flatMap({ schema[$0] }), !target.isEmbedded else { return "jsonb" }
-            guard let key = target.primaryKeyProperty else { return "bigint" }
-            return columnType(key, schema: schema)
-        }
-    }
-
-    static func quoted(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-
-    // MARK: Rows
-
-    /// `INSERT … ON CONFLICT (key) DO UPDATE` of the properties the commit wrote (all of them for
-    /// a new object), with their values at the commit's version.
-    /// `columns` are the table's (``columns(of:schema:)``), the key first.
-    func upsert(_ change: Realm.ObjectChange, into table: String, columns: [(name: String, type: String, property: Property?)],
-                schema: Schema) throws -> PostgresQuery {
-        let written = Set(change.changedProperties)
-        var names: [String] = []
-        var placeholders: [String] = []
-        var binds = PostgresBindings()
-        let values: [(Property, type: String, Any?)] = change.object.read { object in
-            columns.compactMap { column in
-                guard let property = column.property, property.isPrimary || written.contains(property.name) else { return nil }
-                return (property, column.type, object[property.name])
+        let client = client, slot = slot, version = Int64(last.version), logger = logger, known = knownColumns
+        let updated = try await withAbandoningDeadline(transactionTimeout) {
+            try await client.withTransaction(logger: logger) { connection -> [String: Set<String>]? in
+                try await connection.query("INSERT INTO realm_replication_progress (slot, version) VALUES (\(slot), 0) ON CONFLICT (slot) DO NOTHING",
+                                           logger: logger)
+                let rows = try await connection.query("SELECT version FROM realm_replication_progress WHERE slot = \(slot) FOR UPDATE",
+                                                      logger: logger)
+                var applied: Int64 = 0
+                for try await value in rows.decode(Int64.self) { applied = value }
+                guard applied < version else { return nil }  // applied before: nothing to do
+                let batch = ReplicationBatch(commits.filter { Int64($0.version) > applied })
+                let (statements, known) = batch.statements(known: known)
+                for statement in statements { try await connection.query(statement, logger: logger) }
+                try await connection.query("UPDATE realm_replication_progress SET version = \(version) WHERE slot = \(slot)", logger: logger)
+                return known
             }
         }
-        if case .objectKey(let key) = change.key {
-            names.append("_realm_key")
-            placeholders.append("$\(binds.count + 1)::bigint")
-            binds.append(Int64(bitPattern: key))
-        }
-        for (property, type, value) in values {
-            names.append(Self.quoted(property.name))
-            placeholders.append("$\(binds.count + 1)::\(type)")
-            try ColumnBinding(value, property: property, schema: schema).append(to: &binds)
-        }
-        let key = Self.quoted(columns[0].name)
-        let updates = names.filter { $0 != key }.map { "\($0) = EXCLUDED.\($0)" }
-        let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", ")
-        return PostgresQuery(unsafeSQL: """
-            INSERT INTO \(Self.quoted(table)) (\(names.joined(separator: ", "))) \
-            VALUES (\(placeholders.joined(separator: ", "))) ON CONFLICT (\(key)) \(conflict)
-            """, binds: binds)
+        if let updated { knownColumns = updated }
     }
+}
 
-    /// `DELETE` of the object's row, by its key (`key`: the table's key column).
-    func delete(_ objectKey: Realm.ObjectKey, from table: String, key: (name: String, type: String, property: Property?)) -> PostgresQuery {
-        var binds = PostgresBindings()
-        ColumnBinding(objectKey).append(to: &binds)
-        return PostgresQuery(unsafeSQL: "DELETE FROM \(Self.quoted(table)) WHERE \(Self.quoted(key.name)) = $1::\(key.type)", binds: binds)
-    }
+/// Why a ``PostgresReplicationSink`` stopped rather than retry: PostgreSQL and the realm
+/// disagree in a way that waiting cannot mend.
+public struct ReplicationSinkError: Error, CustomStringConvertible {
+    /// What is wrong, and the likely cause.
+    public let description: String
 }

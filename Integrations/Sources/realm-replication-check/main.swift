@@ -1,12 +1,17 @@
 // The replication check that Scripts/test-replication.sh runs against a throwaway PostgreSQL
 // (REALM_POSTGRES_HOST, _PORT, _USER, _DATABASE in the environment):
 //
-//   realm-replication-check write DIR SECONDS   8 writer actors commit inserts, updates, deletes and
-//                                               list edits for SECONDS while the sink replicates; the
+//   realm-replication-check write DIR SECONDS   8 writer actors commit inserts, updates, deletes,
+//                                               list edits, edits of embedded objects alone and links
+//                                               to a class without a primary key (whose deletion
+//                                               nullifies them) for SECONDS while the sink replicates; the
 //                                               script may SIGKILL it at any moment. Each writer
 //                                               appends its acknowledged commits to DIR/acks-<n>.
+//   realm-replication-check write DIR SECONDS --without-sink
+//                                               the same writes, with no sink: a backlog for catch-up
+//                                               to measure (Scripts/measure-replication.sh).
 //   realm-replication-check catch-up DIR        the sink alone, until PostgreSQL holds the realm's
-//                                               newest version; then confirms and exits.
+//                                               last commit; prints the commits per second.
 //   realm-replication-check compare DIR         every object against its row, and every row against
 //                                               an object; prints `replication: N commits, M objects
 //                                               replicated, L lost` and exits 1 unless L is 0.
@@ -27,6 +32,12 @@ final class Event: Object {
     @Persisted var sequence = 0
 }
 
+/// Embedded: replicated in its owner's jsonb column, which an edit of it alone writes again.
+final class Place: EmbeddedObject {
+    @Persisted var city = ""
+    @Persisted var floor = 0
+}
+
 final class Item: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var title = ""
@@ -35,25 +46,30 @@ final class Item: Object {
     @Persisted var flag = false
     @Persisted var tags: List<String>
     @Persisted var owner: Owner?
+    @Persisted var place: Place?
+    /// A link to a class without a primary key: its row holds the target's `_realm_key`.
+    @Persisted var event: Event?
 }
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3, let mode = arguments.dropFirst().first else {
-    print("usage: realm-replication-check write DIR SECONDS | catch-up DIR | compare DIR")
+    print("usage: realm-replication-check write DIR SECONDS [--without-sink] | catch-up DIR | compare DIR")
     exit(2)
 }
 let directory = URL(fileURLWithPath: arguments[2])
-let configuration = Realm.Configuration(fileURL: directory.appendingPathComponent("replicated.realm"), objectTypes: [Owner.self, Item.self, Event.self])
+let configuration = Realm.Configuration(fileURL: directory.appendingPathComponent("replicated.realm"), objectTypes: [Owner.self, Item.self, Event.self, Place.self])
+let environment = ProcessInfo.processInfo.environment
+/// Warnings and errors (the sink's retries), or REALM_REPLICATION_LOG_LEVEL's (`debug`, say, to
+/// see the PostgreSQL client's connection pool too).
 let logger: Logger = {
     var logger = Logger(label: "realm-replication-check")
-    logger.logLevel = .warning
+    logger.logLevel = environment["REALM_REPLICATION_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
     return logger
 }()
-let environment = ProcessInfo.processInfo.environment
 let postgres = PostgresClient(configuration: .init(
     host: environment["REALM_POSTGRES_HOST"] ?? "127.0.0.1", port: Int(environment["REALM_POSTGRES_PORT"] ?? "") ?? 5432,
     username: environment["REALM_POSTGRES_USER"] ?? "postgres", password: nil,
-    database: environment["REALM_POSTGRES_DATABASE"] ?? "postgres", tls: .disable))
+    database: environment["REALM_POSTGRES_DATABASE"] ?? "postgres", tls: .disable), backgroundLogger: logger)
 
 /// One writer: its own actor and handle; ids in its own range.
 actor Writer {
@@ -79,11 +95,12 @@ actor Writer {
                 for _ in 0..<Int.random(in: 1...6, using: &random) {
                     let id = base + Int.random(in: 0..<300, using: &random)
                     let item = realm.object(ofType: Item.self, forPrimaryKey: id)
-                    switch Int.random(in: 0..<10, using: &random) {
+                    switch Int.random(in: 0..<12, using: &random) {
                     case 0..<4 where item == nil:
                         let owner = realm.create(Owner.self, value: ["name": "owner-\(number)-\(id % 7)", "city": "c\(current % 5)"], update: .modified)
                         realm.create(Item.self, value: ["id": id, "title": "item \(id) \(current)", "score": Double(current) / 3,
-                                                        "count": current, "tags": ["a\(current % 3)"], "owner": owner])
+                                                        "count": current, "tags": ["a\(current % 3)"], "owner": owner,
+                                                        "place": ["city": "p\(current % 4)", "floor": 0]])
                     case 4..<7 where item != nil:
                         item!.title = "edited \(current) \"quoted\" ünïcode"
                         item!.score += 0.5
@@ -97,6 +114,11 @@ actor Writer {
                         if current % 5 == 0, let old = realm.objects(Event.self).filter("name BEGINSWITH %@", "e\(number)-").first {
                             realm.delete(old)
                         }
+                    case 10 where item != nil:
+                        // The embedded object alone: the owner's row must still be rewritten.
+                        if let place = item!.place { place.floor += 1 } else { item!.place = Place(value: ["city": "new", "floor": current]) }
+                    case 11 where item != nil:
+                        item!.event = realm.objects(Event.self).filter("name BEGINSWITH %@", "e\(number)-").last
                     default:
                         item?.count += 1
                     }
@@ -107,17 +129,19 @@ actor Writer {
     }
 }
 
-/// The sink until PostgreSQL holds `target` (or forever, while `target` is nil).
+/// The sink until PostgreSQL holds `target` (or until cancelled, while `target` is nil).
+///
+/// The client outlives the sink, as a ServiceGroup orders them ([client, sink] shuts down in
+/// reverse): it is cancelled only after the sink has returned. Cancelled together, a sink
+/// cancelled mid-transaction can wait forever on a connection the stopped client never answers.
 func replicate(until target: UInt64?) async throws {
     let sink = PostgresReplicationSink(configuration: configuration, slot: "check", client: postgres, logger: logger, confirmEvery: 16)
+    let client = Task { await postgres.run() }
+    defer { client.cancel() }
+    guard let target else { return try await sink.run() }
     try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { await postgres.run() }
         group.addTask { try await sink.run() }
-        if let target {
-            while await sink.appliedVersion < target { try await Task.sleep(for: .milliseconds(20)) }  // polling progress, not synchronizing
-        } else {
-            try await group.next()
-        }
+        while await sink.appliedVersion < target { try await Task.sleep(for: .milliseconds(20)) }  // polling progress, not synchronizing
         group.cancelAll()
         while true {
             do {
@@ -138,22 +162,24 @@ case "write":
     }
     let deadline = ContinuousClock.now + .seconds(seconds)
     try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await replicate(until: nil) }
+        if !arguments.contains("--without-sink") { group.addTask { try await replicate(until: nil) } }
         for number in 0..<8 { group.addTask { try await Writer(number: number).run(until: deadline) } }
         for _ in 0..<8 { try await group.next() }
         group.cancelAll()
     }
 case "catch-up":
     let realm = try Realm(configuration: configuration)
-    let target = realm.fileStatistics.version
-    let position = try realm.replicationSlots.first { $0.name == "check" }?.confirmedVersion ?? 0
-    // The commits the slot has not confirmed (PostgreSQL may hold some of them already).
-    var backlog = 0
-    if position < target {
+    let slot = try realm.replicationSlots.first { $0.name == "check" }
+    let position = slot?.confirmedVersion ?? 0, backlog = slot?.backlog.commits ?? 0
+    // The last commit to replicate: the newest with changes. Not the file's newest version,
+    // which may be a commit that only confirmed the slot (it is not delivered).
+    var target = position
+    if backlog > 0 {
+        var counted = 0
         var iterator = realm.commits(after: position).batched(maximumCount: 1_000).makeAsyncIterator()
-        while let batch = try await iterator.next() {
-            backlog += batch.count
-            if batch[batch.count - 1].version >= target { break }
+        while counted < backlog, let batch = try await iterator.next() {
+            counted += batch.count
+            target = batch[batch.count - 1].version
         }
     }
     print("catch-up: the slot confirmed version \(position); \(backlog) commits to replicate, through version \(target)")
@@ -173,17 +199,26 @@ case "compare":
     var compared = 0
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await postgres.run() }
-        var rows: [Int: (String, Double, Int, Bool, String, String?)] = [:]
-        let result = try await postgres.query("SELECT id, title, score, count, flag, tags::text, owner FROM \"Item\"", logger: logger)
-        for try await (id, title, score, count, flag, tags, owner) in result.decode((Int, String, Double, Int, Bool, String, String?).self) {
-            rows[id] = (title, score, count, flag, tags, owner)
+        var rows: [Int: (String, Double, Int, Bool, String, String?, String)] = [:]
+        let result = try await postgres.query("""
+            SELECT id, title, score, count, flag, tags::text, owner,
+                   coalesce(place->>'city', '-') || ' ' || coalesce(place->>'floor', '-') || ' ' || coalesce(event::text, '-')
+            FROM "Item"
+            """, logger: logger)
+        for try await (id, title, score, count, flag, tags, owner, rest) in result.decode((Int, String, Double, Int, Bool, String, String?, String).self) {
+            rows[id] = (title, score, count, flag, tags, owner, rest)
         }
         for item in realm.objects(Item.self) {
             compared += 1
             guard let row = rows.removeValue(forKey: item.id) else { lost += 1; continue }
             let tags = "[" + item.tags.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
-            if row.0 != item.title || row.1 != item.score || row.2 != item.count || row.3 != item.flag || row.4 != tags || row.5 != item.owner?.name {
-                print("mismatch: item \(item.id): row \(row), object \(item.title) \(item.score) \(item.count) \(item.flag) \(tags) \(item.owner?.name ?? "nil")")
+            // The embedded place and the event link (by the event's object key, as a bigint).
+            let event: String
+            if let key = item.event.flatMap(Realm.ObjectKey.init), case .objectKey(let value) = key { event = "\(Int64(bitPattern: value))" } else { event = "-" }
+            let rest = "\(item.place?.city ?? "-") \(item.place.map { "\($0.floor)" } ?? "-") \(event)"
+            if row.0 != item.title || row.1 != item.score || row.2 != item.count || row.3 != item.flag || row.4 != tags || row.5 != item.owner?.name
+                || row.6 != rest {
+                print("mismatch: item \(item.id): row \(row), object \(item.title) \(item.score) \(item.count) \(item.flag) \(tags) \(item.owner?.name ?? "nil") \(rest)")
                 lost += 1
             }
         }

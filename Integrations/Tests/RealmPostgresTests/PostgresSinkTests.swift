@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MetricsTestKit
 import PostgresNIO
 import RealmActors
 @testable import RealmPostgres
@@ -8,6 +9,26 @@ import Testing
 final class SinkNote: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var text = ""
+}
+
+/// A class without a primary key: replicated by object key (`_realm_key`).
+final class SinkTag: Object {
+    @Persisted var label = ""
+}
+
+final class SinkPlace: EmbeddedObject {
+    @Persisted var city = ""
+    @Persisted var floor = 0
+}
+
+final class SinkItem: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var title = ""
+    @Persisted var score = 0.0
+    @Persisted var labels: List<String>
+    @Persisted var place: SinkPlace?
+    @Persisted var tag: SinkTag?
+    @Persisted var note: SinkNote?
 }
 
 /// The sink against a real PostgreSQL (Scripts/test-replication.sh starts one and sets
@@ -25,10 +46,9 @@ struct PostgresSinkTests {
     /// A commit applied twice (a restart between PostgreSQL's commit and the slot's
     /// confirmation) changes nothing the second time.
     @Test func aCommitAppliedTwiceChangesNothing() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("PostgresSinkTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let configuration = Realm.Configuration(fileURL: directory.appendingPathComponent("notes.realm"), objectTypes: [SinkNote.self])
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("notes.realm"), objectTypes: [SinkNote.self])
         let realm = try await Realm.open(configuration: configuration)
         let slot = "twice_\(UInt32.random(in: 0...UInt32.max))"
         try await realm.asyncWrite { try realm.createReplicationSlot(named: slot) }
@@ -46,15 +66,253 @@ struct PostgresSinkTests {
                 commits.append(commit)
                 if commits.count == 2 { break }
             }
-            try await sink.apply(commits, schema: realm.schema)
+            try await sink.apply(commits)
             // The first again (a restart that re-reads it): the progress row says it is applied,
             // so the row keeps "second" rather than going back to "first".
-            try await sink.apply([commits[0]], schema: realm.schema)
+            try await sink.apply([commits[0]])
             let rows = try await client.query("SELECT text FROM \"SinkNote\" WHERE id = 1")
             var texts: [String] = []
             for try await text in rows.decode(String.self) { texts.append(text) }
             #expect(texts == ["second"])
             group.cancelAll()
         }
+    }
+
+    /// A fresh database on the server, dropped when `body` returns: each test's tables apart.
+    /// With `progressTable`, it has the sink's progress table (which `run()` creates, and
+    /// `apply` expects).
+    static func withDatabase<R>(progressTable: Bool = true, _ body: (PostgresClient) async throws -> R) async throws -> R {
+        let admin = client()
+        let name = "realm_test_\(UInt32.random(in: 0...UInt32.max))"
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await admin.run() }
+            defer { group.cancelAll() }
+            try await admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
+            let environment = ProcessInfo.processInfo.environment
+            let client = PostgresClient(configuration: .init(
+                host: environment["REALM_POSTGRES_HOST"] ?? "127.0.0.1", port: Int(environment["REALM_POSTGRES_PORT"] ?? "") ?? 5432,
+                username: environment["REALM_POSTGRES_USER"] ?? "postgres", password: nil, database: name, tls: .disable))
+            let result = try await withThrowingTaskGroup(of: Void.self) { inner in
+                inner.addTask { await client.run() }
+                defer { inner.cancelAll() }
+                if progressTable {
+                    try await client.query("CREATE TABLE realm_replication_progress (slot text PRIMARY KEY, version bigint NOT NULL)")
+                }
+                return try await body(client)
+            }
+            try await admin.query(PostgresQuery(unsafeSQL: "DROP DATABASE \(name) WITH (FORCE)"))
+            return result
+        }
+    }
+
+    /// Every row of `table` as JSON text, in key order.
+    static func rows(of table: String, in client: PostgresClient) async throws -> [String] {
+        var rows: [String] = []
+        let result = try await client.query(PostgresQuery(unsafeSQL: "SELECT row_to_json(t)::text FROM \"\(table)\" t ORDER BY 1"))
+        for try await row in result.decode(String.self) { rows.append(row) }
+        return rows
+    }
+
+    /// Commits applied in batches of random sizes (their net effect per object, in multi-row
+    /// statements) leave the same rows as the same commits applied one at a time; and those rows
+    /// hold the realm's objects, with changes made only to embedded objects and links to a class
+    /// without a primary key.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func batchesLeaveTheRowsSingleCommitsLeave(seed: UInt64) async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("items.realm"),
+                                                objectTypes: [SinkItem.self, SinkPlace.self, SinkTag.self, SinkNote.self])
+        let realm = try await Realm.open(configuration: configuration)
+        try await realm.asyncWrite { try realm.createReplicationSlot(named: "batches") }
+        var random = SeededRandom(state: seed)
+        for commit in 0..<150 {
+            try await realm.asyncWrite {
+                for _ in 0..<Int.random(in: 1...4, using: &random) {
+                    let id = Int.random(in: 0..<25, using: &random)
+                    guard let item = realm.object(ofType: SinkItem.self, forPrimaryKey: id) else {
+                        realm.create(SinkItem.self, value: ["id": id, "title": "new \(commit)", "score": Double(commit) / 4,
+                                                            "labels": ["l\(commit % 3)"], "place": ["city": "c\(commit)", "floor": 1]])
+                        continue
+                    }
+                    switch Int.random(in: 0..<9, using: &random) {
+                    case 0: item.title = "edited \(commit) \"quoted\""
+                    case 1: item.place?.city = "moved \(commit)"  // an embedded object alone
+                    case 2: item.place = Bool.random(using: &random) ? nil : SinkPlace(value: ["city": "new \(commit)", "floor": commit])
+                    case 3: item.labels.append("x\(commit)")
+                    case 4: realm.delete(item)
+                    case 5: item.tag = realm.create(SinkTag.self, value: ["label": "t\(commit)"])
+                    case 6: if let tag = realm.objects(SinkTag.self).first { realm.delete(tag) }  // links to it become null
+                    case 7: item.note = realm.create(SinkNote.self, value: ["id": commit % 5, "text": "n\(commit)"], update: .modified)
+                    default: item.score += 1
+                    }
+                }
+            }
+        }
+        // A last commit that surely changes something: one whose writes were all no-ops (an
+        // edit of a missing place) keeps no change record, so it would never be read.
+        try await realm.asyncWrite { realm.create(SinkNote.self, value: ["id": 99, "text": "last"], update: .all) }
+        let newest = realm.fileStatistics.version
+        var commits: [Realm.Commit] = []
+        for try await commit in realm.commits(since: "batches") {
+            commits.append(commit)
+            if commit.version >= newest { break }
+        }
+        let logger = Logger(label: "sink-tests")
+        let tables = ["SinkItem", "SinkTag", "SinkNote"]
+        let single = try await Self.withDatabase { client in
+            let sink = PostgresReplicationSink(configuration: configuration, slot: "batches", client: client, logger: logger)
+            for commit in commits { try await sink.apply([commit]) }
+            var rows: [[String]] = []
+            for table in tables { rows.append(try await Self.rows(of: table, in: client)) }
+            return rows
+        }
+        let batched = try await Self.withDatabase { client in
+            let sink = PostgresReplicationSink(configuration: configuration, slot: "batches", client: client, logger: logger)
+            var rest = commits[...]
+            while !rest.isEmpty {
+                let count = Int.random(in: 1...40, using: &random)
+                try await sink.apply(Array(rest.prefix(count)))
+                rest = rest.dropFirst(count)
+            }
+            var rows: [[String]] = []
+            for table in tables { rows.append(try await Self.rows(of: table, in: client)) }
+            // The rows hold the realm's objects: embedded cities and links by object key too.
+            var expected: [String] = []
+            for item in realm.objects(SinkItem.self).sorted(byKeyPath: "id") {
+                let tag = item.tag.flatMap(Realm.ObjectKey.init).map { "\($0)" } ?? "nil"
+                expected.append("\(item.id) \(item.title) \(item.place?.city ?? "nil") \(tag) \(item.labels.count)")
+            }
+            var actual: [String] = []
+            let result = try await client.query("""
+                SELECT id, title, place->>'city', _realm_key, jsonb_array_length(labels) FROM "SinkItem" LEFT JOIN "SinkTag" ON tag = _realm_key ORDER BY id
+                """)
+            for try await (id, title, city, tag, labels) in result.decode((Int, String, String?, Int64?, Int).self) {
+                actual.append("\(id) \(title) \(city ?? "nil") \(tag.map { "\(Realm.ObjectKey.objectKey(UInt64(bitPattern: $0)))" } ?? "nil") \(labels)")
+            }
+            #expect(actual == expected)
+            return rows
+        }
+        #expect(single == batched)
+        // The run exercised what it claims: items left, and tags made (and some linked to).
+        #expect(!batched[0].isEmpty)
+        #expect(commits.contains { $0.changes.contains { $0.className == "SinkTag" && !$0.inserted.isEmpty } })
+    }
+
+    /// A class a migration deletes: its table is dropped, in the commit's transaction.
+    @Test func aClassDroppedByAMigrationDropsItsTable() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        var configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("drop.realm"), objectTypes: [SinkNote.self, SinkTag.self])
+        do {
+            let realm = try await Realm.open(configuration: configuration)
+            try await realm.asyncWrite { try realm.createReplicationSlot(named: "drop") }
+            try await realm.asyncWrite {
+                realm.create(SinkNote.self, value: ["id": 1, "text": "kept"])
+                realm.create(SinkTag.self, value: ["label": "gone"])
+            }
+        }
+        configuration.objectTypes = [SinkNote.self]
+        configuration.schemaVersion = 1
+        configuration.migrationBlock = { migration, _ in migration.deleteData(forType: "SinkTag") }
+        let realm = try await Realm.open(configuration: configuration)
+        var commits: [Realm.Commit] = []
+        for try await commit in realm.commits(since: "drop") {
+            commits.append(commit)
+            if commits.count == 2 { break }
+        }
+        try await Self.withDatabase { client in
+            let sink = PostgresReplicationSink(configuration: configuration, slot: "drop", client: client, logger: Logger(label: "sink-tests"))
+            try await sink.apply([commits[0]])
+            #expect(try await Self.rows(of: "SinkTag", in: client).count == 1)
+            try await sink.apply([commits[1]])
+            var tables: [String] = []
+            for try await name in try await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1").decode(String.self) {
+                tables.append(name)
+            }
+            #expect(tables == ["SinkNote", "realm_replication_progress"])
+        }
+    }
+}
+
+extension PostgresSinkTests {
+    /// Waits until `condition` holds, checking every 10 ms: for a state the sink reaches on its
+    /// own (a retry, a catch-up) that no event announces. The suite's time limit bounds it.
+    static func waitUntil(_ condition: () async throws -> Bool) async throws {
+        while try await !condition() { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    /// PostgreSQL refusing a commit's rows (a CHECK constraint) is retried, not fatal: the
+    /// errors counter and the backlog gauges show it stuck; once the constraint goes, the sink
+    /// applies the commit on its own, confirms it, and the gauges go back to zero.
+    @Test func aFailureIsRetriedAndTheMetricsShowTheBacklog() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("retry.realm"), objectTypes: [SinkNote.self])
+        let realm = try await Realm.open(configuration: configuration)
+        try await realm.asyncWrite { try realm.createReplicationSlot(named: "retry") }
+        try await realm.asyncWrite { realm.create(SinkNote.self, value: ["id": 1, "text": "refused"]) }
+        let newest = realm.fileStatistics.version
+        let metrics = TestMetrics()
+        let slot = [("slot", "retry")]
+        try await Self.withDatabase(progressTable: false) { client in  // run() creates it
+            try await client.query(#"CREATE TABLE "SinkNote" (id bigint PRIMARY KEY, text text CONSTRAINT no_refused CHECK (text <> 'refused'))"#)
+            let sink = PostgresReplicationSink(configuration: configuration, slot: "retry", client: client,
+                                               logger: Logger(label: "sink-tests"), confirmEvery: 1, metricsFactory: metrics)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await sink.run() }
+                try await Self.waitUntil { try metrics.expectCounter("realm.replication.errors", slot).totalValue >= 2 }
+                #expect(try metrics.expectGauge("realm.replication.pending_commits", slot).lastValue == 1)
+                #expect(try metrics.expectGauge("realm.replication.lag_seconds", slot).lastValue ?? 0 > 0)
+                #expect(try metrics.expectGauge("realm.replication.retained_bytes", slot).lastValue ?? 0 > 0)
+                #expect(await sink.appliedVersion < newest)
+                try await client.query(#"ALTER TABLE "SinkNote" DROP CONSTRAINT no_refused"#)
+                try await Self.waitUntil { await sink.appliedVersion >= newest }
+                group.cancelAll()
+            }
+            #expect(try await Self.rows(of: "SinkNote", in: client) == [#"{"id":1,"text":"refused"}"#])
+            #expect(try metrics.expectCounter("realm.replication.commits", slot).totalValue == 1)
+            #expect(try metrics.expectGauge("realm.replication.pending_commits", slot).lastValue == 0)
+            #expect(try metrics.expectGauge("realm.replication.lag_seconds", slot).lastValue == 0)
+            #expect(try metrics.expectTimer("realm.replication.lag", slot).values.count == 1)
+        }
+        _ = realm.refresh()
+        #expect(try realm.replicationSlots.first?.backlog.commits == 0)  // confirmed (confirmEvery: 1)
+    }
+
+    /// PostgreSQL ahead of the realm (a realm restored from an older backup): the sink stops
+    /// with an error that says so, rather than skip the realm's commits or wait forever.
+    @Test func postgreSQLAheadOfTheRealmStopsTheSink() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("restored.realm"), objectTypes: [SinkNote.self])
+        let realm = try await Realm.open(configuration: configuration)
+        try await realm.asyncWrite { try realm.createReplicationSlot(named: "restored") }
+        try await Self.withDatabase { client in
+            try await client.query("INSERT INTO realm_replication_progress (slot, version) VALUES ('restored', \(Int64(realm.fileStatistics.version) + 1_000))")
+            let sink = PostgresReplicationSink(configuration: configuration, slot: "restored", client: client, logger: Logger(label: "sink-tests"))
+            let error = await #expect(throws: ReplicationSinkError.self) { try await sink.run() }
+            #expect(error?.description.contains("restored from a backup") == true)
+        }
+    }
+}
+
+/// A directory of one test's own (removed by `remove()`, deferred at creation: not in a deinit,
+/// which could run at the value's last use, before the test is done with the files).
+struct TestDirectory {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("PostgresSinkTests-\(UUID().uuidString)")
+    init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// A small deterministic generator (SplitMix64), so that a failing seed can be run again.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
