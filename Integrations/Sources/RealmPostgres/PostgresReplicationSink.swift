@@ -139,9 +139,6 @@ public actor PostgresReplicationSink: Service {
     /// One attempt: resumes after the newer of the slot's and PostgreSQL's positions and applies
     /// batches until a graceful shutdown or cancellation (returns) or a failure (throws).
     private func replicate(_ realm: Realm) async throws {
-        try await client.query(PostgresQuery(unsafeSQL: """
-            CREATE TABLE IF NOT EXISTS realm_replication_progress (slot text PRIMARY KEY, version bigint NOT NULL)
-            """), logger: logger)
         let applied = try await progress()
         _ = realm.refresh()
         confirmedVersion = try realm.replicationSlots.first { $0.name == slot }?.confirmedVersion ?? 0
@@ -192,11 +189,18 @@ public actor PostgresReplicationSink: Service {
         metrics.retainedBytes.record(realm.fileStatistics.retainedBytes)
     }
 
-    /// The version PostgreSQL has applied for the slot (0 if none).
+    /// The version PostgreSQL has applied for the slot (0 if none), after creating the progress
+    /// table if it is missing; abandoned as ``apply(_:)``'s transactions are.
     private func progress() async throws -> UInt64 {
-        let rows = try await client.query("SELECT version FROM realm_replication_progress WHERE slot = \(slot)", logger: logger)
-        for try await version in rows.decode(Int64.self) { return UInt64(version) }
-        return 0
+        let client = client, slot = slot, logger = logger
+        return try await withAbandoningDeadline(transactionTimeout) {
+            try await client.query(PostgresQuery(unsafeSQL: """
+                CREATE TABLE IF NOT EXISTS realm_replication_progress (slot text PRIMARY KEY, version bigint NOT NULL)
+                """), logger: logger)
+            let rows = try await client.query("SELECT version FROM realm_replication_progress WHERE slot = \(slot)", logger: logger)
+            for try await version in rows.decode(Int64.self) { return UInt64(version) }
+            return 0
+        }
     }
 
     /// Applies commits, oldest first, in one PostgreSQL transaction with the progress row: those
