@@ -7,20 +7,29 @@
 #   3. runs realm-replication-check: 8 writer actors commit inserts, updates, deletes, list
 #      edits, edits of embedded objects alone and links to a class without a primary key while
 #      the sink replicates; the process (writers and sink) is killed with SIGKILL at
-#      a random moment mid-stream, restarted for more writes, killed again; run again while
+#      a random moment mid-stream and restarted for more writes, K times (2); run again while
 #      PostgreSQL crashes (immediate stop) and restarts, which the sink rides out by retrying;
 #      then the sink alone catches up, and every object is compared with its row (and every
 #      row with an object);
 #   4. stops the server and removes it.
 #
-#   bash Scripts/test-replication.sh [--seconds N]     # N seconds of writes per phase (default 6)
+#   bash Scripts/test-replication.sh [--seconds N] [--kills K]
+#       N: seconds of writes per phase (default 6); K: SIGKILLed phases (default 2; the long
+#       run a maintainer repeats: --seconds 4 --kills 100)
 #
 # Prints, last, `replication: N commits, M objects replicated, 0 lost` and `resume: ok`; exits 1
 # at the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=6
-[[ "${1:-}" == "--seconds" ]] && seconds="$2"
+kills=2
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --seconds) seconds="$2"; shift 2 ;;
+        --kills) kills="$2"; shift 2 ;;
+        *) echo "usage: bash Scripts/test-replication.sh [--seconds N] [--kills K]" >&2; exit 2 ;;
+    esac
+done
 
 source Scripts/throwaway-postgres.sh
 
@@ -29,8 +38,8 @@ swift test --package-path Integrations --skip-build --filter RealmPostgresTests 
 check="$(swift build --package-path Integrations --show-bin-path)/realm-replication-check"
 data="$work/realm" && mkdir -p "$data" && chmod 777 "$data"
 
-# Writes with the sink running, killed mid-stream, twice (the second run resumes the first's slot).
-for phase in 1 2; do
+# Writes with the sink running, killed mid-stream, K times (each run resumes the last one's slot).
+for phase in $(seq 1 "$kills"); do
     "$check" write "$data" 1000 >"$work/write-$phase.log" 2>&1 &
     pid=$!
     sleep "$(python3 -c "import random; print(round(random.uniform($seconds / 2, $seconds), 2))")"  # a random moment to kill at
@@ -41,14 +50,14 @@ for phase in 1 2; do
 done
 # PostgreSQL crashes (immediate stop) mid-stream and comes back: the sink retries on its own,
 # and the process must end normally when its writers are done.
-"$check" write "$data" "$seconds" >"$work/write-3.log" 2>&1 &
+"$check" write "$data" "$seconds" >"$work/write-crash.log" 2>&1 &
 pid=$!
 sleep "$(python3 -c "import random; print(round(random.uniform(1, $seconds / 2), 2))")"  # a random moment to crash at
 crash_postgres
 sleep 1  # down for a while, as a restart would be
 start_postgres
-wait "$pid" || { cat "$work/write-3.log" >&2; echo "phase 3: the writers and the sink did not survive PostgreSQL's crash" >&2; exit 1; }
-echo "phase 3: PostgreSQL crashed and restarted mid-stream; the sink retried $(grep -c "retrying" "$work/write-3.log" || true) times and went on" >&2
+wait "$pid" || { cat "$work/write-crash.log" >&2; echo "the writers and the sink did not survive PostgreSQL's crash" >&2; exit 1; }
+echo "last phase: PostgreSQL crashed and restarted mid-stream; the sink retried $(grep -c "retrying" "$work/write-crash.log" || true) times and went on" >&2
 "$check" catch-up "$data" >&2
 "$check" compare "$data" | tee "$work/compare.log"
 grep -q " 0 lost$" "$work/compare.log"
