@@ -67,7 +67,7 @@ struct ReplicationBatch {
         for (className, changes) in classes {
             let objectSchema = schema[className]
             if changes.dropped {
-                statements.append(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(TableMapping.quoted(className))"))
+                statements.append(TableMapping.drop(className: className))
                 known[className] = nil
             }
             // Embedded classes have no table: their objects are in their owners' jsonb.

@@ -67,8 +67,9 @@ struct TableMapping: Sendable {
         return statements
     }
 
-    /// `DROP TABLE IF EXISTS`: the class's table was dropped in the realm.
-    var drop: PostgresQuery { PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(table)") }
+    /// `DROP TABLE IF EXISTS` for class `className`, whose table was dropped in the realm (the
+    /// class is in no schema any more, so there is no mapping of it to ask).
+    static func drop(className: String) -> PostgresQuery { PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(quoted(className))") }
 
     /// The most parameters one statement takes (PostgreSQL's limit is 65,535).
     static let maximumBinds = 30_000
