@@ -389,50 +389,56 @@ import Testing
     }
 
     /// The stored form of a page, recomputed here from the format alone (FORMAT.md, "Encrypted
-    /// files"; `PageCipher`'s table), with the portable AES and SHA-256: the tag is the first 8
-    /// bytes of HMAC-SHA-256(macKey, LE64(page) ‖ stored bytes 8..<length), bytes 8..<16 the
-    /// transaction in the clear, the rest AES-256-CTR from counter `t ‖ page·2^24` (a meta page:
-    /// up to its clear encryption header). `encrypt`, and `encryptUntagged` then `seal` of a
-    /// pair (two interleaved HMACs), must both write exactly that.
+    /// files"; `PageCipher`'s table), with the portable AES and SHA-256: the tag `T` is the first 8
+    /// bytes of HMAC-SHA-256(macKey, LE64(page) ‖ opened bytes 8..<length) — the plaintext, with a
+    /// meta page's last 64 bytes replaced by the clear encryption header — bytes 8..<16 the
+    /// transaction in the clear, the rest AES-256-CTR from the counter block
+    /// `E(ivKey, E(ivKey, T ‖ t) ⊕ (page ‖ 0))`. `encrypt` of one page and of a pair (two
+    /// interleaved HMACs) must both write exactly that, and `decrypt` must give the plaintext back.
     @Test func pageCipherFollowsTheFormat() throws {
         var generator = SeededGenerator(seed: 4231)
         let userKey = generator.bytes(64)
         let salt = generator.bytes(32)
         let cipher = try #require(PageCipher(userKey: userKey, salt: salt))
-        let aesKey = HMACSHA256(key: Array(userKey[0..<32]), implementation: .portable).code(for: Array("RealmActors AES".utf8) + salt).bytes
-        let macKey = HMACSHA256(key: Array(userKey[32..<64]), implementation: .portable).code(for: Array("RealmActors MAC".utf8) + salt).bytes
-        let aes = AES256(key: aesKey, implementation: .portable)
-        let mac = HMACSHA256(key: macKey, implementation: .portable)
+        func derive(_ half: ArraySlice<UInt8>, _ label: String) -> [UInt8] {
+            HMACSHA256(key: Array(half), implementation: .portable).code(for: Array(label.utf8) + salt).bytes
+        }
+        let aes = AES256(key: derive(userKey[0..<32], "RealmActors AES"), implementation: .portable)
+        let iv = AES256(key: derive(userKey[0..<32], "RealmActors IV"), implementation: .portable)
+        let mac = HMACSHA256(key: derive(userKey[32..<64], "RealmActors MAC"), implementation: .portable)
         let pageSize = PageLayout.pageSize
+        // Scheme 2's clear header: magic "RLMAENC\0", scheme 2, zero, salt, key check (both keys).
+        let keyCheck = mac.code(for: Array("RealmActors key check".utf8) + aes.encrypt(AESBlock(low: 0, high: 0)).bytes).bytes.prefix(16)
+        let encryptionHeader = Array("RLMAENC".utf8) + [0, 2, 0, 0, 0, 0, 0, 0, 0] + salt + keyCheck
+        #expect(cipher.header.keyCheck == Array(keyCheck))
 
         func expected(_ plain: [UInt8], page: UInt64) -> [UInt8] {
-            var stored = [UInt8](repeating: 0, count: plain.count)
-            let transaction = plain.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
-            stored[8..<16] = plain[8..<16]
             let end = page < 2 ? pageSize - 64 : plain.count
+            var opened = plain
+            if page < 2 { opened[end...] = ArraySlice(encryptionHeader) }
+            let tagBytes = Array(mac.code(for: withUnsafeBytes(of: page.littleEndian, Array.init) + opened[8...]).bytes.prefix(8))
+            let tag = tagBytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            let transaction = plain.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
+            let first = iv.encrypt(AESBlock(tagBytes + withUnsafeBytes(of: transaction.littleEndian, Array.init)))
+            let counter = iv.encrypt(AESBlock(low: first.low ^ page, high: first.high))
+            #expect(AESBlock(low: tag, high: transaction).bytes == tagBytes + withUnsafeBytes(of: transaction.littleEndian, Array.init))
+            var stored = opened
+            stored[0..<8] = ArraySlice(tagBytes)
             plain.withUnsafeBytes { source in
                 stored.withUnsafeMutableBytes { target in
                     aes.ctr(UnsafeRawBufferPointer(rebasing: source[16..<end]), into: UnsafeMutableRawBufferPointer(rebasing: target[16..<end]),
-                            counter: AESBlock(bigEndianHigh: transaction, low: page << 24))
+                            counter: counter)
                 }
             }
-            if page < 2 {
-                // The clear header: magic "RLMAENC\0", scheme 1, zero, salt, key check.
-                let keyCheck = mac.code(for: Array("RealmActors key check".utf8)).bytes.prefix(16)
-                stored[end..<(end + 16)] = ArraySlice(Array("RLMAENC".utf8) + [0, 1, 0, 0, 0, 0, 0, 0, 0])
-                stored[(end + 16)..<(end + 48)] = ArraySlice(salt)
-                stored[(end + 48)..<(end + 64)] = keyCheck
-            }
-            let tag = mac.code(for: withUnsafeBytes(of: page.littleEndian, Array.init) + stored[8...]).bytes.prefix(8)
-            stored[0..<8] = tag
             return stored
         }
 
         // Meta pages, single pages, runs; each in turn paired with the next.
         let cases: [(pages: Int, number: UInt64)] = [(1, 0), (1, 1), (1, 2), (1, 7), (3, 8), (1, 11), (2, 300), (1, 0x1_0000_0001)]
-        let plains = cases.map { pages, _ in
+        let plains = cases.map { pages, number in
             var plain = generator.bytes(pages * pageSize)
             plain[8..<16] = ArraySlice(withUnsafeBytes(of: (generator.next() % 1_000_000).littleEndian, Array.init))
+            if number < 2 { plain[(pageSize - 64)...] = ArraySlice(repeating: 0, count: 64) }  // a meta page's tail is zero
             return plain
         }
         let wanted = zip(plains, cases).map { expected($0, page: $1.number) }
@@ -442,6 +448,13 @@ import Testing
                 stored.withUnsafeMutableBytes { cipher.encrypt(source.baseAddress!, length: plain.count, page: number, into: $0.baseAddress!) }
             }
             #expect(Self.same(stored, wanted[index]), "page \(number), \(plain.count) bytes")
+            var decrypted = [UInt8](repeating: 0, count: plain.count)
+            let authentic = stored.withUnsafeBytes { s in
+                decrypted.withUnsafeMutableBytes { cipher.decrypt(s.baseAddress!, length: plain.count, page: number, into: $0.baseAddress!) }
+            }
+            var sealed = plain
+            sealed.withUnsafeMutableBytes { PageChecksum.seal($0.baseAddress!, length: plain.count) }
+            #expect(authentic && decrypted == sealed, "page \(number) decrypts to its plaintext")
             let partner = (index + 1) % cases.count
             var storedPartner = [UInt8](repeating: 0, count: plains[partner].count)
             stored = [UInt8](repeating: 0, count: plain.count)
@@ -449,19 +462,33 @@ import Testing
                 plains[partner].withUnsafeBytes { partnerSource in
                     stored.withUnsafeMutableBytes { target in
                         storedPartner.withUnsafeMutableBytes { partnerTarget in
-                            cipher.encryptUntagged(source.baseAddress!, length: source.count, page: number, into: target.baseAddress!)
-                            cipher.encryptUntagged(partnerSource.baseAddress!, length: partnerSource.count, page: cases[partner].number,
-                                                   into: partnerTarget.baseAddress!)
-                            cipher.seal(target.baseAddress!, length: target.count, page: number,
-                                        partnerTarget.baseAddress!, length: partnerTarget.count, page: cases[partner].number)
+                            cipher.encrypt(source.baseAddress!, length: source.count, page: number, into: target.baseAddress!,
+                                           partnerSource.baseAddress!, length: partnerSource.count, page: cases[partner].number,
+                                           into: partnerTarget.baseAddress!)
                         }
                     }
                 }
             }
-            #expect(Self.same(stored, wanted[index]), "page \(number) sealed in a pair")
-            #expect(Self.same(storedPartner, wanted[partner]), "page \(cases[partner].number) sealed in a pair")
+            #expect(Self.same(stored, wanted[index]), "page \(number) encrypted in a pair")
+            #expect(Self.same(storedPartner, wanted[partner]), "page \(cases[partner].number) encrypted in a pair")
         }
     }
+
+    /// A fixed vector of the scheme (all-zero key and salt, page 5, transaction 7, content
+    /// 0x00, 0x01, … ): the first stored bytes, as this implementation computed them when the
+    /// scheme was fixed. Catches any change to the stored form that the test above, which
+    /// restates the scheme, would change in step.
+    @Test(arguments: [AES256.Implementation.portable, .best])
+    func pageCipherKnownAnswer(implementation: AES256.Implementation) throws {
+        let cipher = try #require(PageCipher(userKey: [UInt8](repeating: 0, count: 64), salt: [UInt8](repeating: 0, count: 32), implementation: implementation))
+        var plain = (0..<PageLayout.pageSize).map { UInt8(truncatingIfNeeded: $0) }
+        plain.withUnsafeMutableBytes { $0.baseAddress!.setU64(8, 7) }
+        var stored = [UInt8](repeating: 0, count: plain.count)
+        plain.withUnsafeBytes { p in stored.withUnsafeMutableBytes { cipher.encrypt(p.baseAddress!, length: p.count, page: 5, into: $0.baseAddress!) } }
+        let hex = stored.prefix(32).map { String(format: "%02x", $0) }.joined()
+        #expect(hex == Self.knownAnswer, "stored form changed: \(hex)")
+    }
+    static let knownAnswer = "6d0f6ce54658dd740700000000000000f9b33bc87e7675df942516b676784774"
 
     /// A MAC is accepted only byte for byte: every single-byte change, a shorter code and a
     /// different message are rejected.

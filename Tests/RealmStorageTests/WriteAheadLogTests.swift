@@ -168,7 +168,7 @@ import Testing
         let logPath = path + ".log"
         var log = Array(try Data(contentsOf: URL(fileURLWithPath: logPath)))
         let page = PageLayout.pageSize
-        let record = try #require(log.withUnsafeBytes { LogLayout.decodeRecordHeader($0.baseAddress! + page) })
+        let record = try #require(log.withUnsafeBytes { LogLayout.decodeRecordHeader($0.baseAddress! + page, sealing: .checksum) })
         #expect(record.entries.last?.page ?? 9 < 2 && record.entries.count >= 2, "data pages, then the meta page")
         let last = 1 + record.headerPages + Int(record.imagePages) - 1
         for index in ((last - 1) * page)..<(last * page) { log[index] = 0 }
@@ -429,9 +429,14 @@ import Testing
         try FaultInjectionTests.expectContent(reopened, otherModel, "the other realm's bytes")
     }
 
-    /// The record format: headers round-trip, and a record header with a wrong checksum, salt or
-    /// sequence number, or an entry out of range, is refused.
-    @Test func recordHeadersRoundTripAndDamageIsRefused() throws {
+    /// The record format: headers round-trip, and a record header with a wrong code, salt or
+    /// sequence number, or an entry out of range, is refused — sealed with the checksum, and with
+    /// an encrypted file's keyed MAC, where a header whose checksum an attacker recomputed (no
+    /// key needed for that) is refused too.
+    @Test(arguments: [false, true])
+    func recordHeadersRoundTripAndDamageIsRefused(keyed: Bool) throws {
+        let cipher = try #require(PageCipher(userKey: Array(0..<64), salt: Array(100..<132)))
+        let sealing: LogLayout.Sealing = keyed ? .keyed(cipher) : .checksum
         let entries = (0..<300).map { LogLayout.Entry(page: 2 + UInt64($0) * 3, pages: 1 + UInt64($0 % 4 == 0 ? 3 : 0), transaction: 1_000 + UInt64($0)) }
         let header = LogLayout.RecordHeader(salt: 0xABCD, sequence: 9, transaction: 2_000, pageCount: 5_000, entries: entries)
         #expect(header.headerPages == 2)
@@ -439,23 +444,37 @@ import Testing
         let pages = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: PageLayout.pageSize)
         defer { pages.deallocate() }
         pages.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
-        LogLayout.encodeRecordHeader(header, into: pages)
+        LogLayout.encodeRecordHeader(header, into: pages, sealing: sealing)
         #expect(LogLayout.claimedHeaderPages(pages, salt: 0xABCD, sequence: 9) == 2)
         #expect(LogLayout.claimedHeaderPages(pages, salt: 0xABCE, sequence: 9) == nil, "another generation's record")
         #expect(LogLayout.claimedHeaderPages(pages, salt: 0xABCD, sequence: 8) == nil, "out of sequence")
-        #expect(LogLayout.decodeRecordHeader(pages) == header)
+        #expect(LogLayout.decodeRecordHeader(pages, sealing: sealing) == header)
         for offset in [8, 33, 64, 64 + 24 * 150 + 3, 64 + 24 * 299 + 23] {
             pages.storeBytes(of: pages.load(fromByteOffset: offset, as: UInt8.self) ^ 0x10, toByteOffset: offset, as: UInt8.self)
-            #expect(LogLayout.decodeRecordHeader(pages) == nil, "a flipped bit at \(offset) passes")
+            #expect(LogLayout.decodeRecordHeader(pages, sealing: sealing) == nil, "a flipped bit at \(offset) passes")
             pages.storeBytes(of: pages.load(fromByteOffset: offset, as: UInt8.self) ^ 0x10, toByteOffset: offset, as: UInt8.self)
         }
-        #expect(LogLayout.decodeRecordHeader(pages) == header)
+        #expect(LogLayout.decodeRecordHeader(pages, sealing: sealing) == header)
 
         let logHeader = LogLayout.Header(salt: 42, identity: LogLayout.FileIdentity(device: 3, inode: 77), base: 1 << 21, fileID: 0xF11E)
-        LogLayout.encodeHeader(logHeader, into: pages)
-        #expect(LogLayout.decodeHeader(pages) == logHeader)
+        LogLayout.encodeHeader(logHeader, into: pages, sealing: sealing)
+        #expect(LogLayout.decodeHeader(pages, sealing: sealing) == logHeader)
         pages.storeBytes(of: 43 as UInt64, toByteOffset: 24, as: UInt64.self)
-        #expect(LogLayout.decodeHeader(pages) == nil)
+        #expect(LogLayout.decodeHeader(pages, sealing: sealing) == nil)
+        if keyed {
+            // Forged without the key: a changed header with its checksum recomputed.
+            LogLayout.encodeHeader(logHeader, into: pages, sealing: sealing)
+            pages.storeBytes(of: 43 as UInt64, toByteOffset: 24, as: UInt64.self)
+            pages.setU64(0, PageChecksum.compute(UnsafeRawPointer(pages), length: LogLayout.headerBytes))
+            #expect(LogLayout.decodeHeader(pages, sealing: sealing) == nil, "a forged log header")
+            LogLayout.encodeRecordHeader(header, into: pages, sealing: sealing)
+            pages.setU64(32, 2_001)
+            pages.setU64(0, PageChecksum.compute(UnsafeRawPointer(pages), length: LogLayout.headerBytes + LogLayout.entryBytes * entries.count))
+            #expect(LogLayout.decodeRecordHeader(pages, sealing: sealing) == nil, "a forged record header")
+            LogLayout.encodeHeader(logHeader, into: pages, sealing: .checksum)
+            #expect(LogLayout.decodeHeader(pages, sealing: sealing) == nil, "an unencrypted file's log header")
+            LogLayout.encodeHeader(logHeader, into: pages, sealing: sealing)
+        }
         // A generation continues the file with its id holding its base or newer, or a torn meta slot.
         typealias State = LogLayout.DataFileState
         #expect(State(newest: 1 << 21, fileID: 0xF11E, hasInvalidSlot: false).continues(logHeader))

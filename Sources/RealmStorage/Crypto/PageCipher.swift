@@ -1,43 +1,59 @@
 /// The transform between a page as the storage layer sees it (plaintext, sealed with its
 /// checksum) and as an encrypted file stores it. One per open encrypted file.
 ///
-/// # The encrypted page
+/// # The encrypted page (scheme 2)
 ///
 /// A page or run (a wide table leaf, an overflow run) of `L` bytes at page `n`, written by
 /// transaction `t`, is stored as:
 ///
 /// | bytes | plaintext page | encrypted page |
 /// |---|---|---|
-/// | 0..<8 | checksum | tag: the first 8 bytes of HMAC-SHA-256(`macKey`, LE64(`n`) ‖ bytes 8..<L) |
+/// | 0..<8 | checksum | tag `T`: the first 8 bytes of HMAC-SHA-256(`macKey`, LE64(`n`) ‖ *opened* bytes 8..<L) |
 /// | 8..<16 | transaction `t` | `t`, in the clear |
-/// | 16..<L | header rest, content | AES-256-CTR(`aesKey`, counter block `t ‖ n·2^24`) |
+/// | 16..<L | header rest, content | AES-256-CTR(`aesKey`, counter block `IV(T, t, n)`) |
 ///
-/// Meta pages (0 and 1) differ only in their last 64 bytes, which hold the file's
-/// ``EncryptionHeader`` in the clear (authenticated by the tag, not encrypted).
+/// The *opened* page is the plaintext with, in a meta page (0 and 1), its last 64 bytes replaced
+/// by the file's ``EncryptionHeader``, which meta pages store in the clear (authenticated by the
+/// tag, not encrypted). `IV(T, t, n) = E(ivKey, E(ivKey, T ‖ t) ⊕ (n ‖ 0))`, 16 bytes, each
+/// part little-endian: a CBC-MAC of two fixed-length blocks, a pseudo-random function of
+/// `(T, t, n)`.
 ///
 /// ## Why it is safe
 ///
-/// - *Counter uniqueness.* CTR is broken by a counter value used twice under one key. The counter
-///   block of byte `16 + 16i` of page `n` written by `t` is the 128-bit integer
-///   `t·2^64 + n·2^24 + i`: distinct for distinct `(t, n, i)` while `i < 2^24` (runs are far
-///   shorter than 256 MiB) and `n < 2^40`. The storage layer never stamps one transaction id on
-///   two different pages at the same page number, not even across crashes (FORMAT.md, "Commit
-///   and recovery"; `Database.idReserve`), so within a file no counter repeats for different
-///   plaintexts. Across files — a copy, a compaction, a file deleted and created again under
-///   the same user key — the `(t, n)` pairs do repeat, so the keys are per file: derived from
-///   the user key and a random 32-byte salt chosen when the file is created.
-/// - *Encrypt-then-MAC.* The tag covers everything stored but itself, plus the page number, and
-///   is checked (in constant time) before a byte is decrypted. A page moved to another number, a
-///   stale page, a torn write, a flipped bit or a wrong key all fail it. The tag is HMAC-SHA-256
-///   truncated to 64 bits, the room the page header has: a forgery succeeds with probability
-///   2^-64 per attempt, and each attempt is an open of a modified file.
-/// - *Keys.* `aesKey = HMAC-SHA-256(userKey[0..<32], "RealmActors AES" ‖ salt)`, `macKey =
-///   HMAC-SHA-256(userKey[32..<64], "RealmActors MAC" ‖ salt)`: HMAC as a pseudo-random function
-///   (the HKDF-Expand step), from disjoint halves of the user key as Realm splits it, so neither
-///   key says anything about the other or about the user key. ``EncryptionHeader/keyCheck`` is
-///   one more output of the MAC key, stored so a wrong key is told from a damaged file.
-/// - *What stays visible.* Transaction ids, page positions and run lengths, and the meta pages'
-///   encryption header; nothing the application wrote.
+/// - *No counter repeats for different plaintexts, whatever is done to the file.* CTR is broken
+///   by one counter value used for two plaintexts under one key. Scheme 1 used `(t, n)` as the
+///   counter, unique within a file — but a file copied byte for byte (a backup restored, a VM
+///   snapshot, a container image, a seed file) carries its salt and so its keys, and both copies
+///   go on stamping the same `(t, n)` on different plaintexts: the XOR of the two files showed
+///   the XOR of the data written after the copy. Here the counter is derived from the tag, which
+///   is a PRF of the whole opened page (this is SIV, Rogaway and Shrimpton's misuse-resistant
+///   mode): two writes share a counter block only if they wrote the same page with the same
+///   transaction *and* the same bytes — which reveals only that they are equal — or by a
+///   collision of the 64-bit tag for the same `(t, n)`, probability 2^-64 per such pair, and
+///   such pairs arise only across copies. Different `(T, t, n)` give independent 128-bit
+///   counter blocks; two ranges of at most 2^20 blocks overlap with probability below 2^-107.
+///   Nothing depends on state a copy could duplicate: no nonce to persist, no per-open epoch.
+/// - *Authenticated.* The tag covers the page number, the transaction and every plaintext byte
+///   (and a meta page's clear header), and is compared in constant time after decryption into
+///   scratch memory, before a byte reaches a reader. A page moved to another number, a flipped
+///   bit or a wrong key fail it. An *old authentic image* of the same page (a stale page, a
+///   replayed log record) passes it — the tag cannot know which transaction a page should
+///   carry; its parent can: every read checks the page's transaction against the one its
+///   parent recorded (`PageSource`), from the meta page down, which makes a version a hash tree
+///   rooted in its meta page. The tag is HMAC-SHA-256 truncated to 64 bits, the room the page
+///   header has: a forgery succeeds with probability 2^-64 per attempt, and each attempt is an
+///   open of a modified file.
+/// - *Keys.* From the salt and the user key's halves, as Realm splits it (HMAC as a PRF, the
+///   HKDF-Expand step): `aesKey = HMAC(userKey[0..<32], "RealmActors AES" ‖ salt)`, `ivKey =
+///   HMAC(userKey[0..<32], "RealmActors IV" ‖ salt)`, `macKey = HMAC(userKey[32..<64],
+///   "RealmActors MAC" ‖ salt)`. ``EncryptionHeader/keyCheck`` = HMAC(`macKey`, "RealmActors key
+///   check" ‖ AES(`aesKey`, 0^16)), first 16 bytes: it depends on both halves, so a key right in
+///   one half only is told apart from a damaged file as a wrong key. The derived keys live in
+///   this object only (round keys and HMAC states, zeroed when it is freed); the byte arrays
+///   they were derived through are zeroed at once.
+/// - *What stays visible.* Transaction ids, page positions and run lengths, the meta pages'
+///   encryption header, and whether two copies of a file wrote byte-identical pages; nothing the
+///   application wrote.
 ///
 /// The plaintext checksum is not stored: decryption recomputes it, so the decrypted page is byte
 /// for byte the page an unencrypted file would hold, and every check above this layer (recovery,
@@ -54,21 +70,31 @@ package final class PageCipher: Sendable {
 
     package let header: EncryptionHeader
     private let aes: AES256
-    private let mac: HMACSHA256
+    private let iv: AES256
+    private let mac: KeyedMAC
 
     /// The cipher of a file with `header` (its salt) under `userKey` (64 bytes), or nil when the
     /// key is not 64 bytes. Does not check the key against the header: see ``isKeyCorrect``.
     package init?(userKey: [UInt8], salt: [UInt8], implementation: AES256.Implementation = .best) {
         guard userKey.count == Self.userKeyByteCount, salt.count == EncryptionHeader.saltByteCount else { return nil }
         func derive(_ key: ArraySlice<UInt8>, _ label: String) -> [UInt8] {
-            HMACSHA256(key: Array(key)).code(for: Array(label.utf8) + salt).bytes
+            var keyBytes = Array(key)
+            defer { keyBytes.wipe() }
+            var digest = HMACSHA256(key: keyBytes).code(for: Array(label.utf8) + salt)
+            defer { digest.wipe() }
+            return digest.bytes
         }
         var aesKey = derive(userKey[0..<32], "RealmActors AES")
-        let macKey = derive(userKey[32..<64], "RealmActors MAC")
+        var ivKey = derive(userKey[0..<32], "RealmActors IV")
+        var macKey = derive(userKey[32..<64], "RealmActors MAC")
+        defer { aesKey.wipe(); ivKey.wipe(); macKey.wipe() }
         aes = AES256(key: aesKey, implementation: implementation)
-        mac = HMACSHA256(key: macKey)
-        header = EncryptionHeader(salt: salt, keyCheck: Array(mac.code(for: Array("RealmActors key check".utf8)).bytes.prefix(16)))
-        for index in aesKey.indices { aesKey[index] = 0 }
+        iv = AES256(key: ivKey, implementation: implementation)
+        mac = KeyedMAC(key: macKey)
+        var zero = AESBlock(low: 0, high: 0)
+        zero = aes.encrypt(zero)
+        let check = mac.code.code(for: Array("RealmActors key check".utf8) + zero.bytes)
+        header = EncryptionHeader(salt: salt, keyCheck: Array(check.bytes.prefix(16)))
     }
 
     /// A cipher for a new file: a fresh random salt.
@@ -82,104 +108,164 @@ package final class PageCipher: Sendable {
         stored.keyCheck.withUnsafeBytes { a in header.keyCheck.withUnsafeBytes { b in ConstantTime.equals(a, b) } }
     }
 
-    /// The counter block of byte 16 of page `number` written by `transaction`.
+    /// The first counter block of the page or run at `number` with `tag` and `transaction`:
+    /// `IV(T, t, n)` of the type's table.
     @inline(__always)
-    private static func counter(page number: PageNumber, transaction: TransactionID) -> AESBlock {
-        AESBlock(bigEndianHigh: transaction, low: number << 24)
+    private func counter(tag: UInt64, transaction: TransactionID, page number: PageNumber) -> AESBlock {
+        let first = iv.encrypt(AESBlock(low: tag, high: transaction))
+        return iv.encrypt(first ^ AESBlock(low: number, high: 0))
     }
 
-    /// The encrypted part of a page or run of `length` bytes at `number`.
+    /// Where the encrypted part of a page or run of `length` bytes at `number` ends: a meta
+    /// page's clear header follows it.
     @inline(__always)
-    private static func encryptedRange(page number: PageNumber, length: Int) -> Range<Int> {
-        16..<(number < PageLayout.firstDataPage ? metaHeaderOffset : length)
+    private static func encryptedEnd(page number: PageNumber, length: Int) -> Int {
+        number < PageLayout.firstDataPage ? metaHeaderOffset : length
     }
 
-    private func tag(_ stored: UnsafeRawPointer, length: Int, page number: PageNumber) -> UInt64 {
-        var hasher = mac.hasher()
+    /// The tag of the opened page `opened` (see the type's table): for a meta page, bytes
+    /// 8..<`metaHeaderOffset` of `opened` then `clearTail` (the encryption header as stored).
+    private func tag(_ opened: UnsafeRawPointer, length: Int, page number: PageNumber, clearTail: UnsafeRawPointer? = nil) -> UInt64 {
+        var hasher = mac.code.hasher()
         withUnsafeBytes(of: number.littleEndian) { hasher.update($0) }
-        hasher.update(UnsafeRawBufferPointer(start: stored + 8, count: length - 8))
-        return mac.finalize(hasher).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        let end = Self.encryptedEnd(page: number, length: length)
+        hasher.update(UnsafeRawBufferPointer(start: opened + 8, count: end - 8))
+        if end < length {
+            hasher.update(UnsafeRawBufferPointer(start: clearTail ?? opened + end, count: length - end))
+        }
+        return mac.code.finalize(hasher).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
     }
 
-    /// The tags of two stored pages or runs at once (``HMACSHA256/codes(for:_:)``: the two
-    /// HMACs side by side, faster than one after the other). Each is exactly `tag(…)`.
-    private func tags(_ first: UnsafeRawPointer, length firstLength: Int, page firstNumber: PageNumber,
-                      _ second: UnsafeRawPointer, length secondLength: Int, page secondNumber: PageNumber) -> (UInt64, UInt64) {
-        withUnsafeBytes(of: firstNumber.littleEndian) { firstHead in
-            withUnsafeBytes(of: secondNumber.littleEndian) { secondHead in
-                let (a, b) = mac.codes(for: (firstHead, UnsafeRawBufferPointer(start: first + 8, count: firstLength - 8)),
-                                       (secondHead, UnsafeRawBufferPointer(start: second + 8, count: secondLength - 8)))
-                return (a.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }, b.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
-            }
+    /// Encrypts the plaintext `plain` (`length` bytes, a whole number of pages, its checksum
+    /// ignored) whose tag is `tag`, into `stored`.
+    private func encrypt(_ plain: UnsafeRawPointer, length: Int, page number: PageNumber, tag: UInt64, into stored: UnsafeMutableRawPointer) {
+        let transaction = plain.pageTransaction
+        stored.storeBytes(of: tag, as: UInt64.self)
+        stored.setU64(PageLayout.transactionOffset, transaction)
+        let end = Self.encryptedEnd(page: number, length: length)
+        aes.ctr(UnsafeRawBufferPointer(start: plain + 16, count: end - 16),
+                into: UnsafeMutableRawBufferPointer(start: stored + 16, count: end - 16),
+                counter: counter(tag: tag, transaction: transaction, page: number))
+        if end < length {
+            header.encode(into: stored + end)
         }
     }
 
     /// Writes the stored form of the plaintext page or run `plain` (`length` bytes, a whole
     /// number of pages) at page `number` into `stored` (as long; not overlapping).
     package func encrypt(_ plain: UnsafeRawPointer, length: Int, page number: PageNumber, into stored: UnsafeMutableRawPointer) {
-        encryptUntagged(plain, length: length, page: number, into: stored)
-        seal(stored, length: length, page: number)
+        let code = number < PageLayout.firstDataPage
+            ? header.withEncoded { tag(plain, length: length, page: number, clearTail: $0) }
+            : tag(plain, length: length, page: number)
+        encrypt(plain, length: length, page: number, tag: code, into: stored)
     }
 
-    /// `encrypt` without the tag: bytes 8..<`length` of the stored form. Finish with ``seal(_:length:page:)``
-    /// or, two stored pages at a time (faster), ``seal(_:length:page:_:length:page:)``.
-    package func encryptUntagged(_ plain: UnsafeRawPointer, length: Int, page number: PageNumber, into stored: UnsafeMutableRawPointer) {
-        let transaction = plain.pageTransaction
-        stored.setU64(PageLayout.transactionOffset, transaction)
-        let range = Self.encryptedRange(page: number, length: length)
-        aes.ctr(UnsafeRawBufferPointer(start: plain + range.lowerBound, count: range.count),
-                into: UnsafeMutableRawBufferPointer(start: stored + range.lowerBound, count: range.count),
-                counter: Self.counter(page: number, transaction: transaction))
-        if range.upperBound < length {
-            header.encode(into: stored + range.upperBound)
+    /// `encrypt` of two pages or runs, their tags computed side by side
+    /// (``HMACSHA256/codes(for:_:)``: two HMACs at once, faster than one after the other on
+    /// the CPU's SHA instructions). Exactly two calls of ``encrypt(_:length:page:into:)``.
+    package func encrypt(_ first: UnsafeRawPointer, length firstLength: Int, page firstNumber: PageNumber, into firstStored: UnsafeMutableRawPointer,
+                         _ second: UnsafeRawPointer, length secondLength: Int, page secondNumber: PageNumber, into secondStored: UnsafeMutableRawPointer) {
+        guard firstNumber >= PageLayout.firstDataPage, secondNumber >= PageLayout.firstDataPage else {
+            encrypt(first, length: firstLength, page: firstNumber, into: firstStored)
+            encrypt(second, length: secondLength, page: secondNumber, into: secondStored)
+            return
         }
+        let (a, b) = withUnsafeBytes(of: firstNumber.littleEndian) { firstHead in
+            withUnsafeBytes(of: secondNumber.littleEndian) { secondHead in
+                let (a, b) = mac.code.codes(for: (firstHead, UnsafeRawBufferPointer(start: first + 8, count: firstLength - 8)),
+                                            (secondHead, UnsafeRawBufferPointer(start: second + 8, count: secondLength - 8)))
+                return (a.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }, b.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
+            }
+        }
+        encrypt(first, length: firstLength, page: firstNumber, tag: a, into: firstStored)
+        encrypt(second, length: secondLength, page: secondNumber, tag: b, into: secondStored)
     }
 
-    /// Writes the tag of the stored page or run at `number` (`length` bytes, from ``encryptUntagged(_:length:page:into:)``).
-    package func seal(_ stored: UnsafeMutableRawPointer, length: Int, page number: PageNumber) {
-        stored.storeBytes(of: tag(UnsafeRawPointer(stored), length: length, page: number), as: UInt64.self)
-    }
-
-    /// Writes the tags of two stored pages or runs (not overlapping), computed side by side.
-    package func seal(_ first: UnsafeMutableRawPointer, length firstLength: Int, page firstNumber: PageNumber,
-                      _ second: UnsafeMutableRawPointer, length secondLength: Int, page secondNumber: PageNumber) {
-        let (a, b) = tags(UnsafeRawPointer(first), length: firstLength, page: firstNumber,
-                          UnsafeRawPointer(second), length: secondLength, page: secondNumber)
-        first.storeBytes(of: a, as: UInt64.self)
-        second.storeBytes(of: b, as: UInt64.self)
-    }
-
-    /// Decrypts the first 16 bytes of the page header (kind, flags, count, aux) of the stored
-    /// page at `number` into `header` (24 bytes; bytes 16..<24 are written), without
-    /// authenticating them: enough to learn a run's length before reading the rest.
+    /// Decrypts the first 8 bytes of the page header after the transaction (kind, flags, count,
+    /// aux) of the stored page at `number` into `header` (24 bytes; bytes 16..<24 are written),
+    /// without authenticating them: enough to learn a run's length before reading the rest.
     package func peekHeader(_ stored: UnsafeRawPointer, page number: PageNumber, into header: UnsafeMutableRawPointer) {
         aes.ctr(UnsafeRawBufferPointer(start: stored + 16, count: 8), into: UnsafeMutableRawBufferPointer(start: header + 16, count: 8),
-                counter: Self.counter(page: number, transaction: stored.pageTransaction))
+                counter: counter(tag: stored.loadUnaligned(as: UInt64.self), transaction: stored.pageTransaction, page: number))
     }
 
-    /// Whether the stored page or run `stored` of `length` bytes carries the tag of page
-    /// `number` under this file's keys (compared in constant time).
-    package func isAuthentic(_ stored: UnsafeRawPointer, length: Int, page number: PageNumber) -> Bool {
-        let expected = tag(stored, length: length, page: number)
-        let actual = stored.loadUnaligned(as: UInt64.self)
-        return withUnsafeBytes(of: expected) { a in withUnsafeBytes(of: actual) { b in ConstantTime.equals(a, b) } }
+    /// Decrypts the stored page or run `page` (`length` bytes at `number`) in place and checks
+    /// its tag. If it is authentic, `page` then holds the plaintext (checksum recomputed, a meta
+    /// page's clear tail zeroed) and the result is true; otherwise false, and `page` holds
+    /// bytes no reader may see.
+    package func open(_ page: UnsafeMutableRawPointer, length: Int, page number: PageNumber) -> Bool {
+        let stored = page.loadUnaligned(as: UInt64.self)
+        let end = Self.encryptedEnd(page: number, length: length)
+        aes.ctr(UnsafeRawBufferPointer(start: page + 16, count: end - 16),
+                into: UnsafeMutableRawBufferPointer(start: page + 16, count: end - 16),
+                counter: counter(tag: stored, transaction: UnsafeRawPointer(page).pageTransaction, page: number))
+        // The page is now in its opened form (a meta page's clear header still in its tail).
+        let expected = tag(UnsafeRawPointer(page), length: length, page: number)
+        let authentic = withUnsafeBytes(of: expected) { a in withUnsafeBytes(of: stored) { b in ConstantTime.equals(a, b) } }
+        guard authentic else { return false }
+        if end < length {
+            (page + end).initializeMemory(as: UInt8.self, repeating: 0, count: length - end)
+        }
+        PageChecksum.seal(page, length: length)
+        return true
     }
 
     /// Authenticates the stored page or run `stored` of `length` bytes at `number` and, if it is
-    /// authentic, writes its plaintext (checksum recomputed) into `plain`. Returns false, writing
-    /// nothing, if the tag does not match.
+    /// authentic, writes its plaintext (checksum recomputed) into `plain` (as long, not
+    /// overlapping). Returns false if the tag does not match; `plain` then holds zeros.
     package func decrypt(_ stored: UnsafeRawPointer, length: Int, page number: PageNumber, into plain: UnsafeMutableRawPointer) -> Bool {
-        guard isAuthentic(stored, length: length, page: number) else { return false }
-        plain.setU64(PageLayout.transactionOffset, stored.pageTransaction)
-        let range = Self.encryptedRange(page: number, length: length)
-        aes.ctr(UnsafeRawBufferPointer(start: stored + range.lowerBound, count: range.count),
-                into: UnsafeMutableRawBufferPointer(start: plain + range.lowerBound, count: range.count),
-                counter: Self.counter(page: number, transaction: stored.pageTransaction))
-        if range.upperBound < length {
-            (plain + range.upperBound).initializeMemory(as: UInt8.self, repeating: 0, count: length - range.upperBound)
+        plain.copyMemory(from: stored, byteCount: length)
+        guard open(plain, length: length, page: number) else {
+            plain.initializeMemory(as: UInt8.self, repeating: 0, count: length)
+            return false
         }
-        PageChecksum.seal(plain, length: length)
         return true
+    }
+
+    /// Whether the stored page or run `stored` of `length` bytes carries the tag of page
+    /// `number` under this file's keys (it is decrypted into scratch memory to tell).
+    package func isAuthentic(_ stored: UnsafeRawPointer, length: Int, page number: PageNumber) -> Bool {
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: length, alignment: PageLayout.pageSize)
+        defer {
+            scratch.initializeMemory(as: UInt8.self, repeating: 0, count: length)
+            scratch.deallocate()
+        }
+        return decrypt(stored, length: length, page: number, into: scratch)
+    }
+
+    /// A keyed MAC of `message` under this file's MAC key with a domain `label` (so it can never
+    /// equal a page tag): the first 8 bytes of HMAC-SHA-256(`macKey`, `label` ‖ `message`).
+    /// Authenticates the write-ahead log's headers in an encrypted file.
+    package func authenticationCode(label: StaticString, for message: UnsafeRawBufferPointer) -> UInt64 {
+        var hasher = mac.code.hasher()
+        hasher.update(UnsafeRawBufferPointer(start: label.utf8Start, count: label.utf8CodeUnitCount))
+        hasher.update(message)
+        return mac.code.finalize(hasher).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+    }
+}
+
+/// The MAC key's HMAC states, zeroed when the cipher is freed. A class so that the one copy the
+/// cipher holds is the one wiped (a struct stored in a `let` could not be).
+///
+/// Thread safety (`@unchecked Sendable`): `code` is written in `init` and in `deinit` only, when
+/// no other reference exists; every other access reads it (and copies the states it hashes with).
+private final class KeyedMAC: @unchecked Sendable {
+    private(set) var code: HMACSHA256
+
+    init(key: [UInt8]) { code = HMACSHA256(key: key) }
+
+    deinit {
+        // HMACSHA256 holds two hash states of plain integers (a trivial type), so zeroing its
+        // bytes leaves nothing to release; it is not used again.
+        assert(_isPOD(HMACSHA256.self), "HMACSHA256 must stay a trivial type to be wiped")
+        withUnsafeMutableBytes(of: &code) { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Overwrites the bytes with zeros: for key material, once it is no longer needed.
+    mutating func wipe() {
+        withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
     }
 }
 
@@ -190,18 +276,30 @@ package final class PageCipher: Sendable {
 /// | offset | size | field |
 /// |---|---|---|
 /// | 0 | 8 | magic `"RLMAENC\0"` |
-/// | 8 | 4 | scheme: 1 (AES-256-CTR, HMAC-SHA-256 truncated to 64 bits, per-file keys) |
+/// | 8 | 4 | scheme: 2 (AES-256-CTR with synthetic counters, HMAC-SHA-256 truncated to 64 bits, per-file keys) |
 /// | 12 | 4 | zero |
 /// | 16 | 32 | salt |
-/// | 48 | 16 | key check: HMAC-SHA-256(`macKey`, "RealmActors key check"), first 16 bytes |
+/// | 48 | 16 | key check: HMAC-SHA-256(`macKey`, "RealmActors key check" ‖ AES(`aesKey`, 0^16)), first 16 bytes |
 package struct EncryptionHeader: Equatable, Sendable {
     package static let byteCount = 64
     static let saltByteCount = 32
     static let magic: UInt64 = 0x00_434E_4541_4D4C_52  // "RLMAENC\0" little-endian
-    static let scheme: UInt32 = 1
+    static let scheme: UInt32 = 2
+    /// The scheme development builds wrote before scheme 2: counters of `(transaction, page)`,
+    /// which byte-for-byte copies of a file reuse. Refused, never written.
+    static let unsafeDevelopmentScheme: UInt32 = 1
 
     package var salt: [UInt8]
     package var keyCheck: [UInt8]
+
+    /// Calls `body` with the header's 64 stored bytes.
+    func withEncoded<Result>(_ body: (UnsafeRawPointer) -> Result) -> Result {
+        var bytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        return withUnsafeMutableBytes(of: &bytes) { raw in
+            encode(into: raw.baseAddress!)
+            return body(UnsafeRawPointer(raw.baseAddress!))
+        }
+    }
 
     func encode(into target: UnsafeMutableRawPointer) {
         target.initializeMemory(as: UInt8.self, repeating: 0, count: Self.byteCount)

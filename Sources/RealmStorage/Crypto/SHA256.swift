@@ -297,6 +297,9 @@ package struct SHA256Digest: Sendable, Equatable, CustomStringConvertible {
         try Swift.withUnsafeBytes(of: words, body)
     }
 
+    /// Overwrites the digest with zeros: for a derived key, once it has been used.
+    package mutating func wipe() { words = (0, 0, 0, 0) }
+
     /// Lowercase hexadecimal.
     package var description: String {
         bytes.map { byte in

@@ -113,13 +113,15 @@ extension PageSource {
     /// The kind of a tree's leaves (value, table or index), from its leftmost path.
     func leafKind(of root: TreeRoot) throws -> PageKind {
         var number = root.page
+        var transaction = root.transaction
         for _ in 0..<maximumTreeDepth {
             guard number >= PageLayout.firstDataPage, number < pageLimit else { break }
             let base = page(number)
+            try checkTransaction(base, number, expected: transaction)
             switch base.pageKind {
             case let kind? where kind == .leaf || kind == .cluster || kind == .indexLeaf: return kind
-            case .inner?: number = InnerNode(base).child(0)
-            case .indexInner?: number = IndexPage(base).child(0)
+            case .inner?: (number, transaction) = (InnerNode(base).child(0), InnerNode(base).childTransaction(0))
+            case .indexInner?: (number, transaction) = (IndexPage(base).child(0), IndexPage(base).childTransaction(0))
             default: throw StorageError(.invalidDatabase, "Realm file is damaged: page \(number) is not a tree page")
             }
         }

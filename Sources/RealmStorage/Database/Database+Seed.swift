@@ -26,7 +26,11 @@ extension Database {
         defer { closeDescriptor(source) }
         let temporary = path + AuxiliaryFile.seeding.suffix
         unlink(temporary)
-        let destination = openDescriptor(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        // The copy gets the seed's permissions (an encrypted seed is created 0600, so its
+        // copies are too).
+        var info = stat()
+        let mode = fstat(source, &info) == 0 ? mode_t(info.st_mode) & 0o666 : 0o600
+        let destination = openDescriptor(temporary, O_WRONLY | O_CREAT | O_EXCL, mode)
         guard destination >= 0 else { throw StorageError.fromErrno(errno, "Could not create the realm file from its seed", path: path) }
         defer { unlink(temporary) }  // after the link, `path` keeps the data
         do {

@@ -372,7 +372,9 @@ package final class Database: Sendable {
     /// With a cipher, the file is encrypted from its first page. The caller holds the lock file.
     private static func create(path: String, cipher: PageCipher?) throws {
         let temporary = path + AuxiliaryFile.creating.suffix
-        let descriptor = openDescriptor(temporary, O_RDWR | O_CREAT | O_TRUNC, 0o644)
+        // An encrypted file is readable by its owner only: its ciphertext is safe to lose, but
+        // there is no reason to hand it out (and with it which pages change, and when).
+        let descriptor = openDescriptor(temporary, O_RDWR | O_CREAT | O_TRUNC, cipher == nil ? 0o644 : 0o600)
         guard descriptor >= 0 else {
             let code = errno
             throw StorageError.fromErrno(code, "Could not create the realm file", path: path)
@@ -420,6 +422,9 @@ package final class Database: Sendable {
         let readings = [0, 1].map { EncryptionHeader.read(metaPage: pages + $0 * PageLayout.pageSize) }
         let headers = readings.compactMap { if case .header(let header) = $0 { header } else { nil } }
         if headers.isEmpty, let scheme = readings.lazy.compactMap({ if case .unknownScheme(let scheme) = $0 { scheme } else { nil } }).first {
+            if scheme == EncryptionHeader.unsafeDevelopmentScheme {
+                throw StorageError(.invalidDatabase, "The realm file is encrypted with scheme 1, which development builds of RealmActors wrote and which is no longer opened: its copies could reuse key stream. Open it with that build and write an unencrypted copy (writeCopy(toFile:encryptionKey: nil)), then encrypt that copy with this one", path: path)
+            }
             throw StorageError(.invalidDatabase, "The realm file is encrypted with scheme \(scheme), which this library does not know; upgrade RealmActors to open it", path: path)
         }
         guard let key else {

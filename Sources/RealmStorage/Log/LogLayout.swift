@@ -7,7 +7,7 @@
 ///
 /// | offset | size | field |
 /// |---|---|---|
-/// | 0 | 8 | checksum of bytes 8..<64 |
+/// | 0 | 8 | code of bytes 8..<64 (``Sealing``) |
 /// | 8 | 8 | magic `"RLMALOG\0"` |
 /// | 16 | 4 | log format version (1) |
 /// | 20 | 4 | page size (4096) |
@@ -20,7 +20,7 @@
 ///
 /// | offset | size | field |
 /// |---|---|---|
-/// | 0 | 8 | checksum of bytes 8..<`64 + 24 × entries` |
+/// | 0 | 8 | code of bytes 8..<`64 + 24 × entries` (``Sealing``) |
 /// | 8 | 8 | magic `"RLMAREC\0"` |
 /// | 16 | 8 | salt (the header's, when written) |
 /// | 24 | 8 | sequence number within the generation, from 0 |
@@ -31,6 +31,36 @@
 /// | 56 | 8 | page count of the batch's version: the data file's length in pages |
 /// | 64 + 24 *i* | 24 | entry *i*: page number, page count, transaction stamped on the image |
 enum LogLayout {
+    /// What seals the log's header and record headers: a checksum, which detects torn and stale
+    /// bytes; in an encrypted file, a keyed MAC (``PageCipher/authenticationCode(label:for:)``),
+    /// so that someone without the key can neither forge a header that makes recovery replay
+    /// old authentic images (a record of an earlier generation with this one's salt) nor
+    /// rewrite a record's entries. Either covers bytes 8..<length and is stored at 0..<8.
+    enum Sealing {
+        case checksum
+        case keyed(PageCipher)
+
+        init(_ cipher: PageCipher?) { self = cipher.map { .keyed($0) } ?? .checksum }
+
+        /// The code of bytes 8..<`length` of `bytes`; `label` separates the header's domain
+        /// from the records'.
+        func code(_ bytes: UnsafeRawPointer, length: Int, label: StaticString) -> UInt64 {
+            switch self {
+            case .checksum: PageChecksum.compute(bytes, length: length)
+            case .keyed(let cipher): cipher.authenticationCode(label: label, for: UnsafeRawBufferPointer(start: bytes + 8, count: length - 8))
+            }
+        }
+
+        /// Whether bytes 0..<8 hold the code of bytes 8..<`length` (constant time when keyed).
+        func isValid(_ bytes: UnsafeRawPointer, length: Int, label: StaticString) -> Bool {
+            let expected = code(bytes, length: length, label: label)
+            let actual = bytes.u64(0)
+            return withUnsafeBytes(of: expected) { a in withUnsafeBytes(of: actual) { b in ConstantTime.equals(a, b) } }
+        }
+    }
+    static let headerLabel: StaticString = "RealmActors log header"
+    static let recordLabel: StaticString = "RealmActors log record"
+
     static let headerMagic: UInt64 = 0x00_474F_4C41_4D4C_52  // "RLMALOG\0" little-endian
     static let recordMagic: UInt64 = 0x00_4345_5241_4D4C_52  // "RLMAREC\0" little-endian
     static let version: UInt32 = 1
@@ -97,7 +127,7 @@ enum LogLayout {
     }
 
     /// Encodes the log header into `page` (a zeroed page).
-    static func encodeHeader(_ header: Header, into page: UnsafeMutableRawPointer) {
+    static func encodeHeader(_ header: Header, into page: UnsafeMutableRawPointer, sealing: Sealing) {
         page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
         page.setU64(8, headerMagic)
         page.setU32(16, version)
@@ -107,14 +137,14 @@ enum LogLayout {
         page.setU64(40, header.identity.inode)
         page.setU64(48, header.base)
         page.setU64(56, header.fileID)
-        page.setU64(0, PageChecksum.compute(UnsafeRawPointer(page), length: headerBytes))
+        page.setU64(0, sealing.code(UnsafeRawPointer(page), length: headerBytes, label: headerLabel))
     }
 
     /// A log header, or nil if it is not a valid one (torn, foreign, or of another log format
     /// version).
-    static func decodeHeader(_ page: UnsafeRawPointer) -> Header? {
+    static func decodeHeader(_ page: UnsafeRawPointer, sealing: Sealing) -> Header? {
         guard page.u64(8) == headerMagic, page.u32(16) == version, page.u32(20) == UInt32(PageLayout.pageSize),
-              page.u64(0) == PageChecksum.compute(page, length: headerBytes)
+              sealing.isValid(page, length: headerBytes, label: headerLabel)
         else { return nil }
         return Header(salt: page.u64(24), identity: FileIdentity(device: page.u64(32), inode: page.u64(40)),
                       base: page.u64(48), fileID: page.u64(56))
@@ -141,7 +171,7 @@ enum LogLayout {
     }
 
     /// Encodes a record header into `pages` (`header.headerPages` zeroed pages).
-    static func encodeRecordHeader(_ header: RecordHeader, into pages: UnsafeMutableRawPointer) {
+    static func encodeRecordHeader(_ header: RecordHeader, into pages: UnsafeMutableRawPointer, sealing: Sealing) {
         pages.setU64(8, recordMagic)
         pages.setU64(16, header.salt)
         pages.setU64(24, header.sequence)
@@ -157,7 +187,7 @@ enum LogLayout {
             pages.setU64(offset + 16, entry.transaction)
             offset += entryBytes
         }
-        pages.setU64(0, PageChecksum.compute(UnsafeRawPointer(pages), length: offset))
+        pages.setU64(0, sealing.code(UnsafeRawPointer(pages), length: offset, label: recordLabel))
     }
 
     /// How many header pages the record starting with `firstPage` claims, if its first page
@@ -170,12 +200,12 @@ enum LogLayout {
         return pages
     }
 
-    /// Decodes a whole record header (`claimedHeaderPages` pages) and checks its checksum and
+    /// Decodes a whole record header (`claimedHeaderPages` pages) and checks its code and
     /// entries; nil if anything is off.
-    static func decodeRecordHeader(_ pages: UnsafeRawPointer) -> RecordHeader? {
+    static func decodeRecordHeader(_ pages: UnsafeRawPointer, sealing: Sealing) -> RecordHeader? {
         let count = Int(pages.u32(40))
         let end = headerBytes + entryBytes * count
-        guard pages.u64(0) == PageChecksum.compute(pages, length: end) else { return nil }
+        guard sealing.isValid(pages, length: end, label: recordLabel) else { return nil }
         var entries: [Entry] = []
         entries.reserveCapacity(count)
         var offset = headerBytes

@@ -83,6 +83,8 @@ package final class WriteAheadLog: Sendable {
     private let descriptor: Int32
     private let faults: (any IOFaultInjector)?
     private let identity: LogLayout.FileIdentity
+    /// Seals the headers: a keyed MAC when the data file is encrypted.
+    private let sealing: LogLayout.Sealing
 
     private struct Cursor {
         /// The current generation's salt (in the header on disk).
@@ -97,11 +99,12 @@ package final class WriteAheadLog: Sendable {
     private let cursor: Mutex<Cursor>
 
     private init(path: String, descriptor: Int32, faults: (any IOFaultInjector)?, identity: LogLayout.FileIdentity,
-                 salt: UInt64, allocated: UInt64) {
+                 sealing: LogLayout.Sealing, salt: UInt64, allocated: UInt64) {
         self.path = path
         self.descriptor = descriptor
         self.faults = faults
         self.identity = identity
+        self.sealing = sealing
         cursor = Mutex(Cursor(salt: salt, sequence: 0, end: LogLayout.firstRecordOffset, allocated: allocated))
     }
 
@@ -131,7 +134,9 @@ package final class WriteAheadLog: Sendable {
                                dataFile: () -> LogLayout.DataFileState) throws -> (WriteAheadLog, Int) {
         let identity = try Self.identity(of: file.descriptor)
         let existed = access(path, F_OK) == 0
-        let descriptor = openDescriptor(path, O_RDWR | O_CREAT, 0o644)
+        // An encrypted realm's log holds its pages as the data file stores them, encrypted, but
+        // is still nobody else's business: created readable by its owner only, as the file is.
+        let descriptor = openDescriptor(path, O_RDWR | O_CREAT, file.cipher == nil ? 0o644 : 0o600)
         guard descriptor >= 0 else { throw StorageError.fromErrno(errno, "Could not open the realm's log file", path: path) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
@@ -140,7 +145,7 @@ package final class WriteAheadLog: Sendable {
             throw StorageError.fromErrno(code, "Could not read the realm's log file", path: path)
         }
         let log = WriteAheadLog(path: path, descriptor: descriptor, faults: faults, identity: identity,
-                                salt: 0, allocated: UInt64(info.st_size))
+                                sealing: LogLayout.Sealing(file.cipher), salt: 0, allocated: UInt64(info.st_size))
         let state = dataFile()
         let replayed = try log.replay(into: file, isAuthentic: isAuthentic, dataFile: state)
         if replayed == 0, let header = log.readHeader(), header.identity == identity, state.continues(header) {
@@ -168,7 +173,7 @@ package final class WriteAheadLog: Sendable {
         let descriptor = openDescriptor(path, O_RDONLY)
         guard descriptor >= 0 else { return 0 }  // no log: nothing was ever logged
         let log = WriteAheadLog(path: path, descriptor: descriptor, faults: nil, identity: try identity(of: file.descriptor),
-                                salt: 0, allocated: 0)
+                                sealing: LogLayout.Sealing(file.cipher), salt: 0, allocated: 0)
         var count = 0
         try log.scan(isAuthentic: isAuthentic, dataFile: dataFile) { record, images in
             try apply(record, images)
@@ -182,7 +187,7 @@ package final class WriteAheadLog: Sendable {
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { page.deallocate() }
         guard pread(descriptor, page, PageLayout.pageSize, 0) == PageLayout.pageSize else { return nil }
-        return LogLayout.decodeHeader(page)
+        return LogLayout.decodeHeader(page, sealing: sealing)
     }
 
     /// Calls `body` with each valid record (its header and its images) in order, while it
@@ -201,7 +206,7 @@ package final class WriteAheadLog: Sendable {
             let headerBuffer = UnsafeMutableRawPointer.allocate(byteCount: headerBytes, alignment: pageSize)
             defer { headerBuffer.deallocate() }
             guard pread(descriptor, headerBuffer, headerBytes, off_t(offset)) == headerBytes,
-                  let record = LogLayout.decodeRecordHeader(headerBuffer),
+                  let record = LogLayout.decodeRecordHeader(headerBuffer, sealing: sealing),
                   record.imagePages <= UInt64(Self.recordLimit / pageSize)
             else { return }
             let imageBytes = Int(record.imagePages) * pageSize
@@ -262,7 +267,7 @@ package final class WriteAheadLog: Sendable {
         let headerPages = UnsafeMutableRawPointer.allocate(byteCount: headerBytes, alignment: PageLayout.pageSize)
         defer { headerPages.deallocate() }
         headerPages.initializeMemory(as: UInt8.self, repeating: 0, count: headerBytes)
-        LogLayout.encodeRecordHeader(header, into: headerPages)
+        LogLayout.encodeRecordHeader(header, into: headerPages, sealing: sealing)
         var buffers = [iovec(iov_base: headerPages, iov_len: headerBytes)]
         buffers.reserveCapacity(1 + images.reduce(0) { $0 + $1.buffers.count })
         for group in images { buffers.append(contentsOf: group.buffers) }
@@ -295,7 +300,7 @@ package final class WriteAheadLog: Sendable {
         if salt == cursor.withLock({ $0.salt }) { salt &+= 1 }
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { page.deallocate() }
-        LogLayout.encodeHeader(LogLayout.Header(salt: salt, identity: identity, base: base, fileID: fileID), into: page)
+        LogLayout.encodeHeader(LogLayout.Header(salt: salt, identity: identity, base: base, fileID: fileID), into: page, sealing: sealing)
         var buffers = [iovec(iov_base: page, iov_len: PageLayout.pageSize)]
         try write(&buffers, at: 0)
         try sync()

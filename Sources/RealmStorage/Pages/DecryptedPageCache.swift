@@ -13,8 +13,8 @@ import Darwin
 /// `PageMap` reserves anonymous memory laid out exactly like the file (page *n* at
 /// `n × 4096` from the start of its section), and this type keeps one *ready* flag per page.
 /// `PageMap.pointer(n)` returns the page's address once its flag is set; the first reader of a
-/// page reads the stored page (or run) with `pread`, checks its tag and decrypts it into place
-/// (``decrypt(_:at:flag:)``), then sets the flag. The writer, which has the plaintext of every
+/// page reads the stored page (or run) with `pread`, decrypts it in a scratch buffer, checks its
+/// tag and copies it into place (``decrypt(_:at:flag:)``), then sets the flag. The writer, which has the plaintext of every
 /// page it writes, stores it straight into place (``store(_:byteCount:atPage:address:)``): a
 /// page read right after its commit is never decrypted.
 ///
@@ -151,7 +151,16 @@ final class DecryptedPageCache: @unchecked Sendable {
             stored = run
             guard read(into: stored + PageLayout.pageSize, pages: pages - 1, at: page + 1) else { return false }
         }
-        return cipher.decrypt(stored, length: Int(pages) * PageLayout.pageSize, page: page, into: target)
+        // Decrypted in the scratch buffer first: a page that fails its tag must never reach
+        // `target` (it could be a damaged pointer into the middle of a valid run).
+        let length = Int(pages) * PageLayout.pageSize
+        guard cipher.open(stored, length: length, page: page) else {
+            stored.initializeMemory(as: UInt8.self, repeating: 0, count: length)
+            return false
+        }
+        target.copyMemory(from: stored, byteCount: length)
+        stored.initializeMemory(as: UInt8.self, repeating: 0, count: length)
+        return true
     }
 
     /// `pread` of whole pages, retrying short reads; false at the end of the file or on error.

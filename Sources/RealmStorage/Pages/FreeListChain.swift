@@ -90,6 +90,9 @@ struct FreeListChain: Equatable, Sendable {
             guard base.pageKind == .freeList, base.pageCount16 <= entriesPerPage, flags <= deltaFlag else {
                 throw StorageError(.invalidDatabase, "Free-list page \(current.page) is damaged")
             }
+            guard base.pageTransaction == current.transaction else {
+                throw StorageError(.invalidDatabase, "Free-list page \(current.page) holds transaction \(base.pageTransaction) where the chain expects \(current.transaction) (a stale or overwritten page)")
+            }
             let isDelta = flags == deltaFlag
             if first {
                 chain.headIsDelta = isDelta

@@ -88,8 +88,8 @@ package final class PageFile: Sendable {
     /// the buffers hold whole pages and runs.
     ///
     /// Encrypted, the groups are encrypted together, so their pages are tagged two at a time
-    /// across groups (`PageCipher.seal` of a pair: two HMACs side by side, which SHA-256 on the
-    /// CPU's instructions runs faster than one after the other) — a small commit's pages are
+    /// across groups (`PageCipher.encrypt` of a pair: two HMACs side by side, which SHA-256 on
+    /// the CPU's instructions runs faster than one after the other) — a small commit's pages are
     /// scattered over the file, one page per group, and would otherwise never pair.
     func write(groups: [(offset: UInt64, buffers: [iovec])]) throws {
         try forEachStoredChunk(of: groups, chunkBytes: 256 * PageLayout.pageSize) { try writeStored($0) }
@@ -123,13 +123,14 @@ package final class PageFile: Sendable {
         var filled = 0
         // Where the scratch's bytes go: consecutive stretches of the file.
         var segments: [(fileOffset: UInt64, start: Int, length: Int)] = []
-        // An encrypted run still waiting for a partner to be tagged with; tagged alone before
-        // the scratch is written.
-        var untagged: (offset: Int, length: Int, page: PageNumber)?
+        // A run with its place in the scratch reserved, still waiting for a partner to be
+        // encrypted with; encrypted alone before the scratch is written. Its plaintext is the
+        // caller's, valid for the whole call.
+        var waiting: (plain: UnsafeRawPointer, offset: Int, length: Int, page: PageNumber)?
         func handOverScratch() throws {
-            if let run = untagged {
-                cipher.seal(scratch + run.offset, length: run.length, page: run.page)
-                untagged = nil
+            if let run = waiting {
+                cipher.encrypt(run.plain, length: run.length, page: run.page, into: scratch + run.offset)
+                waiting = nil
             }
             try body(segments.map { ($0.fileOffset, [iovec(iov_base: scratch + $0.start, iov_len: $0.length)]) })
             segments.removeAll(keepingCapacity: true)
@@ -154,13 +155,12 @@ package final class PageFile: Sendable {
                         }
                     }
                     let page = fileOffset >> PageLayout.pageShift
-                    cipher.encryptUntagged(run, length: length, page: page, into: scratch + filled)
-                    if let partner = untagged {
-                        cipher.seal(scratch + partner.offset, length: partner.length, page: partner.page,
-                                    scratch + filled, length: length, page: page)
-                        untagged = nil
+                    if let partner = waiting {
+                        cipher.encrypt(partner.plain, length: partner.length, page: partner.page, into: scratch + partner.offset,
+                                       run, length: length, page: page, into: scratch + filled)
+                        waiting = nil
                     } else {
-                        untagged = (filled, length, page)
+                        waiting = (run, filled, length, page)
                     }
                     if let last = segments.last, last.fileOffset + UInt64(last.length) == fileOffset, last.start + last.length == filled {
                         segments[segments.count - 1].length += length

@@ -100,6 +100,13 @@ package final class PageMap: @unchecked Sendable {
             guard let base, base != MAP_FAILED else {
                 throw StorageError.fromErrno(errno, "Could not map the realm file", path: nil)
             }
+            #if os(Linux)
+            if decryption != nil {
+                // An encrypted file's plaintext stays out of core dumps. Advisory: a kernel that
+                // refuses it still gets a working map.
+                _ = madvise(base, Self.sectionBytes, MADV_DONTDUMP)
+            }
+            #endif
             sections[mappedSections] = base
             mappedSections += 1
             decryption?.addSection()

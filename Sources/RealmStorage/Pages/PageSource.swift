@@ -40,10 +40,30 @@ package enum OverflowRun {
     }
 }
 
+/// Every page reference in the file names the transaction that wrote the page — a tree's root,
+/// an inner entry, an overflow reference, the free-list chain's links — and every read through a
+/// reference checks it (``PageSource/checkTransaction(_:_:expected:)``): a page that holds
+/// another transaction's bytes is a stale page (an old image put back, a lost write), a
+/// misdirected one, or damage, and is reported rather than read. In an encrypted file, where a
+/// page's tag proves only that the key wrote it at that number, this makes each version a hash
+/// tree rooted in its meta page: an old authentic page put back is refused (`PageCipher`).
 extension PageSource {
-    /// The page, after checking that a damaged pointer cannot send the read outside the file.
+    /// Throws unless `base`, the page at `number`, was written by `expected`, the transaction
+    /// its reference names. One load and a compare: done on every descent.
     @inline(__always)
-    func checkedPage(_ number: PageNumber, _ kind: PageKind) throws -> UnsafeRawPointer {
+    func checkTransaction(_ base: UnsafeRawPointer, _ number: PageNumber, expected: TransactionID) throws {
+        guard base.pageTransaction == expected else { throw Self.staleTransaction(base, number, expected: expected) }
+    }
+
+    @inline(never)
+    static func staleTransaction(_ base: UnsafeRawPointer, _ number: PageNumber, expected: TransactionID) -> StorageError {
+        StorageError(.invalidDatabase, "Realm file is damaged: page \(number) holds transaction \(base.pageTransaction) where its reference expects \(expected) (a stale, misplaced or overwritten page)")
+    }
+
+    /// The page, after checking that a damaged pointer cannot send the read outside the file and
+    /// that it is of `kind` and written by `transaction`.
+    @inline(__always)
+    func checkedPage(_ number: PageNumber, _ kind: PageKind, transaction: TransactionID) throws -> UnsafeRawPointer {
         guard number >= PageLayout.firstDataPage, number < pageLimit else {
             throw StorageError(.invalidDatabase, "Realm file is damaged: page \(number) is outside the file")
         }
@@ -51,6 +71,7 @@ extension PageSource {
         guard base.pageKind == kind else {
             throw StorageError(.invalidDatabase, "Realm file is damaged: page \(number) is not a \(kind) page")
         }
+        try checkTransaction(base, number, expected: transaction)
         return base
     }
 
@@ -59,9 +80,11 @@ extension PageSource {
     func leafPage(containing key: UInt64, in root: TreeRoot) throws -> UnsafeRawPointer? {
         guard !root.isEmpty else { return nil }
         var number = root.page
+        var transaction = root.transaction
         for _ in 0..<maximumTreeDepth {
             guard number >= PageLayout.firstDataPage, number < pageLimit else { break }
             let base = page(number)
+            try checkTransaction(base, number, expected: transaction)
             switch base.pageKind {
             case .leaf:
                 guard base.pageCount16 <= ValueLeaf.maximumCount else { break }
@@ -72,7 +95,8 @@ extension PageSource {
             case .inner:
                 let node = InnerNode(base)
                 guard node.count >= 1, node.count <= InnerNode.capacity else { break }
-                number = node.child(node.route(key))
+                let index = node.route(key)
+                (number, transaction) = (node.child(index), node.childTransaction(index))
                 continue
             default:
                 break
@@ -109,13 +133,13 @@ extension PageSource {
         switch value {
         case .inline(let buffer):
             return buffer
-        case .overflow(let number, _, let length):
+        case .overflow(let number, let transaction, let length):
             // The length is checked first: it comes from the file and sizes the run.
             guard length <= UInt64(StorageLimits.maximumValueLength) else {
                 throw StorageError(.invalidDatabase, "Realm file is damaged: overflow value of \(length) bytes at page \(number)")
             }
             let pages = OverflowRun.pages(forLength: Int(length))
-            let base = try checkedPage(number, .overflow)
+            let base = try checkedPage(number, .overflow, transaction: transaction)
             guard pages <= pageLimit, number <= pageLimit - pages,
                   UInt64(base.u32(PageLayout.auxOffset)) == pages, base.u64(24) == length
             else { throw StorageError(.invalidDatabase, "Realm file is damaged: bad overflow run at page \(number)") }
@@ -135,15 +159,16 @@ extension PageSource {
     package func forEach(in root: TreeRoot, from start: UInt64 = 0,
                          _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool) throws {
         guard !root.isEmpty else { return }
-        _ = try visit(root.page, from: start, depth: 0, body)
+        _ = try visit(root.page, transaction: root.transaction, from: start, depth: 0, body)
     }
 
-    private func visit(_ number: PageNumber, from start: UInt64, depth: Int,
+    private func visit(_ number: PageNumber, transaction: TransactionID, from start: UInt64, depth: Int,
                        _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
         guard depth < maximumTreeDepth, number >= PageLayout.firstDataPage, number < pageLimit else {
             throw StorageError(.invalidDatabase, "Realm file is damaged: bad tree page \(number)")
         }
         let base = page(number)
+        try checkTransaction(base, number, expected: transaction)
         switch base.pageKind {
         case .leaf:
             let leaf = ValueLeaf(base)
@@ -158,7 +183,7 @@ extension PageSource {
             let node = InnerNode(base)
             guard node.count >= 1, node.count <= InnerNode.capacity else { break }
             for index in node.route(start)..<node.count {
-                guard try visit(node.child(index), from: start, depth: depth + 1, body) else { return false }
+                guard try visit(node.child(index), transaction: node.childTransaction(index), from: start, depth: depth + 1, body) else { return false }
             }
             return true
         default:
@@ -171,8 +196,9 @@ extension PageSource {
     package func lastKey(in root: TreeRoot) throws -> UInt64? {
         guard !root.isEmpty else { return nil }
         var number = root.page
+        var transaction = root.transaction
         for _ in 0..<maximumTreeDepth {
-            let base = try checkedPageOfTree(number)
+            let base = try checkedPageOfTree(number, transaction: transaction)
             switch base.pageKind {
             case .leaf:
                 let leaf = ValueLeaf(base)
@@ -182,7 +208,7 @@ extension PageSource {
                 return leaf.count == 0 ? nil : leaf.key(leaf.count - 1)
             default:
                 let node = InnerNode(base)
-                number = node.child(node.count - 1)
+                (number, transaction) = (node.child(node.count - 1), node.childTransaction(node.count - 1))
             }
         }
         throw StorageError(.invalidDatabase, "Realm file is damaged: tree too deep")
@@ -196,13 +222,16 @@ extension PageSource {
         return pages == 1 || (pages <= pageLimit - number && PageMap.isContiguous(page: number, count: pages))
     }
 
-    /// A leaf or inner page with a sane entry count.
-    func checkedPageOfTree(_ number: PageNumber) throws -> UnsafeRawPointer {
+    /// A leaf or inner page with a sane entry count, written by `transaction` (the one its
+    /// reference names; not checked again for a page this source wrote itself, whose reference
+    /// it keeps).
+    func checkedPageOfTree(_ number: PageNumber, transaction: TransactionID) throws -> UnsafeRawPointer {
         if let own = ownPage(number) { return own }
         guard number >= PageLayout.firstDataPage, number < pageLimit else {
             throw StorageError(.invalidDatabase, "Realm file is damaged: page \(number) is outside the file")
         }
         let base = page(number)
+        try checkTransaction(base, number, expected: transaction)
         switch base.pageKind {
         case .leaf where base.pageCount16 <= ValueLeaf.maximumCount:
             return base

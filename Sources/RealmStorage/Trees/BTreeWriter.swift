@@ -55,7 +55,7 @@ extension WriteTransaction {
     @discardableResult
     func modify(_ root: inout TreeRoot, key: UInt64, edit: (WritablePage, _ atRightEdge: Bool) throws -> LeafOutcome) throws -> Int {
         precondition(!root.isEmpty, "modify needs a leaf; callers create the first one")
-        _ = try checkedPageOfTree(root.page)
+        _ = try checkedPageOfTree(root.page, transaction: root.transaction)
         let top = writable(root.page)
         let outcome = try modify(top, key: key, depth: 0, atRightEdge: true, edit: edit)
         let topNumber = outcome.replacement ?? top.number
@@ -98,7 +98,7 @@ extension WriteTransaction {
 
         let writer = InnerNodeWriter(node.pointer)
         let index = writer.node.route(key)
-        _ = try checkedPageOfTree(writer.node.child(index))
+        _ = try checkedPageOfTree(writer.node.child(index), transaction: writer.node.childTransaction(index))
         let child = writable(writer.node.child(index))
         let childAtRightEdge = atRightEdge && index == writer.node.count - 1
         let outcome = try modify(child, key: key, depth: depth + 1, atRightEdge: childAtRightEdge, edit: edit)
@@ -152,8 +152,8 @@ extension WriteTransaction {
               Self.fill(child) < Self.span(of: child) * PageLayout.pageSize / 4 else { return }
         let left = index > 0 ? index - 1 : index
         let right = left + 1
-        _ = try checkedPageOfTree(parent.node.child(left))
-        _ = try checkedPageOfTree(parent.node.child(right))
+        _ = try checkedPageOfTree(parent.node.child(left), transaction: parent.node.childTransaction(left))
+        _ = try checkedPageOfTree(parent.node.child(right), transaction: parent.node.childTransaction(right))
         let leftPage = page(parent.node.child(left))
         let rightPage = page(parent.node.child(right))
         guard leftPage.pageKind == rightPage.pageKind else { return }
@@ -203,16 +203,18 @@ extension WriteTransaction {
     /// Frees every page of a tree (for `dropTree`).
     func releaseSubtree(_ root: TreeRoot) throws {
         guard !root.isEmpty else { return }
-        var stack = [(root.page, 0)]
-        while let (number, depth) = stack.popLast() {
+        var stack = [(root.page, root.transaction, 0)]
+        while let (number, transaction, depth) = stack.popLast() {
             guard depth < maximumTreeDepth else { throw StorageError(.invalidDatabase, "Realm file is damaged: tree too deep") }
             if number < pageLimit, [.indexLeaf, .indexInner].contains(page(number).pageKind) {
-                let node = IndexPage(try checkedIndexPage(number))
-                if node.isInner { for index in 0..<node.count { stack.append((node.child(index), depth + 1)) } }
+                let node = IndexPage(try checkedIndexPage(number, transaction: transaction))
+                if node.isInner {
+                    for index in 0..<node.count { stack.append((node.child(index), node.childTransaction(index), depth + 1)) }
+                }
                 release(number)
                 continue
             }
-            let base = try checkedPageOfTree(number)
+            let base = try checkedPageOfTree(number, transaction: transaction)
             switch base.pageKind {
             case .leaf:
                 let leaf = ValueLeaf(base)
@@ -221,7 +223,7 @@ extension WriteTransaction {
                 ClusterLeaf(base).forEachOverflow { releaseOverflow($0) }
             default:
                 let node = InnerNode(base)
-                for index in 0..<node.count { stack.append((node.child(index), depth + 1)) }
+                for index in 0..<node.count { stack.append((node.child(index), node.childTransaction(index), depth + 1)) }
             }
             release(number)
         }

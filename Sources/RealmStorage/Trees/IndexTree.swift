@@ -68,7 +68,7 @@ extension WriteTransaction {
         // descent that inserts finds it at the leaf (one descent per key, not two); before, a
         // read-only look first, so that a repeated key does not copy a path for nothing.
         if root.transaction != transaction, try indexContains(root, key) { return }
-        let top = try writableIndexPage(root.page)
+        let top = try writableIndexPage(root.page, transaction: root.transaction)
         let outcome = try indexInsert(top, key: key, depth: 0, atRightEdge: true)
         root.page = top.number
         root.transaction = transaction
@@ -91,7 +91,7 @@ extension WriteTransaction {
         var root = try self.root(of: id)
         let removed = try key.withUnsafeBytes { key -> Bool in
             guard try indexContains(root, key) else { return false }
-            let top = try writableIndexPage(root.page)
+            let top = try writableIndexPage(root.page, transaction: root.transaction)
             try indexRemove(top, key: key, depth: 0)
             root.page = top.number
             root.transaction = transaction
@@ -121,8 +121,8 @@ extension WriteTransaction {
         var count: UInt64
     }
 
-    private func writableIndexPage(_ number: PageNumber) throws -> WritablePage {
-        _ = try checkedIndexPage(number)
+    private func writableIndexPage(_ number: PageNumber, transaction expected: TransactionID) throws -> WritablePage {
+        _ = try checkedIndexPage(number, transaction: expected)
         return writable(number)
     }
 
@@ -145,7 +145,7 @@ extension WriteTransaction {
             return .inserted(split: split(writer, inserting: key, at: position, child: nil, atRightEdge: atRightEdge))
         }
         let index = writer.page.route(key)
-        let childPage = try writableIndexPage(writer.page.child(index))
+        let childPage = try writableIndexPage(writer.page.child(index), transaction: writer.page.childTransaction(index))
         let outcome = try indexInsert(childPage, key: key, depth: depth + 1,
                                       atRightEdge: atRightEdge && index == writer.page.count - 1)
         guard case .inserted(let childSplit) = outcome else {
@@ -207,7 +207,7 @@ extension WriteTransaction {
             return
         }
         let index = writer.page.route(key)
-        let child = try writableIndexPage(writer.page.child(index))
+        let child = try writableIndexPage(writer.page.child(index), transaction: writer.page.childTransaction(index))
         try indexRemove(child, key: key, depth: depth + 1)
         let count = writer.page.childCount(index) - 1
         writer.setChild(index, child.number, transaction, count)
@@ -220,8 +220,8 @@ extension WriteTransaction {
         guard writer.page.count > 1, IndexPage(UnsafeRawPointer(child.pointer)).fill < PageLayout.pageSize / 4 else { return }
         let left = index > 0 ? index - 1 : index
         let right = left + 1
-        let leftPage = IndexPage(try checkedIndexPage(writer.page.child(left)))
-        let rightPage = IndexPage(try checkedIndexPage(writer.page.child(right)))
+        let leftPage = IndexPage(try checkedIndexPage(writer.page.child(left), transaction: writer.page.childTransaction(left)))
+        let rightPage = IndexPage(try checkedIndexPage(writer.page.child(right), transaction: writer.page.childTransaction(right)))
         // An inner right page's first key is replaced by the parent's separator when merged.
         let separator = Array(writer.page.key(right))
         let extra = rightPage.isInner ? separator.count - rightPage.key(0).count : 0
@@ -250,13 +250,15 @@ extension WriteTransaction {
 }
 
 extension PageSource {
-    /// An index page, validated so a damaged one is reported, not followed.
-    func checkedIndexPage(_ number: PageNumber) throws -> UnsafeRawPointer {
+    /// An index page written by `transaction` (its reference's), validated so a damaged one is
+    /// reported, not followed.
+    func checkedIndexPage(_ number: PageNumber, transaction: TransactionID) throws -> UnsafeRawPointer {
         if let own = ownPage(number) { return own }
         guard number >= PageLayout.firstDataPage, number < pageLimit else {
             throw StorageError(.invalidDatabase, "Realm file is damaged: page \(number) is outside the file")
         }
         let base = page(number)
+        try checkTransaction(base, number, expected: transaction)
         guard base.pageKind == .indexLeaf || base.pageKind == .indexInner, IndexPage(base).isWellFormed,
               base.pageKind == .indexLeaf || base.pageCount16 >= 1
         else { throw StorageError(.invalidDatabase, "Realm file is damaged: bad index page \(number)") }
@@ -276,16 +278,16 @@ extension PageSource {
     package func indexScan(_ root: TreeRoot, from start: UnsafeRawBufferPointer,
                            _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
         guard !root.isEmpty else { return }
-        _ = try indexVisit(root.page, from: start, depth: 0, body)
+        _ = try indexVisit(root.page, transaction: root.transaction, from: start, depth: 0, body)
     }
 
-    private func indexVisit(_ number: PageNumber, from start: UnsafeRawBufferPointer, depth: Int,
+    private func indexVisit(_ number: PageNumber, transaction: TransactionID, from start: UnsafeRawBufferPointer, depth: Int,
                             _ body: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
         guard depth < maximumTreeDepth else { throw StorageError(.invalidDatabase, "Realm file is damaged: index too deep") }
-        let page = IndexPage(try checkedIndexPage(number))
+        let page = IndexPage(try checkedIndexPage(number, transaction: transaction))
         if page.isInner {
             for index in page.route(start)..<page.count {
-                guard try indexVisit(page.child(index), from: start, depth: depth + 1, body) else { return false }
+                guard try indexVisit(page.child(index), transaction: page.childTransaction(index), from: start, depth: depth + 1, body) else { return false }
             }
             return true
         }

@@ -285,10 +285,10 @@ extension PageSource {
     package func forEachCluster(in root: TreeRoot, prefetching columns: [Int] = [],
                                 _ body: (ClusterLeaf) throws -> Bool) throws {
         guard !root.isEmpty else { return }
-        var stack = [(root.page, 0)]
-        while let (number, depth) = stack.popLast() {
+        var stack = [(root.page, root.transaction, 0)]
+        while let (number, transaction, depth) = stack.popLast() {
             guard depth < maximumTreeDepth else { throw StorageError(.invalidDatabase, "Realm file is damaged: tree too deep") }
-            let base = try checkedPageOfTree(number)
+            let base = try checkedPageOfTree(number, transaction: transaction)
             switch base.pageKind {
             case .cluster:
                 let pending = stack.count
@@ -304,7 +304,9 @@ extension PageSource {
                 guard try body(ClusterLeaf(base)) else { return }
             case .inner:
                 let node = InnerNode(base)
-                for index in stride(from: node.count - 1, through: 0, by: -1) { stack.append((node.child(index), depth + 1)) }
+                for index in stride(from: node.count - 1, through: 0, by: -1) {
+                    stack.append((node.child(index), node.childTransaction(index), depth + 1))
+                }
             default:
                 throw StorageError(.invalidDatabase, "Realm file is damaged: page \(number) is not a table page")
             }
@@ -343,9 +345,10 @@ extension PageSource {
     package func row(atPosition position: UInt64, in root: TreeRoot) throws -> (ClusterLeaf, Int)? {
         guard position < root.count else { return nil }
         var number = root.page
+        var transaction = root.transaction
         var remaining = position
         for _ in 0..<maximumTreeDepth {
-            let base = try checkedPageOfTree(number)
+            let base = try checkedPageOfTree(number, transaction: transaction)
             if base.pageKind == .cluster {
                 let leaf = ClusterLeaf(base)
                 guard remaining < UInt64(leaf.count) else { break }
@@ -358,7 +361,7 @@ extension PageSource {
                 remaining -= node.childCount(index)
                 index += 1
             }
-            number = node.child(index)
+            (number, transaction) = (node.child(index), node.childTransaction(index))
         }
         throw StorageError(.invalidDatabase, "Realm file is damaged: counts do not match at page \(number)")
     }
