@@ -181,6 +181,36 @@ final class SecretNote: Object {
             #expect(note.body == String(repeating: "x", count: note.id % 300))
         }
     }
+
+    /// The user's scenario of issue 36: an encrypted realm copied with `cp` (a backup restored,
+    /// a container image), then each copy opened and given a different 3,000-character note.
+    /// Both copies write the same pages in the same transactions; the XOR of the two files must
+    /// not show the XOR of the two notes (it did when counters were (transaction, page)).
+    @Test func aCopiedRealmWrittenOnBothSidesRevealsNothing() throws {
+        let directory = try TemporaryDirectory()
+        let original = Self.configuration(directory)
+        do { try Self.fill(Realm(configuration: original), count: 50) }
+        let copyURL = directory.url.appendingPathComponent("copy.realm")
+        try FileManager.default.copyItem(at: original.fileURL!, to: copyURL)
+        let copy = Self.configuration(directory, "copy.realm")
+        var random = SystemRandomNumberGenerator()
+        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        let notes = (0..<2).map { _ in String((0..<3_000).map { _ in letters[Int.random(in: 0..<letters.count, using: &random)] }) }
+        for (configuration, note) in zip([original, copy], notes) {
+            let realm = try Realm(configuration: configuration)
+            try realm.write { realm.create(SecretNote.self, value: ["id": 1_000, "title": "the note", "body": note]) }
+        }
+        let files = try [original.fileURL!, copyURL].map { try [UInt8](Data(contentsOf: $0)) }
+        let length = min(files[0].count, files[1].count)
+        let filesXOR = Data((0..<length).map { files[0][$0] ^ files[1][$0] })
+        let notesXOR = zip(Array(notes[0].utf8), Array(notes[1].utf8)).map { $0 ^ $1 }
+        let leaked = stride(from: 0, to: 3_000 - 32, by: 50).filter { start in filesXOR.range(of: Data(notesXOR[start..<(start + 32)])) != nil }
+        #expect(leaked.isEmpty, "the notes' XOR shows in the files' XOR at \(leaked.count) places")
+        for (configuration, note) in zip([original, copy], notes) {
+            #expect(try Realm(configuration: configuration).object(ofType: SecretNote.self, forPrimaryKey: 1_000)?.body == note)
+        }
+    }
+
 }
 
 /// One writer of `actorsShareAnEncryptedRealm`: its own objects, one per commit, reading all.
