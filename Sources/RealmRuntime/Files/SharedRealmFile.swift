@@ -156,7 +156,7 @@ package final class SharedRealmFile: Sendable {
                     let path = if case .file(let path) = identity { path } else { "" }
                     throw StorageError(.alreadyOpen, "Realm at path '\(path)' already opened with different read permissions", path: path)
                 }
-                if case .file(let path) = identity, file.database.options.encryptionKey != encryptionKey {
+                if case .file(let path) = identity, !file.database.isOpened(withKey: encryptionKey) {
                     throw StorageError(.alreadyOpen, "Realm at path '\(path)' already opened with different encryption key", path: path)
                 }
                 return file

@@ -230,7 +230,11 @@ package final class Database: Sendable {
                 throw error
             }
             let (meta, slot, tip, newestStamped) = try recover(file: file, map: map, minimumPages: replayedPages)
-            return Database(path: path, options: options, map: map, file: file, log: log, recordsReplayed: replayed,
+            // The user's key is not kept: the cipher holds what was derived from it, and
+            // ``isOpened(withKey:)`` tells another key from this one by the file's key check.
+            var kept = options
+            kept.encryptionKey = nil
+            return Database(path: path, options: kept, map: map, file: file, log: log, recordsReplayed: replayed,
                             lockDescriptor: lock, meta: meta, slot: slot, tip: tip, nextTransaction: newestStamped + idReserve + 1)
         } catch {
             if lock >= 0 { closeDescriptor(lock) }
@@ -406,6 +410,14 @@ package final class Database: Sendable {
             throw error
         }
         syncDirectory(of: path)
+    }
+
+    /// Whether `key` is the key this database was opened with (nil: opened unencrypted), told by
+    /// the file's key check rather than by a kept copy of the key.
+    package func isOpened(withKey key: [UInt8]?) -> Bool {
+        guard let cipher = file?.cipher else { return key == nil }
+        guard let key, let candidate = PageCipher(userKey: key, salt: cipher.header.salt) else { return false }
+        return candidate.isKeyCorrect(for: cipher.header)
     }
 
     /// Whether the file is encrypted, and if so its cipher under `key`, from the encryption
