@@ -543,6 +543,9 @@ final class PowerCutDisk: IOFaultInjector, @unchecked Sendable {
         }
     }
 
+    /// A dead process takes nothing back: the record it appended stays in the log.
+    func beforeLogTruncate(length: UInt64) -> Int32? { lock.withLock { dead ? EIO : nil } }
+
     func beforeLogSync() -> Int32? {
         lock.withLock {
             if dead { return EIO }

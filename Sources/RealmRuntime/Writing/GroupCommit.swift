@@ -36,6 +36,13 @@ package final class GroupCommit: Sendable {
         /// How long the last flush took (writes and sync), nil before the first: whether the
         /// next may run inline.
         var lastFlush: Duration?
+
+        /// The error for a commit that `database` reports will never be durable: the error of
+        /// the flush that settled it, else the database's reason (a flush that succeeded but
+        /// stopped the writes behind its batch), else the last failed flush's.
+        func discardError(_ database: Database, flushError: (any Error)?) -> any Error {
+            flushError ?? database.discardError ?? lastFailure ?? RuntimeError(.fail, "The commit failed to reach the disk")
+        }
     }
 
     /// The longest a flush may have taken for the next one to run on a writer's own thread:
@@ -81,7 +88,7 @@ package final class GroupCommit: Sendable {
             // flush did; either way its outcome is known now.
             switch database.durability(of: transaction) {
             case true?: return
-            case false?: throw state.withLock { $0.lastFailure } ?? RuntimeError(.fail, "The commit failed to reach the disk")
+            case false?: throw discardError(flushError: nil)
             case nil: break  // not reached; wait as any writer would
             }
         }
@@ -89,7 +96,7 @@ package final class GroupCommit: Sendable {
             let outcome: Result<Bool, any Error>? = state.withLock { state in
                 switch database.durability(of: transaction) {
                 case true?: return .success(true)
-                case false?: return .failure(state.lastFailure ?? RuntimeError(.fail, "The commit failed to reach the disk"))
+                case false?: return .failure(state.discardError(database, flushError: nil))
                 case nil:
                     state.waiters.append((transaction, continuation))
                     let start = !state.isFlushing
@@ -115,7 +122,7 @@ package final class GroupCommit: Sendable {
         while true {
             switch database.durability(of: transaction) {
             case true?: return
-            case false?: throw state.withLock { $0.lastFailure } ?? RuntimeError(.fail, "The commit failed to reach the disk")
+            case false?: throw discardError(flushError: nil)
             case nil: flushOnce()
             }
         }
@@ -139,6 +146,11 @@ package final class GroupCommit: Sendable {
         }
     }
 
+    /// The error for a commit that will never be durable (see ``State/discardError(_:flushError:)``).
+    private func discardError(flushError: (any Error)?) -> any Error {
+        state.withLock { $0.discardError(database, flushError: flushError) }
+    }
+
     /// One flush, then every waiter it settled is resumed.
     private func flushOnce() {
         let before = database.latestTransaction
@@ -156,10 +168,14 @@ package final class GroupCommit: Sendable {
         state.withLock { state in
             if after > before { state.lastFlush = took }  // a flush that wrote nothing says nothing of the disk
             if let failure { state.lastFailure = failure }
+            let discarded = state.discardError(database, flushError: failure)
             state.waiters.removeAll { waiter in
                 switch database.durability(of: waiter.transaction) {
                 case true?: settled.append((waiter.continuation, nil))
-                case false?: settled.append((waiter.continuation, state.lastFailure ?? failure))
+                // Never resumed without an error: a flush that succeeded can still discard the
+                // commits queued behind its batch (when it stopped writes after the batch was
+                // durable), and its own outcome is then no error at all.
+                case false?: settled.append((waiter.continuation, discarded))
                 case nil: return false
                 }
                 return true

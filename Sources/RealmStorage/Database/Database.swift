@@ -628,6 +628,11 @@ package final class Database: Sendable {
         }
     }
 
+    /// Why commits that ``durability(of:)`` reports as `false` did not become durable: the error
+    /// that stopped writes (also when a flush itself succeeded and only stopped later ones, as
+    /// after its meta page failed to reach its place), else the one that discarded them.
+    package var discardError: StorageError? { state.withLock { $0.failure ?? $0.discardReason } }
+
     /// Pages in use plus free pages: the file's length in pages at the newest version.
     package var pageCount: UInt64 { state.withLock { $0.published.pageCount } }
 
@@ -696,9 +701,18 @@ package final class Database: Sendable {
     /// Writes every prepared commit to the file with one sync, then publishes the newest to readers.
     ///
     /// Safe to call while another thread runs the next write transaction. Returns the newest
-    /// durable transaction. On a write error (disk full…) the unflushed commits are discarded and
-    /// the database stays usable at the last durable version; on a sync error the database refuses
-    /// further writes (the kernel may have dropped the unsynced pages) and must be reopened.
+    /// durable transaction.
+    ///
+    /// A flush that throws made nothing durable: whichever step failed — growing the file, a
+    /// write, a sync, the log's checkpoint — the batch is discarded, and what it had put in
+    /// either file is taken back (its log record cut off, or its meta page overwritten by one
+    /// naming the last durable version, synced), so a reopen finds the version before it. On a
+    /// write error (disk full…) the database stays usable at the last durable version; on a sync
+    /// error it refuses further writes (the kernel may have dropped unsynced pages) until
+    /// reopened. Only if the taking back fails too is the outcome unknown (the error says so).
+    /// Conversely, an error after the batch is durable (its meta page's write to its place, the
+    /// checkpoint after it) does not fail the flush: the commit stands, and later writes throw
+    /// that error until the database is reopened.
     @discardableResult
     package func flush() throws -> TransactionID {
         try flushBatch().newest
@@ -718,9 +732,21 @@ package final class Database: Sendable {
             let newSlot = 1 - slot
             do {
                 try writeBatch(batch, meta: meta, slot: newSlot)
+            } catch BatchFailure.durable(let error) {
+                // The commit stands (a reopen replays its record), so it is published and its
+                // callers are told it succeeded; the data file lacks its meta page, which a
+                // checkpoint would need, so later writes are refused until a reopen.
+                publish(batch: batch.count, meta: meta, tip: last.tip, slot: newSlot)
+                state.withLock { state in
+                    // Commits prepared meanwhile, on top of this one, will not be flushed.
+                    state.discardedThrough = max(state.discardedThrough, state.tip.meta.transaction)
+                    state.pending = []
+                    state.failure = Self.stoppedAfterCommit(error)
+                }
+                return (meta.transaction, batch.count)
             } catch BatchFailure.unknown(let error) {
-                // A sync failed, or a home write after the log's: what the file and the page
-                // cache hold is unknown. Writes stop; reopening recovers (replaying the log).
+                // The batch could not be taken back: what the file holds is known only after
+                // reopening. Writes stop.
                 state.withLock { state in
                     state.discardedThrough = max(state.discardedThrough, state.tip.meta.transaction)
                     state.failure = error
@@ -728,8 +754,14 @@ package final class Database: Sendable {
                 }
                 throw error
             } catch {
-                // Nothing of the batch can be durable or visible: drop it and stay usable.
-                let error = if case BatchFailure.beforeDurable(let cause) = error { cause } else { (error as? StorageError) ?? StorageError(.fail, "\(error)", path: path) }
+                // Nothing of the batch is in either file for recovery to find: drop it. After a
+                // failed sync the page cache is not trusted, so writes stop until a reopen; after
+                // a failed write (a full disk) the database stays usable.
+                let (error, stopsWrites, metaInFile) = switch error {
+                case BatchFailure.discarded(let cause, let stops): (cause, stops, false)
+                case BatchFailure.metaToRetract(let cause, let stops): (cause, stops, true)
+                default: ((error as? StorageError) ?? StorageError(.fail, "\(error)", path: path), false, false)
+                }
                 state.withLock { state in
                     state.discardedThrough = max(state.discardedThrough, state.tip.meta.transaction)
                     state.discardReason = error
@@ -737,34 +769,73 @@ package final class Database: Sendable {
                     state.tip = state.publishedTip
                     state.generation += 1
                 }
+                if metaInFile {
+                    // An in-place batch's meta page may be in the page cache, and may yet reach
+                    // the disk: the last durable version's meta goes over it, synced, so no
+                    // reopen can choose the batch.
+                    do {
+                        try rewritePublishedMeta(over: newSlot)
+                    } catch let retraction as StorageError {
+                        let unknown = Self.unknownOutcome(error, retraction)
+                        state.withLock { $0.failure = unknown }
+                        throw unknown
+                    }
+                }
+                if stopsWrites { state.withLock { $0.failure = error } }
                 throw error
             }
-            state.withLock { state in
-                var tip = last.tip
-                tip.meta = meta
-                state.published = meta
-                state.publishedTip = tip
-                state.publishedSlot = newSlot
-                state.pending.removeFirst(batch.count)
-                if state.pending.isEmpty { state.tip = tip }
-            }
+            publish(batch: batch.count, meta: meta, tip: last.tip, slot: newSlot)
             if let log, log.recordBytes >= WriteAheadLog.checkpointBytes {
                 // The batch is durable and published whatever happens here; a failure stops
                 // later writes (the file's state is unknown) but does not undo this commit.
                 do {
                     try checkpointLogLocked()
                 } catch let error as StorageError {
-                    state.withLock { $0.failure = error }
+                    state.withLock { $0.failure = Self.stoppedAfterCommit(error) }
                 }
             }
             return (meta.transaction, batch.count)
         }
     }
 
-    /// How writing a batch failed: before anything of it could be durable (the batch is
-    /// discarded, the database stays usable), or at or after a sync (the file's state is unknown).
+    /// Makes a durable batch of `count` prepared commits, ending at `meta`, the readers' version.
+    private func publish(batch count: Int, meta: MetaPage, tip last: VersionTip, slot: Int) {
+        state.withLock { state in
+            var tip = last
+            tip.meta = meta
+            state.published = meta
+            state.publishedTip = tip
+            state.publishedSlot = slot
+            state.pending.removeFirst(count)
+            if state.pending.isEmpty { state.tip = tip }
+        }
+    }
+
+    /// The error later writes get after `error` met a commit that was already durable.
+    private static func stoppedAfterCommit(_ error: StorageError) -> StorageError {
+        StorageError(error.code, "\(error.message) (after the last commit was saved; the realm takes no more writes until it is reopened)",
+                     path: error.path)
+    }
+
+    /// The error of a batch that failed with `error` and could not be taken back (`retraction`).
+    private static func unknownOutcome(_ error: StorageError, _ retraction: StorageError) -> StorageError {
+        StorageError(error.code, "\(error.message); taking the commit back failed too (\(retraction.message)), so whether it was saved is known only after reopening the realm",
+                     path: error.path)
+    }
+
+    /// How writing a batch failed. Every case but `durable` is thrown to the batch's writers, and
+    /// then the batch must not be what a reopen finds.
     private enum BatchFailure: Error {
-        case beforeDurable(StorageError)
+        /// Nothing of the batch is in either file for recovery to find: it is discarded.
+        /// `stopsWrites` after a failed sync, whose page cache is not trusted.
+        case discarded(StorageError, stopsWrites: Bool)
+        /// An in-place batch's meta page may be in the file (its write failed part-way, or its
+        /// sync failed) until a meta naming the last durable version is written over it.
+        case metaToRetract(StorageError, stopsWrites: Bool)
+        /// The batch is durable (its log record is synced); what failed came after (its meta
+        /// page's write to its place). The commit stands; later writes stop.
+        case durable(StorageError)
+        /// The batch could not be taken back after a failure: whether it is durable is unknown.
         case unknown(StorageError)
     }
 
@@ -814,10 +885,18 @@ package final class Database: Sendable {
         defer { metaPage.deallocate() }
         meta.encode(into: metaPage)
 
+        // What can fail for want of space or memory comes first, while nothing of the batch is
+        // written anywhere: the file is allocated to cover every page the batch writes (so the
+        // writes to places below never grow it, and a full disk fails here rather than after a
+        // log record, or at a replay), and readers' map covers the version before it is durable.
+        // Pages at the end may be allocated yet unwritten (freed again before the commit); the
+        // file must still cover the version's page count, or open would call it truncated.
+        let end = sorted.last.map { $0.key + UInt64($0.value.pages) } ?? 0
+        try file?.extend(toPages: max(meta.pageCount, end))
+        try state.withLock { _ in try map.ensureMapped(pageCount: meta.pageCount) }
         if map.isStoredThrough {
             // In memory, the map is the storage; in an encrypted file, it holds the plaintext
             // (readers of the new version then need not decrypt what was just written).
-            try state.withLock { _ in try map.ensureMapped(pageCount: meta.pageCount) }
             for (number, page) in sorted {
                 map.store(page.pointer, byteCount: page.pages * PageLayout.pageSize, atPage: number)
             }
@@ -826,10 +905,6 @@ package final class Database: Sendable {
             map.store(metaPage, byteCount: PageLayout.pageSize, atPage: PageNumber(slot))
             return
         }
-        // Pages at the end may be allocated yet unwritten (freed again before the commit); the
-        // file must still cover the version's page count, or open would call it truncated.
-        let end = sorted.last.map { $0.key + UInt64($0.value.pages) } ?? 0
-        if meta.pageCount > end { try file.extend(toPages: meta.pageCount) }
         // One vectored write per run of consecutive page numbers, then the meta page, in one
         // call (an encrypted file tags the pages of all of them two at a time). The order of
         // writes before the sync does not matter: recovery checks the whole batch (or replays
@@ -859,43 +934,65 @@ package final class Database: Sendable {
                 do {
                     try log.append(entries: entries, images: stored, transaction: meta.transaction, pageCount: meta.pageCount)
                 } catch let error as StorageError {
-                    throw BatchFailure.beforeDurable(error)
+                    // A failed append is not a valid record (see `WriteAheadLog`).
+                    throw BatchFailure.discarded(error, stopsWrites: false)
                 }
                 // The data pages go to their places while the record travels to the disk (the
                 // append started its write-back): they are at page numbers no version recovery
                 // can choose uses, as in an in-place batch. The meta page, which names the new
-                // version, only once the record is durable. Once the record is complete in the
-                // log, a failure is no longer a clean discard: write-back may still make it durable.
+                // version, only once the record is durable.
                 precondition(stored.last.map { $0.offset < UInt64(2 * PageLayout.pageSize) } ?? false, "the meta page is written last")
+                var failure: (error: StorageError, isSync: Bool)?
                 do {
                     try file.writeStored(stored.dropLast())
-                    try log.sync()
+                } catch let error as StorageError {
+                    failure = (error, false)
+                }
+                if failure == nil {
+                    do { try log.sync() } catch let error as StorageError { failure = (error, true) }
+                }
+                if let failure {
+                    // The record is whole in the log's page cache: a reopen would replay it, and
+                    // write-back may make it durable. Taken back, the batch did not happen.
+                    do {
+                        try log.retractLastRecord()
+                    } catch let retraction as StorageError {
+                        throw BatchFailure.unknown(Self.unknownOutcome(failure.error, retraction))
+                    }
+                    throw BatchFailure.discarded(failure.error, stopsWrites: failure.isSync)
+                }
+                do {
                     try file.writeStored(stored.suffix(1))
                 } catch let error as StorageError {
-                    throw BatchFailure.unknown(error)
+                    throw BatchFailure.durable(error)
                 }
             }
         } else {
             do {
+                // Nothing of the batch is written yet; a failure leaves the log as it was, or
+                // empty with the data file synced.
                 try checkpointLogLocked()
             } catch let error as StorageError {
-                throw BatchFailure.unknown(error)
+                throw BatchFailure.discarded(error, stopsWrites: true)
             }
             do {
-                try file.write(groups: groups)
+                try file.write(groups: Array(groups.dropLast()))
             } catch let error as StorageError {
-                throw BatchFailure.beforeDurable(error)
+                throw BatchFailure.discarded(error, stopsWrites: false)
+            }
+            do {
+                // A write that fails may still have written some of the page: all of the new
+                // meta's fields, as the bytes it did not write (a no-replication meta's zeros,
+                // the file id) are those of the version it overwrites.
+                try file.write(groups: Array(groups.suffix(1)))
+            } catch let error as StorageError {
+                throw BatchFailure.metaToRetract(error, stopsWrites: false)
             }
             do {
                 if options.durability == .full { try file.sync() }
             } catch let error as StorageError {
-                throw BatchFailure.unknown(error)
+                throw BatchFailure.metaToRetract(error, stopsWrites: true)
             }
-        }
-        do {
-            try state.withLock { _ in try map.ensureMapped(pageCount: meta.pageCount) }
-        } catch let error as StorageError {
-            throw BatchFailure.unknown(error)  // the batch is durable, but readers cannot map it
         }
     }
 
@@ -905,6 +1002,21 @@ package final class Database: Sendable {
     private func writeMeta(_ page: UnsafeRawPointer, slot: Int, to file: PageFile) throws {
         defer { map.decryption?.invalidate(PageNumber(slot)) }
         try file.write(UnsafeRawBufferPointer(start: page, count: PageLayout.pageSize), at: UInt64(slot) << PageLayout.pageShift)
+    }
+
+    /// Writes the published version's meta page into `slot`, the other one, and syncs: takes
+    /// back an in-place batch's meta page that a failed write or sync left there. Both slots
+    /// then name the same version; in an encrypted file, the published transaction's counter at
+    /// `slot` only ever encrypts this same page (every other meta written there has its own
+    /// id). The next batch writes its meta into `slot` again.
+    private func rewritePublishedMeta(over slot: Int) throws {
+        guard let file else { return }
+        let published = state.withLock { $0.published }
+        let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
+        defer { page.deallocate() }
+        published.encode(into: page)
+        try writeMeta(page, slot: slot, to: file)
+        if options.durability == .full { try file.sync() }
     }
 
     /// Records that the newest version is durable, so the next open need not verify its batch.

@@ -93,6 +93,8 @@ package final class WriteAheadLog: Sendable {
         var sequence: UInt64
         /// Where the next record starts.
         var end: UInt64
+        /// Where the last appended record starts (see ``retractLastRecord()``).
+        var lastRecordStart: UInt64
         /// The file's length: writes below it need no growth.
         var allocated: UInt64
     }
@@ -105,7 +107,8 @@ package final class WriteAheadLog: Sendable {
         self.faults = faults
         self.identity = identity
         self.sealing = sealing
-        cursor = Mutex(Cursor(salt: salt, sequence: 0, end: LogLayout.firstRecordOffset, allocated: allocated))
+        cursor = Mutex(Cursor(salt: salt, sequence: 0, end: LogLayout.firstRecordOffset,
+                              lastRecordStart: LogLayout.firstRecordOffset, allocated: allocated))
     }
 
     deinit { closeDescriptor(descriptor) }
@@ -283,7 +286,30 @@ package final class WriteAheadLog: Sendable {
         cursor.withLock { cursor in
             cursor.end = end + total
             cursor.sequence = sequence + 1
+            cursor.lastRecordStart = end
         }
+    }
+
+    /// Takes back the record ``append(entries:images:transaction:pageCount:)`` wrote last, whose
+    /// sync failed or was never reached: the record is whole in the page cache, so a reopen —
+    /// or write-back before a crash — would replay a commit its caller was told had failed.
+    /// The file is cut at the record's start and synced: no later scan finds the record, and
+    /// the next record takes its place under the same sequence number. Cutting needs no free
+    /// space, so it works on a full disk.
+    ///
+    /// - Throws: when the cut fails or cannot be made durable; the record's fate is then unknown.
+    func retractLastRecord() throws {
+        let (start, sequence) = cursor.withLock { ($0.lastRecordStart, $0.sequence) }
+        precondition(sequence > 0, "no record to take back")
+        if let code = faults?.beforeLogTruncate(length: start) ?? (ftruncate(descriptor, off_t(start)) == 0 ? nil : errno) {
+            throw error(code, "Could not take back the realm's last log record")
+        }
+        cursor.withLock { cursor in
+            cursor.end = start
+            cursor.sequence = sequence - 1
+            cursor.allocated = start
+        }
+        try sync()
     }
 
     /// Makes the appended records durable (`fdatasync`; `F_FULLFSYNC` on Apple platforms).

@@ -19,11 +19,20 @@ package protocol IOFaultInjector: AnyObject, Sendable {
     func beforeSync() -> Int32?
     /// Called before each sync of the log; by default, as ``beforeSync()``.
     func beforeLogSync() -> Int32?
+    /// Called before the log is cut to `length` bytes to take back a record whose commit failed
+    /// (see `WriteAheadLog.retractLastRecord()`); a non-nil errno makes the cut fail with it. By
+    /// default, the cut happens.
+    func beforeLogTruncate(length: UInt64) -> Int32?
+    /// Called before the data file grows to `length` bytes (`posix_fallocate`); a non-nil errno
+    /// makes the growth fail with it. By default, the file grows.
+    func beforeExtend(toLength length: UInt64) -> Int32?
 }
 
 extension IOFaultInjector {
     package func beforeLogWrite(offset: UInt64, length: Int) -> WriteFault { .none }
     package func beforeLogSync() -> Int32? { beforeSync() }
+    package func beforeLogTruncate(length: UInt64) -> Int32? { nil }
+    package func beforeExtend(toLength length: UInt64) -> Int32? { nil }
 }
 
 /// What an injected fault does to one write.
@@ -195,6 +204,7 @@ package final class PageFile: Sendable {
         guard knownLength.load(ordering: .relaxed) < length else { return }
         let size = try size()
         guard size < length else { return noteLength(size) }
+        if let code = faults?.beforeExtend(toLength: length) { throw error(code, "Could not grow the realm file") }
         #if canImport(Glibc)
         let code = posix_fallocate(descriptor, off_t(size), off_t(length - size))
         if code != 0 {
