@@ -1,4 +1,3 @@
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -94,7 +93,7 @@ package final class WriteAheadLog: Sendable {
         /// The file's length: writes below it need no growth.
         var allocated: UInt64
     }
-    private let cursor: Mutex<Cursor>
+    private let cursor: Lock<Cursor>
 
     private init(path: String, descriptor: Int32, faults: (any IOFaultInjector)?, identity: LogLayout.FileIdentity,
                  salt: UInt64, allocated: UInt64) {
@@ -102,7 +101,7 @@ package final class WriteAheadLog: Sendable {
         self.descriptor = descriptor
         self.faults = faults
         self.identity = identity
-        cursor = Mutex(Cursor(salt: salt, sequence: 0, end: LogLayout.firstRecordOffset, allocated: allocated))
+        cursor = Lock(Cursor(salt: salt, sequence: 0, end: LogLayout.firstRecordOffset, allocated: allocated))
     }
 
     deinit { closeDescriptor(descriptor) }
