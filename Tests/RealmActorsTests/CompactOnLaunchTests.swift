@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import Testing
 import RealmActors
+import RealmRuntime  // `Lock`, the package's lock (a pthread mutex TSan sees in a sanitizer build)
 
 /// `shouldCompactOnLaunch`: asked on a file's first open in the process with its total and used
 /// bytes; a true answer shrinks the file to about its live size and keeps every object.
@@ -23,7 +23,7 @@ import RealmActors
             try realm.write { realm.delete(Array(realm.objects(WCOrder.self)).filter { $0.id % 10 != 0 }) }
         }
         let before = try Self.size(configuration)
-        let asked = Mutex<[(Int, Int)]>([])
+        let asked = Lock<[(Int, Int)]>([])
         configuration.shouldCompactOnLaunch = { total, used in
             asked.withLock { $0.append((total, used)) }
             return used * 2 < total

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import RealmActors
 @testable import RealmRuntime
@@ -11,7 +10,7 @@ final class InstrumentedItem: Object {
 
 /// Collects the events an instrumentation reports, and lets a test wait for one.
 final class EventLog: Sendable {
-    private let events = Mutex<[Realm.Event]>([])
+    private let events = Lock<[Realm.Event]>([])
     private let stream: AsyncStream<Realm.Event>
     private let continuation: AsyncStream<Realm.Event>.Continuation
 

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import Testing
 import RealmActors
+import RealmRuntime  // `Lock`, the package's lock (a pthread mutex TSan sees in a sanitizer build)
 
 // Each version of a model is its own Swift class stored under one class name (`className()`),
 // as a program's `Person` is across releases. The names are unique to this file, so parallel
@@ -124,7 +124,7 @@ final class MPet: Object {
 
 /// Counts calls of a `@Sendable` migration block.
 final class CallLog: Sendable {
-    private let calls = Mutex<[UInt64]>([])
+    private let calls = Lock<[UInt64]>([])
     func record(_ version: UInt64) { calls.withLock { $0.append(version) } }
     var versions: [UInt64] { calls.withLock { $0 } }
 }

@@ -17,7 +17,7 @@ final class SyncGate: IOFaultInjector, @unchecked Sendable {
 
     /// For each sync in order, whether it ran in a task (on a writer's thread) rather than on
     /// the commit queue.
-    let syncsInTasks = Mutex<[Bool]>([])
+    let syncsInTasks = Lock<[Bool]>([])
 
     func beforeSync() -> Int32? {
         syncs.add(1, ordering: .relaxed)

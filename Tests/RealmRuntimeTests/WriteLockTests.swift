@@ -1,12 +1,11 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 import RealmRuntime
 
 /// A list appended to from several tasks.
 final class Recorder<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
+    private let items = Lock<[Element]>([])
     func append(_ item: Element) { items.withLock { $0.append(item) } }
     var all: [Element] { items.withLock { $0 } }
 }

@@ -38,9 +38,9 @@ import Testing
         let writerDone = Atomic<Bool>(false)
         let first = Atomic<Int>(0)
         let second = Atomic<Int>(0)
-        let failures = Mutex<[String]>([])
-        let pin = Mutex<ReadTransaction?>(nil)
-        let laterPin = Mutex<ReadTransaction?>(nil)
+        let failures = Lock<[String]>([])
+        let pin = Lock<ReadTransaction?>(nil)
+        let laterPin = Lock<ReadTransaction?>(nil)
         let started = Atomic<Int>(0)
 
         /// Readers call this first; the writer waits for `count` of them, so that the reads

@@ -5,7 +5,7 @@ import Testing
 
 /// What the reader and writer threads share.
 private final class Shared: Sendable {
-    let failures = Mutex<[String]>([])
+    let failures = Lock<[String]>([])
     let writerDone = Atomic<Bool>(false)
 }
 

@@ -11,12 +11,12 @@ public final class NotificationToken: Sendable {
     var registrationID: UInt64 { registration.load(ordering: .acquiring) }
     private let registration: Atomic<UInt64>
     /// The delivery loop; guarded by its own lock, so `invalidate()` and `run(_:)` may race.
-    private let task: Mutex<Task<Void, Never>?>
+    private let task: Lock<Task<Void, Never>?>
     private let invalidated = Atomic<Bool>(false)
 
     init(registrationID: UInt64) {
         registration = Atomic(registrationID)
-        task = Mutex(nil)
+        task = Lock(nil)
     }
 
     /// Records the registration of an observer that registered after its token was returned.

@@ -1,4 +1,3 @@
-import Synchronization
 import Foundation
 internal import RealmRuntime
 
@@ -9,10 +8,10 @@ internal import RealmRuntime
 /// Every cache below is guarded by its own lock; reflection (which runs user code, `init()`)
 /// happens outside them, so two threads may discover a class at once and store the same result.
 enum ObjectSchemaDiscovery {
-    private static let cache = Mutex<[ObjectIdentifier: ObjectSchemaInfo]>([:])
+    private static let cache = Lock<[ObjectIdentifier: ObjectSchemaInfo]>([:])
     /// Every class whose schema was discovered, by class name, so that links (which record only
     /// the class name) can make accessors of the right Swift class.
-    private static let registry = Mutex<[String: ObjectBase.Type]>([:])
+    private static let registry = Lock<[String: ObjectBase.Type]>([:])
 
     static func schema(for type: ObjectBase.Type) -> ObjectSchemaInfo {
         let id = ObjectIdentifier(type)
@@ -57,7 +56,7 @@ enum ObjectSchemaDiscovery {
         return result
     }
 
-    private static let linkedTypesCache = Mutex<[ObjectIdentifier: [ObjectBase.Type]]>([:])
+    private static let linkedTypesCache = Lock<[ObjectIdentifier: [ObjectBase.Type]]>([:])
 
     /// The classes `type`'s properties link to (including through `LinkingObjects`).
     static func linkedTypes(of type: ObjectBase.Type) -> [ObjectBase.Type] {

@@ -1,4 +1,3 @@
-import Synchronization
 import Foundation
 internal import RealmRuntime
 
@@ -298,7 +297,7 @@ final class KeyPathTable: Sendable {
         var byValue: [SharedKeyPath: String] = [:]
     }
 
-    private let tables = Mutex(Tables())
+    private let tables = Lock(Tables())
 
     func name(for keyPath: AnyKeyPath) -> String? {
         let shared = SharedKeyPath(keyPath: keyPath)

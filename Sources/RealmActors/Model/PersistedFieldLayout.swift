@@ -1,6 +1,6 @@
 import Foundation
+internal import RealmRuntime
 @_spi(Reflection) import Swift
-import Synchronization
 
 /// Where each `@Persisted` wrapper of a class lives inside its instances, so that `add` reads an
 /// unmanaged object's values straight from its wrappers.
@@ -115,7 +115,7 @@ struct PersistedFieldLayout: Sendable {
     }()
 
     /// Layouts by class, built on first use; guarded by the mutex.
-    private static let cache = Mutex<[ObjectIdentifier: PersistedFieldLayout]>([:])
+    private static let cache = Lock<[ObjectIdentifier: PersistedFieldLayout]>([:])
 
     /// The layout of `type`'s instances, or nil if the runtime cannot enumerate its fields (the
     /// caller then reflects the object).

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import RealmRuntime
 
 /// A type that presents an object through a subset of its properties: what ``Projection``
 /// subclasses are, and what `realm.objects(_:)` accepts to return ``ProjectedResults``. A
@@ -124,7 +124,7 @@ enum ProjectionSchema {
         let originName: String
     }
 
-    private static let cache = Mutex<[ObjectIdentifier: [Property]]>([:])
+    private static let cache = Lock<[ObjectIdentifier: [Property]]>([:])
 
     /// The projected properties of `projection`'s class, in declaration order (superclasses
     /// first). Traps if a key path reads no persisted property of the root class.

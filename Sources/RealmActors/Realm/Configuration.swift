@@ -1,4 +1,3 @@
-import Synchronization
 public import Foundation
 internal import RealmRuntime
 
@@ -190,7 +189,7 @@ extension Realm {
         }
 
         /// Guarded by its own lock: any thread may read or replace the default.
-        private static let defaultConfigurationBox = Mutex(Configuration())
+        private static let defaultConfigurationBox = Lock(Configuration())
 
         /// The default realm file: `$XDG_DATA_HOME/<executable>/default.realm` on Linux
         /// (falling back to `~/.local/share`), `Documents/default.realm` on Apple platforms.

@@ -1,5 +1,4 @@
 public import Dispatch
-import Synchronization
 internal import RealmRuntime
 
 extension Realm {
@@ -45,9 +44,9 @@ extension Realm {
     /// `AsyncOpenTask`.
     public final class AsyncOpenTask: Sendable {
         /// Whether ``cancel()`` was called. Guarded by its mutex (read on the callback queue).
-        private let cancelled = Mutex(false)
+        private let cancelled = Lock(false)
         /// The opening work, cancelled with the task. Guarded by its mutex.
-        private let work = Mutex<Task<Void, Never>?>(nil)
+        private let work = Lock<Task<Void, Never>?>(nil)
 
         init() {}
 

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A parsed predicate with its arguments left as slots: what ``QueryTemplateCache`` keeps, so a
 /// predicate string used again with new arguments (`filter("email == %@", email)` in a loop) is
@@ -125,7 +124,7 @@ package final class QueryTemplateCache: Sendable {
     }
 
     let capacity: Int
-    private let table = Mutex(Table())
+    private let table = Lock(Table())
 
     package init(capacity: Int) {
         precondition(capacity > 0)

@@ -32,7 +32,7 @@ package final class ChangeFeed: Sendable {
 
     private let database: Database
     /// Guarded by its own lock; the processor and the version observers are called outside it.
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let observerCount = Atomic<Int>(0)
     /// Told after the processor has handled each version (or at once when there is none).
     package let versionObservers: VersionObservers

@@ -12,7 +12,7 @@ package protocol VersionObserver: AnyObject, Sendable {
 /// The observers of a file's new versions, by registration token. The table is guarded by its
 /// own lock; observers are called outside it.
 package final class VersionObservers: Sendable {
-    private let observers = Mutex<[UInt64: any VersionObserver]>([:])
+    private let observers = Lock<[UInt64: any VersionObserver]>([:])
     private let nextID = Atomic<UInt64>(0)
 
     /// Registers an observer; returns the token to remove it with.

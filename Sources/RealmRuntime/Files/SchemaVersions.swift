@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The schema of each version of one file that a handle may still begin at, so that a handle
 /// always pairs a version with that version's own schema.
@@ -10,12 +9,12 @@ import Synchronization
 package final class SchemaVersions: Sendable {
     private let database: Database
     /// Guarded by its own lock, under which a reader also begins its read (see ``beginRead()``).
-    private let history: Mutex<SchemaHistory>
+    private let history: Lock<SchemaHistory>
 
     /// The history of a file just opened, whose newest version `transaction` has `schema`.
     init(database: Database, schema: SchemaCatalog, at transaction: TransactionID) {
         self.database = database
-        history = Mutex(SchemaHistory(entries: [(transaction, schema)]))
+        history = Lock(SchemaHistory(entries: [(transaction, schema)]))
     }
 
     /// Begins a read of the newest durable version, with the schema recorded in that version.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// What every realm handle on one file (or one in-memory identifier) shares in this process:
 /// the open database, the schema of its versions, its writer (``WritePipeline``: the write lock,
@@ -9,7 +8,7 @@ import Synchronization
 /// goes, the file is closed and an in-memory realm's data is dropped.
 ///
 /// Shared state and what guards it: the registry and the fault injectors below, each by its own
-/// `Mutex`; everything else is immutable here and guards its own state (see each type).
+/// `Lock`; everything else is immutable here and guards its own state (see each type).
 package final class SharedRealmFile: Sendable {
     /// How a realm is identified: a file path or an in-memory identifier.
     package enum Identity: Hashable, Sendable {
@@ -75,12 +74,12 @@ package final class SharedRealmFile: Sendable {
 
     /// The open files of the process, held weakly. Guarded by its own lock, under which a file is
     /// opened, so two handles opening one file at once share one instance.
-    private static let registry = Mutex<[Identity: WeakFile]>([:])
+    private static let registry = Lock<[Identity: WeakFile]>([:])
 
     /// Test hook: I/O faults for the file at a (standardized) path, installed before the first
     /// handle opens it; tests of the public API simulate a full disk, a failed sync or a torn
     /// write through it. Production code installs none. Guarded by its own lock.
-    private static let faultInjectors = Mutex<[String: any IOFaultInjector]>([:])
+    private static let faultInjectors = Lock<[String: any IOFaultInjector]>([:])
 
     /// Whether a handle in any process has the realm file at `path` (standardized) open.
     package static func isOpen(path: String) -> Bool {

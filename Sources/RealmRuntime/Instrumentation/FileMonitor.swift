@@ -1,4 +1,3 @@
-import Synchronization
 
 /// What the runtime reports about one file, for logs and metrics (the public `Realm.Event`s that
 /// concern the file rather than one handle).
@@ -53,7 +52,7 @@ package final class FileMonitor: Sendable {
 
     private let instrumentation: FileInstrumentation
     private let database: Database
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     package init(_ instrumentation: FileInstrumentation, database: Database) {
         self.instrumentation = instrumentation

@@ -3,7 +3,7 @@ import Synchronization
 /// Wakes a waiting task when a new version of a file is durable: what a replication consumer
 /// waits on between commits. Registered with the file's ``VersionObservers`` for its life.
 ///
-/// State: the newest version announced, and the one waiting continuation, both in one `Mutex`.
+/// State: the newest version announced, and the one waiting continuation, both in one `Lock`.
 /// Cancelling the waiting task resumes it (with false).
 package final class NewVersionSignal: VersionObserver {
     private struct State {
@@ -12,7 +12,7 @@ package final class NewVersionSignal: VersionObserver {
         var isCancelled = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let file: SharedRealmFile
     /// The registration token, known only once `self` is registered in `init` (after every
     /// stored property has a value): hence an atomic set once there, not a `let`.

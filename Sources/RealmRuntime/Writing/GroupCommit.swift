@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// Makes prepared commits durable, several per disk sync (group commit), and tells each writer
 /// when its own commit is.
@@ -52,7 +51,7 @@ package final class GroupCommit: Sendable {
     private let database: Database
     private let queue: DispatchQueue
     /// Guarded by its own lock; continuations are resumed and `onDurable` called outside it.
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Called after each flush that made a new version durable, with that version, before the
     /// writers it settled resume.
     private let onDurable: @Sendable (TransactionID) -> Void

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// The single-writer lock of one realm file: a FIFO of waiters, async (cancellable, suspending
 /// the task, never a thread) or blocking (for the synchronous `write {}` of thread-confined
@@ -24,7 +23,7 @@ package final class WriteLock: Sendable {
     }
 
     /// Guarded by its own lock; a waiter is resumed (or signalled) after the lock is released.
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     package init() {}
 

@@ -1,4 +1,3 @@
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -112,8 +111,8 @@ package final class Database: Sendable {
         var nextID: TransactionID { max(tip.meta.transaction + 1, nextTransaction) }
     }
 
-    private let state: Mutex<State>
-    private let flushLock = Mutex(())
+    private let state: Lock<State>
+    private let flushLock = Lock(())
 
     private init(path: String?, options: DatabaseOptions, map: PageMap, file: PageFile?, log: WriteAheadLog? = nil,
                  recordsReplayed: Int = 0, lockDescriptor: Int32, meta: MetaPage, slot: Int, tip: VersionTip,
@@ -126,7 +125,7 @@ package final class Database: Sendable {
         self.log = log
         self.recordsReplayed = recordsReplayed
         self.lockDescriptor = lockDescriptor
-        state = Mutex(State(published: meta, publishedTip: tip, publishedSlot: slot, tip: tip,
+        state = Lock(State(published: meta, publishedTip: tip, publishedSlot: slot, tip: tip,
                             nextTransaction: nextTransaction))
     }
 

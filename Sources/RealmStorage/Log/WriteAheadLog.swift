@@ -1,4 +1,3 @@
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -98,7 +97,7 @@ package final class WriteAheadLog: Sendable {
         /// The file's length: writes below it need no growth.
         var allocated: UInt64
     }
-    private let cursor: Mutex<Cursor>
+    private let cursor: Lock<Cursor>
 
     private init(path: String, descriptor: Int32, faults: (any IOFaultInjector)?, identity: LogLayout.FileIdentity,
                  sealing: LogLayout.Sealing, salt: UInt64, allocated: UInt64) {
@@ -107,8 +106,8 @@ package final class WriteAheadLog: Sendable {
         self.faults = faults
         self.identity = identity
         self.sealing = sealing
-        cursor = Mutex(Cursor(salt: salt, sequence: 0, end: LogLayout.firstRecordOffset,
-                              lastRecordStart: LogLayout.firstRecordOffset, allocated: allocated))
+        cursor = Lock(Cursor(salt: salt, sequence: 0, end: LogLayout.firstRecordOffset,
+                             lastRecordStart: LogLayout.firstRecordOffset, allocated: allocated))
     }
 
     deinit { closeDescriptor(descriptor) }

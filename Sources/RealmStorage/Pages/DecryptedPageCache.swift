@@ -58,7 +58,7 @@ final class DecryptedPageCache: @unchecked Sendable {
     private static let maximumRunPages = OverflowRun.pages(forLength: StorageLimits.maximumValueLength)
 
     private final class Stripe: Sendable {
-        let lock = Mutex(())
+        let lock = Lock(())
     }
 
     /// What a reader gets for a page that fails authentication: zeros, which no reader accepts
