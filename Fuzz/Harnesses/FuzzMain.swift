@@ -12,6 +12,8 @@ import CLibFuzzer
 ///   libFuzzer saved is replayed under a debugger, and how the seed corpora are checked.
 /// - `realm-fuzz seeds DIRECTORY` writes the seed corpora (`Fuzz/Corpus/<target>/`) and the
 ///   fixtures they need (``SeedCorpus``).
+/// - `realm-fuzz seal FILE…` reseals the pages of realm files in place, as the `file` harness
+///   does before opening one: a finding of that harness becomes a file a regression test opens.
 @main
 enum FuzzMain {
     static func main() {
@@ -24,10 +26,20 @@ enum FuzzMain {
         if name == "seeds" {
             exit(SeedCorpus.write(to: arguments.dropFirst().first ?? "Fuzz") ? 0 : 1)
         }
+        if name == "seal" {
+            for path in arguments.dropFirst() {
+                guard let contents = FileManager.default.contents(atPath: path) else { exit(1) }
+                var bytes = [UInt8](contents)
+                PageSealing.sealPages(&bytes)
+                guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { exit(1) }
+            }
+            exit(0)
+        }
         guard let target = FuzzTargets.make(name) else {
             FileHandle.standardError.write(Data("""
                 usage: realm-fuzz TARGET [FILE|DIRECTORY…]   (targets: \(FuzzTargets.names.joined(separator: ", ")))
                        realm-fuzz seeds DIRECTORY            (writes DIRECTORY/Corpus/<target>/ and DIRECTORY/Fixtures/)
+                       realm-fuzz seal FILE…                 (reseals realm files' pages in place)
 
                 """.utf8))
             exit(2)
