@@ -7,8 +7,8 @@ import RealmObjectStore
 ///
 /// - 0: a stored `AnyRealmValue` (a mixed property's bytes, nested lists and dictionaries
 ///   included), decoded as a property that held it reads and walked whole;
-/// - 1: the schema record's JSON (`StoredSchema`), decoded and turned into the tables a file
-///   opens with (`SchemaCatalog`), as opening a file does;
+/// - 1: the schema record's JSON, decoded and checked (`StoredSchema.decode`) and turned into
+///   the tables a file opens with (`SchemaCatalog`), as opening a file does;
 /// - 2: a model object from JSON (`JSONDecoder` on a `Codable` `Object`: lists, sets, maps,
 ///   `Decimal128`, `ObjectId`, `UUID`, dates, data, embedded objects), added to a realm;
 /// - 3: the text forms of `Decimal128` and `ObjectId`.
@@ -32,7 +32,7 @@ final class ValueDecodingTarget: FuzzTarget {
         case .storedMixed:
             return "mixed value of \(Self.walk(realm.anyRealmValue(storedBytes: [UInt8](body)))) elements"
         case .storedSchema:
-            guard let stored = try? JSONDecoder().decode(StoredSchema.self, from: Data(body)) else { return "schema refused" }
+            guard let stored = try? StoredSchema.decode(body) else { return "schema refused" }
             return "schema of \(SchemaCatalog(stored).tables.count) tables"
         case .objectJSON:
             guard let item = try? JSONDecoder().decode(FuzzItem.self, from: Data(body)) else { return "object refused" }

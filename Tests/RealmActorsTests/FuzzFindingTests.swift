@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmRuntime
 
 /// Inputs the fuzz harnesses (`Fuzz/Harnesses`, `Scripts/fuzz.sh`) found, each fed through the
 /// public API as a user would meet it. Each input is also in the harness's seed corpus,
@@ -24,15 +25,36 @@ import RealmActors
 
     /// `file`: one digit of the schema record changed (and the page resealed) so that a table's
     /// tree is tree 1, the metadata tree, whose pages are value leaves. Every page is sound, so
-    /// the integrity check passed, and iterating the table then trapped ("page 4 is not a table
-    /// page") — a server that checks a file before opening it, as the Files article says, would
-    /// still have crashed on it. The check now knows which trees hold tables.
-    @Test func aTableOnATreeOfValuesFailsTheIntegrityCheck() throws {
+    /// the file opened and the integrity check passed, and iterating the table then trapped
+    /// ("page 4 is not a table page") — a server that checks a file before opening it, as the
+    /// Files article says, would still have crashed on it. Opening checks the schema record now.
+    @Test func aTableOnTheMetadataTreeIsRefusedAtOpen() throws {
         let directory = try TemporaryDirectory()
-        let realm = try Self.openCorpusRealm("schema-table-on-the-metadata-tree.realm", in: directory)
-        let error = #expect(throws: Realm.Error.self) { try realm.checkIntegrity() }
+        let error = #expect(throws: Realm.Error.self) {
+            _ = try Self.openCorpusRealm("schema-table-on-the-metadata-tree.realm", in: directory)
+        }
         #expect(error?.code == .invalidDatabase)
-        #expect(error?.localizedDescription.contains("page 4 has kind 3, expected [\"cluster\", \"inner\"]") == true)
+        #expect(error?.localizedDescription.contains("the table of 'FuzzPart' is on tree 1, which holds something else") == true)
+    }
+
+    /// The integrity check's half of that fix: a table leaf whose kind byte says "value leaf"
+    /// (resealed) is sound page by page, and a value tree's walk would take it; the check knows
+    /// from the schema that the tree holds a table.
+    @Test func aTableLeafMarkedAsAValueLeafFailsTheIntegrityCheck() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("flipped.realm")
+        var bytes = [UInt8](try Data(contentsOf: Self.corpusFile("file", "populated.realm")))
+        let pageSize = PageLayout.pageSize
+        let page = try #require((2..<(bytes.count / pageSize)).first { bytes[$0 * pageSize + PageLayout.kindOffset] == PageKind.cluster.rawValue
+            && bytes[$0 * pageSize + PageLayout.flagsOffset] == 0 })
+        bytes[page * pageSize + PageLayout.kindOffset] = PageKind.leaf.rawValue
+        bytes.withUnsafeMutableBytes { PageChecksum.seal($0.baseAddress! + page * pageSize, length: pageSize) }
+        try Data(bytes).write(to: url)
+        var configuration = Realm.Configuration(fileURL: url, readOnly: true)
+        configuration.objectTypes = nil
+        let realm = try Realm(configuration: configuration)
+        let error = #expect(throws: Realm.Error.self) { try realm.checkIntegrity() }
+        #expect(error?.localizedDescription.contains("page \(page) has kind 3, expected [\"cluster\", \"inner\"]") == true)
     }
 
     /// The seeds themselves pass the check (so the test above fails for its damage alone).

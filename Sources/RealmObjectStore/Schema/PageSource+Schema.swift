@@ -14,12 +14,6 @@ extension PageSource {
         } else {
             return nil
         }
-        return try withValue(in: catalog, forKey: StoredSchema.schemaKey) { bytes in
-            do {
-                return try JSONDecoder().decode(StoredSchema.self, from: Data(bytes))
-            } catch {
-                throw StorageError(.invalidDatabase, "The realm file's schema record is unreadable: \(error)")
-            }
-        }
+        return try withValue(in: catalog, forKey: StoredSchema.schemaKey) { bytes in try StoredSchema.decode(bytes) }
     }
 }
