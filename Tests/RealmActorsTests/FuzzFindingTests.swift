@@ -57,6 +57,35 @@ import RealmRuntime
         #expect(error?.localizedDescription.contains("page \(page) has kind 3, expected [\"cluster\", \"inner\"]") == true)
     }
 
+    /// `log`: a record whose image of the schema record put a table on tree 0, which no version
+    /// has (the harness reseals what it mutates). Replayed, the file opened and passed the
+    /// integrity check, and iterating the table trapped ("No tree with id 0"). Here the same
+    /// record is written into the data file directly: opening refuses it.
+    @Test func aTableOnATreeTheVersionDoesNotHaveIsRefusedAtOpen() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("missing-tree.realm")
+        var bytes = [UInt8](try Data(contentsOf: Self.corpusFile("file", "populated.realm")))
+        let marker = Array(#""tree":"#.utf8)
+        let at = try #require((0..<(bytes.count - marker.count - 2)).first { offset in
+            bytes[offset..<(offset + marker.count)].elementsEqual(marker) && bytes[offset + marker.count + 1] == UInt8(ascii: "}")
+        })
+        bytes[at + marker.count] = UInt8(ascii: "0")
+        // Reseal the page or overflow run holding the record.
+        let pageSize = PageLayout.pageSize
+        var page = at / pageSize
+        while bytes[page * pageSize + PageLayout.kindOffset] != PageKind.overflow.rawValue
+            && bytes[page * pageSize + PageLayout.kindOffset] != PageKind.leaf.rawValue { page -= 1 }
+        let run = bytes[page * pageSize + PageLayout.kindOffset] == PageKind.overflow.rawValue
+            ? Int(bytes[page * pageSize + PageLayout.auxOffset]) : 1
+        bytes.withUnsafeMutableBytes { PageChecksum.seal($0.baseAddress! + page * pageSize, length: run * pageSize) }
+        try Data(bytes).write(to: url)
+        var configuration = Realm.Configuration(fileURL: url, readOnly: true)
+        configuration.objectTypes = nil
+        let error = #expect(throws: Realm.Error.self) { _ = try Realm(configuration: configuration) }
+        #expect(error?.code == .invalidDatabase)
+        #expect(error?.localizedDescription.contains("is on tree 0, which does not exist") == true, "\(String(describing: error))")
+    }
+
     /// The seeds themselves pass the check (so the test above fails for its damage alone).
     @Test func theSeedRealmsPassTheIntegrityCheck() throws {
         for name in ["empty.realm", "populated.realm"] {
