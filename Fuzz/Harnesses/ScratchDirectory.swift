@@ -16,10 +16,11 @@ final class ScratchDirectory {
         if Self.created.count == 1 { atexit { ScratchDirectory.removeAll() } }
     }
 
-    /// Writes `bytes` to the file `name` in the directory, replacing it; returns its path.
+    /// Writes `bytes` to the file `name` in the directory, replacing it; returns its path. A
+    /// failed write leaves no file, which the harness's open then reports.
     func write(_ bytes: some DataProtocol, to name: String) -> String {
         let file = "\(path)/\(name)"
-        FileManager.default.createFile(atPath: file, contents: Data(bytes))
+        if !FileManager.default.createFile(atPath: file, contents: Data(bytes)) { try? FileManager.default.removeItem(atPath: file) }
         return file
     }
 
