@@ -68,7 +68,9 @@ for target in "${selected[@]}"; do
     echo "fuzz.sh: $target for ${seconds}s (log $log)"
     status=0
     # shellcheck disable=SC2086
-    REALM_FUZZ_TARGET="$target" "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    # -handle_xfsz=0: the log harness caps file sizes (a record may claim any length) and
+    # ignores SIGXFSZ, so that growing past the cap is the EFBIG error an open must throw.
+    REALM_FUZZ_TARGET="$target" "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -handle_xfsz=0 \
         -artifact_prefix="$dir/" -print_final_stats=1 ${REALM_FUZZ_FLAGS:-} \
         "$dir/corpus" "Fuzz/Corpus/$target" > "$log" 2>&1 || status=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
