@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "RealmActors", targets: ["RealmActors"]),
         .executable(name: "realm-demo", targets: ["realm-demo"]),
         .executable(name: "realm-inspect", targets: ["realm-inspect"]),
+        .executable(name: "realm-fuzz", targets: ["realm-fuzz"]),
     ],
     targets: [
         // Layer 1: pages, copy-on-write B+trees, MVCC versions, durable commit, row change logs.
@@ -47,14 +48,28 @@ let package = Package(
 
         .executableTarget(name: "realm-demo", dependencies: ["RealmActors"], swiftSettings: strictSettings),
         // Looks into a realm file from the shell: info, schema, count, query, dump, load, check,
-        // compact, copy, versions. The public API only, as a user's tool would be.
-        .executableTarget(name: "realm-inspect", dependencies: ["RealmActors"], swiftSettings: strictSettings),
+        // compact, copy, versions. The public API only, as a user's tool would be. Its commands
+        // are a library (every file of the folder but `main.swift`) so that the fuzz harnesses
+        // can run the dump reader in process; the executable is `main.swift` alone.
+        .target(name: "RealmInspector", dependencies: ["RealmActors"], path: "Sources/realm-inspect",
+                exclude: ["main.swift"], swiftSettings: strictSettings),
+        .executableTarget(name: "realm-inspect", dependencies: ["RealmInspector"], path: "Sources/realm-inspect",
+                          exclude: ["Arguments", "Commands", "Dump", "Output", "Inspector.swift"], sources: ["main.swift"],
+                          swiftSettings: strictSettings),
         // Engine-level microbenchmarks, beside the package's other benchmarks but built here so
         // they can use the storage layer's package-level API: `swift run -c release realm-engine-bench`.
         .executableTarget(name: "realm-engine-bench", dependencies: ["RealmStorage"],
                           path: "Benchmarks/Engine", swiftSettings: strictSettings),
         // Writes transactions in a loop and reports each durable commit; the crash tests kill it.
         .executableTarget(name: "realm-crash-writer", dependencies: ["RealmStorage"], swiftSettings: strictSettings),
+
+        // libFuzzer harnesses for the code that decodes untrusted bytes (`Scripts/fuzz.sh TARGET
+        // SECONDS`). A plain build replays the input files named on its command line; built by
+        // the script with `-sanitize=fuzzer,address -DREALM_LIBFUZZER`, it runs libFuzzer's
+        // driver, declared by the header-only CLibFuzzer.
+        .target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
+        .executableTarget(name: "realm-fuzz", dependencies: ["RealmActors", "RealmRuntime", "RealmInspector", "CLibFuzzer"],
+                          path: "Fuzz/Harnesses", swiftSettings: strictSettings),
 
         // Crash-safety torture: writes through the public API while a driver SIGKILLs it.
         .executableTarget(name: "realm-torture", dependencies: ["RealmActors", "RealmStorage"], swiftSettings: strictSettings),

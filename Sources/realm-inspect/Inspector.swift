@@ -5,7 +5,7 @@ import RealmActors
 /// turns what went wrong into a message on standard error and an exit status (see
 /// ``ExitStatus``). Nothing a user types or a file holds makes it crash: a usage error exits
 /// with 2, a `Realm.Error` or ``InspectionError`` with 1.
-enum Inspector {
+package enum Inspector {
     static let version = "0.1.0"
 
     /// Every subcommand, in the order `--help` lists them.
@@ -30,7 +30,7 @@ enum Inspector {
     }
 
     /// Runs the command line `arguments` (without the program's name) and returns the exit status.
-    static func run(_ arguments: [String]) -> ExitStatus {
+    package static func run(_ arguments: [String]) -> ExitStatus {
         guard let first = arguments.first else {
             printError(help)
             return .usageError

@@ -79,6 +79,8 @@ import RealmActors
             ("changed class", [ObjectSchema(className: "DSAddress", properties: [Property(name: "city", type: .int)], isEmbedded: true)]),
             ("origin not a link", [ObjectSchema(className: "X", properties: [Property(name: "a", type: .int)],
                                                 computedProperties: [Property(name: "o", type: .linkingObjects, objectClassName: "X", linkOriginPropertyName: "a")])]),
+            // Found by realm-fuzz load: trapped building the catalog.
+            ("class described twice", [ObjectSchema(className: "X", properties: []), ObjectSchema(className: "X", properties: [Property(name: "a", type: .int)])]),
         ]
         for (name, schemas) in bad {
             realm.beginWrite()

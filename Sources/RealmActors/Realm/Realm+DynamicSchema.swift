@@ -26,12 +26,16 @@ extension Realm {
     /// - Throws: ``Realm/Error`` `.schemaMismatch` if a class exists with other properties;
     ///   `.invalidInput` for a description that cannot be stored (a link to a class that exists
     ///   nowhere, a primary key or index of a type that cannot have one, a duplicate or
-    ///   over-long name, a linking-objects property whose origin is not a link here). Nothing
-    ///   is added then.
+    ///   over-long name, a class described twice, a linking-objects property whose origin is
+    ///   not a link here). Nothing is added then.
     /// - Precondition: in a write transaction (traps otherwise, as every write does).
     public func addObjectSchemas(_ schemas: [ObjectSchema]) throws {
         let write = requireWrite()
         let described = schemas.map(Self.info(of:))
+        var names = Set<String>()
+        for schema in described where !names.insert(schema.className).inserted {
+            throw Realm.Error(.invalidInput, "Class '\(schema.className)' is described twice")
+        }
         let known = Dictionary(catalog.tables.values.map { ($0.name, $0.schema) }) { first, _ in first }
             .merging(described.map { ($0.className, $0) }) { _, new in new }
         var next = catalog.stored

@@ -115,7 +115,9 @@ extension Realm {
     /// - Complexity: O(pages of the file): reads the whole file.
     public func checkIntegrity() throws -> IntegrityReport {
         do {
-            let report = try file.database.verify()
+            // The schema of the version checked says which trees hold tables (a table on a
+            // tree of another kind passes every page's check but cannot be read).
+            let report = try file.database.verify { read in try read.storedSchema()?.tables.map(\.tree) ?? [] }
             return IntegrityReport(version: report.transaction, pages: report.pageCount, usedPages: report.usedPages,
                                    freePages: report.freePages, trees: report.trees, entries: report.entries,
                                    pagesByKind: Dictionary(uniqueKeysWithValues: report.pagesByKind.map { ("\($0.key)", $0.value) }))

@@ -285,6 +285,12 @@ extension Realm {
         }
     }
 
+    /// Decodes the stored bytes of a mixed value (see `MixedValue`), as a property that held
+    /// them would read: the fuzz harness `values` feeds it arbitrary bytes.
+    package func anyRealmValue(storedBytes bytes: [UInt8]) -> AnyRealmValue {
+        anyRealmValue(.bytes(bytes))
+    }
+
     private static var tooDeep: Realm.Error {
         Realm.Error(.invalidInput, "Collections in an AnyRealmValue nest deeper than \(MixedValue.maximumNesting) levels (or a collection contains itself)")
     }

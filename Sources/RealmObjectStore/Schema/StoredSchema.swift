@@ -25,4 +25,27 @@ package struct StoredSchema: Codable, Sendable, Equatable {
 
     package static let metadataTree: TreeID = 1
     static let schemaKey: UInt64 = 0
+
+    /// The schema record's JSON, decoded and checked for what the tables built from it rely on:
+    /// one table per class name, each on a tree of its own that is not the metadata tree. A
+    /// record that is not such a schema (damaged, or written by something else) is an
+    /// `invalidDatabase` error, never a trap in `SchemaCatalog`.
+    package static func decode(_ bytes: some Collection<UInt8>) throws -> StoredSchema {
+        let schema: StoredSchema
+        do {
+            schema = try JSONDecoder().decode(StoredSchema.self, from: Data(bytes))
+        } catch {
+            throw StorageError(.invalidDatabase, "The realm file's schema record is unreadable: \(error)")
+        }
+        var names = Set<String>(), trees: Set<TreeID> = [metadataTree]
+        for table in schema.tables where !names.insert(table.schema.className).inserted {
+            throw StorageError(.invalidDatabase, "The realm file's schema record is damaged: class '\(table.schema.className)' appears twice")
+        }
+        for table in schema.tables {
+            guard trees.insert(table.tree).inserted else {
+                throw StorageError(.invalidDatabase, "The realm file's schema record is damaged: the table of '\(table.schema.className)' is on tree \(table.tree), which holds something else")
+            }
+        }
+        return schema
+    }
 }

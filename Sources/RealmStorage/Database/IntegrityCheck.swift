@@ -30,6 +30,10 @@ struct IntegrityCheck<Source: PageSource> {
     var entries: UInt64 = 0
     var trees = 0
     var pagesByKind: [PageKind: UInt64] = [:]
+    /// The trees the schema says hold tables, when the caller knows the schema: their leaves must
+    /// be table leaves and every other tree's value leaves (a tree of the wrong kind is
+    /// well-formed page by page, but a table read from it finds no table). nil: either kind.
+    var tableTrees: Set<TreeID>?
 
     init(source: Source, trustedUpTo: TransactionID, accounting: Bool) {
         self.source = source
@@ -46,9 +50,11 @@ struct IntegrityCheck<Source: PageSource> {
         if let first = check.problems.first { throw StorageError(.invalidDatabase, first) }
     }
 
-    /// Full check of a version; throws listing the first problems found.
-    static func verifyAll(of meta: MetaPage, in source: Source) throws -> VerificationReport {
+    /// Full check of a version; throws listing the first problems found. `tableTrees`: see the
+    /// property.
+    static func verifyAll(of meta: MetaPage, in source: Source, tableTrees: Set<TreeID>? = nil) throws -> VerificationReport {
         var check = IntegrityCheck(source: source, trustedUpTo: 0, accounting: true)
+        check.tableTrees = tableTrees
         check.mark(0, count: 2)
         check.walkCatalog(meta.catalog)
         let retained = check.walkReplication(meta)
@@ -170,11 +176,13 @@ struct IntegrityCheck<Source: PageSource> {
                 return
             }
             check.trees += 1
-            let isIndex = !tree.isEmpty && tree.page < check.source.pageLimit
+            let isTable = check.tableTrees?.contains(key)
+            let isIndex = isTable != true && !tree.isEmpty && tree.page < check.source.pageLimit
                 && [.indexLeaf, .indexInner].contains(check.source.page(tree.page).pageKind)
+            let leaves: Set<PageKind> = isTable.map { $0 ? [.cluster] : [.leaf] } ?? [.leaf, .cluster]
             let counted = isIndex
                 ? check.walkIndex(tree.page, tree.transaction, lower: nil, upper: nil, depth: 0)
-                : check.walk(tree, lower: 0, upper: nil, depth: 0) { _, _, _ in }
+                : check.walk(tree, lower: 0, upper: nil, depth: 0, leaves: leaves) { _, _, _ in }
             if check.accounting && counted != tree.count {
                 check.problems.append("tree \(key) records \(tree.count) entries but holds \(counted)")
             }
@@ -184,20 +192,21 @@ struct IntegrityCheck<Source: PageSource> {
 
     /// Walks a tree, returning the number of entries below (in recovery mode, only of new pages).
     @discardableResult
-    private mutating func walk(_ root: TreeRoot, lower: UInt64, upper: UInt64?, depth: Int,
+    private mutating func walk(_ root: TreeRoot, lower: UInt64, upper: UInt64?, depth: Int, leaves: Set<PageKind> = [.leaf],
                                leafValue: (inout IntegrityCheck, UInt64, UnsafeRawBufferPointer) -> Void) -> UInt64 {
         guard !root.isEmpty else { return 0 }
-        return walkNode(root.page, root.transaction, lower: lower, upper: upper, depth: depth, leafValue: leafValue)
+        return walkNode(root.page, root.transaction, lower: lower, upper: upper, depth: depth, leaves: leaves, leafValue: leafValue)
     }
 
-    private mutating func walkNode(_ page: PageNumber, _ transaction: TransactionID, lower: UInt64, upper: UInt64?,
-                                   depth: Int, leafValue: (inout IntegrityCheck, UInt64, UnsafeRawBufferPointer) -> Void) -> UInt64 {
+    /// `leaves`: the kinds of leaf the tree may have.
+    private mutating func walkNode(_ page: PageNumber, _ transaction: TransactionID, lower: UInt64, upper: UInt64?, depth: Int,
+                                   leaves: Set<PageKind>, leafValue: (inout IntegrityCheck, UInt64, UnsafeRawBufferPointer) -> Void) -> UInt64 {
         guard transaction > trustedUpTo else { return 0 }
         guard depth < maximumTreeDepth else {
             problems.append("tree deeper than \(maximumTreeDepth) at page \(page)")
             return 0
         }
-        guard let base = checked(page, transaction, [.inner, .leaf, .cluster]) else { return 0 }
+        guard let base = checked(page, transaction, leaves.union([.inner])) else { return 0 }
         if base.pageKind == .cluster {
             let leaf = ClusterLeaf(base)
             guard leaf.isWellFormed(deep: true) else {
@@ -246,7 +255,7 @@ struct IntegrityCheck<Source: PageSource> {
                 problems.append("inner page \(page) has keys out of order")
             }
             let counted = walkNode(node.child(index), node.childTransaction(index), lower: childLower,
-                                   upper: childUpper, depth: depth + 1, leafValue: leafValue)
+                                   upper: childUpper, depth: depth + 1, leaves: leaves, leafValue: leafValue)
             if accounting && counted != node.childCount(index) {
                 problems.append("inner page \(page) records \(node.childCount(index)) entries under child \(index) but it holds \(counted)")
             }
@@ -347,8 +356,20 @@ struct IntegrityCheck<Source: PageSource> {
 extension Database {
     /// Checks the whole newest version: every page's checksum and transaction, tree order and
     /// counts, overflow runs, and that every page is used or free exactly once.
-    package func verify() throws -> VerificationReport {
+    ///
+    /// `tableTrees`, given by a layer that knows the schema, reads from the version checked the
+    /// trees that hold tables (throwing if it cannot): each must be a tree of table leaves, held
+    /// by one table, and every other tree one of value leaves or an index.
+    package func verify(tableTrees: ((ReadTransaction) throws -> [TreeID])? = nil) throws -> VerificationReport {
         let reader = try beginRead()
-        return try IntegrityCheck.verifyAll(of: reader.meta, in: reader)
+        var tables: Set<TreeID>?
+        if let tableTrees {
+            let trees = try tableTrees(reader)
+            tables = Set(trees)
+            guard tables?.count == trees.count else {
+                throw StorageError(.invalidDatabase, "Integrity check failed: two tables of the schema share a tree")
+            }
+        }
+        return try IntegrityCheck.verifyAll(of: reader.meta, in: reader, tableTrees: tables)
     }
 }

@@ -13,7 +13,7 @@ protocol InspectorCommand: Sendable {
 }
 
 /// The inspector's exit statuses.
-enum ExitStatus: Int32 {
+package enum ExitStatus: Int32 {
     /// Done; nothing wrong found.
     case success = 0
     /// Problems found: a damaged file, a malformed predicate, a file that cannot be opened.

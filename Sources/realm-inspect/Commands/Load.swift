@@ -1,8 +1,8 @@
 import Foundation
-import RealmActors
+package import RealmActors
 
 /// `realm-inspect load DUMP NEWFILE`: a new realm from a dump (see ``DumpFormat``).
-struct Load: InspectorCommand {
+package struct Load: InspectorCommand {
     static let spec = CommandSpec(
         name: "load", abstract: "Create a new realm from a dump written by `dump`.",
         discussion: """
@@ -34,12 +34,19 @@ struct Load: InspectorCommand {
     }
 
     private func load() throws -> Int {
+        try Self.load(dumpAt: dumpPath, into: file.configuration(writable: true), quiet: file.quiet)
+    }
+
+    /// Reads the dump at `dumpPath` into the new realm `configuration` opens, in one write
+    /// transaction, and returns the number of objects; a dump with a problem throws and leaves
+    /// the realm as it was. The fuzz harness `load` calls it with in-memory realms.
+    package static func load(dumpAt dumpPath: String, into configuration: Realm.Configuration, quiet: Bool) throws -> Int {
         var lines = try LineReader(path: dumpPath)
         guard let headerLine = try lines.next() else { throw InspectionError("\(dumpPath) is empty") }
         let schemas = try DumpReader.schema(fromHeader: headerLine)
-        let realm = try Realm(configuration: file.configuration(writable: true))
+        let realm = try Realm(configuration: configuration)
         var reader = DumpReader(realm: realm, schemas: schemas)
-        var progress = Progress("loading", quiet: file.quiet)
+        var progress = Progress("loading", quiet: quiet)
         realm.beginWrite()
         do {
             try realm.addObjectSchemas(schemas)

@@ -1,5 +1,5 @@
 import Foundation
-import RealmActors
+package import RealmActors
 
 /// How the inspector writes a stored value, as JSON and as a table cell, for objects of any
 /// schema read through the dynamic API (`object[propertyName]`).
@@ -10,12 +10,12 @@ import RealmActors
 /// objects (keys sorted). A link is its target's primary key if the target's class has one, else
 /// the target nested as an object (as an embedded object always is), at most ``maximumDepth``
 /// deep; deeper, the string `"…"`.
-enum ValueText {
+package enum ValueText {
     /// How many links deep an object nests inside another's JSON.
     static let maximumDepth = 4
 
     /// `value` as JSON text.
-    static func json(_ value: Any?, depth: Int = 0) -> String {
+    package static func json(_ value: Any?, depth: Int = 0) -> String {
         switch value {
         case nil: return "null"
         case let bool as Bool: return bool ? "true" : "false"
@@ -43,7 +43,7 @@ enum ValueText {
     }
 
     /// `{"name":value,…}` over `properties`, in their order.
-    static func objectJSON(_ object: ObjectBase, properties: [Property], depth: Int = 0) -> String {
+    package static func objectJSON(_ object: ObjectBase, properties: [Property], depth: Int = 0) -> String {
         "{" + properties.map { quoted($0.name) + ":" + json(object[$0.name], depth: depth) }.joined(separator: ",") + "}"
     }
 
