@@ -437,7 +437,8 @@ import Testing
     func recordHeadersRoundTripAndDamageIsRefused(keyed: Bool) throws {
         let cipher = try #require(PageCipher(userKey: Array(0..<64), salt: Array(100..<132)))
         let sealing: LogLayout.Sealing = keyed ? .keyed(cipher) : .checksum
-        let entries = (0..<300).map { LogLayout.Entry(page: 2 + UInt64($0) * 3, pages: 1 + UInt64($0 % 4 == 0 ? 3 : 0), transaction: 1_000 + UInt64($0)) }
+        // 200 entries: two header pages (a page holds 168), and no more than a record can hold.
+        let entries = (0..<200).map { LogLayout.Entry(page: 2 + UInt64($0) * 3, pages: 1 + UInt64($0 % 4 == 0 ? 1 : 0), transaction: 1_000 + UInt64($0)) }
         let header = LogLayout.RecordHeader(salt: 0xABCD, sequence: 9, transaction: 2_000, pageCount: 5_000, entries: entries)
         #expect(header.headerPages == 2)
         let bytes = header.headerPages * PageLayout.pageSize
@@ -448,8 +449,14 @@ import Testing
         #expect(LogLayout.claimedHeaderPages(pages, salt: 0xABCD, sequence: 9) == 2)
         #expect(LogLayout.claimedHeaderPages(pages, salt: 0xABCE, sequence: 9) == nil, "another generation's record")
         #expect(LogLayout.claimedHeaderPages(pages, salt: 0xABCD, sequence: 8) == nil, "out of sequence")
+        // A count no record can hold (each entry is a page of images, at most 1 MiB of them),
+        // with a matching header size: refused before anything that size is allocated.
+        pages.setU32(40, 1 << 30)
+        pages.setU32(44, UInt32(LogLayout.RecordHeader.pages(forEntries: 1 << 30)))
+        #expect(LogLayout.claimedHeaderPages(pages, salt: 0xABCD, sequence: 9) == nil, "an entry count beyond any record")
+        LogLayout.encodeRecordHeader(header, into: pages, sealing: sealing)
         #expect(LogLayout.decodeRecordHeader(pages, sealing: sealing) == header)
-        for offset in [8, 33, 64, 64 + 24 * 150 + 3, 64 + 24 * 299 + 23] {
+        for offset in [8, 33, 64, 64 + 24 * 150 + 3, 64 + 24 * 199 + 23] {
             pages.storeBytes(of: pages.load(fromByteOffset: offset, as: UInt8.self) ^ 0x10, toByteOffset: offset, as: UInt8.self)
             #expect(LogLayout.decodeRecordHeader(pages, sealing: sealing) == nil, "a flipped bit at \(offset) passes")
             pages.storeBytes(of: pages.load(fromByteOffset: offset, as: UInt8.self) ^ 0x10, toByteOffset: offset, as: UInt8.self)

@@ -196,7 +196,11 @@ enum LogLayout {
         guard firstPage.u64(8) == recordMagic, firstPage.u64(16) == salt, firstPage.u64(24) == sequence else { return nil }
         let count = Int(firstPage.u32(40))
         let pages = Int(firstPage.u32(44))
-        guard count > 0, pages == RecordHeader.pages(forEntries: count) else { return nil }
+        // Every entry is at least one page of images, and a record holds at most
+        // `WriteAheadLog.recordLimit` bytes of them (plus its meta page): a larger count is
+        // damage, refused before the header's pages are allocated and read.
+        guard count > 0, count <= WriteAheadLog.recordLimit / PageLayout.pageSize + 1,
+              pages == RecordHeader.pages(forEntries: count) else { return nil }
         return pages
     }
 
