@@ -52,6 +52,7 @@ final class DamagedDog: Object {
             let message = String(decoding: result.standardErrorContent, as: UTF8.self)
             #expect(message.contains("dogs.realm is damaged"), "\(message)")
             #expect(message.contains("page"), "\(message)")
+            #expect(message.contains("'DamagedDog'"), "\(message)")  // what the page belongs to
         }
     }
 

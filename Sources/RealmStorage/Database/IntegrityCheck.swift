@@ -30,6 +30,11 @@ struct IntegrityCheck<Source: PageSource> {
     var entries: UInt64 = 0
     var trees = 0
     var pagesByKind: [PageKind: UInt64] = [:]
+    /// What each tree is, in words ("table 'Dog'"), added to the problems found in it so a
+    /// message says what a damaged page belongs to; trees without a name are "tree N".
+    var treeNames: [TreeID: String] = [:]
+    /// Only these trees are walked (nil: all of them).
+    var onlyTrees: Set<TreeID>?
 
     init(source: Source, trustedUpTo: TransactionID, accounting: Bool) {
         self.source = source
@@ -47,8 +52,9 @@ struct IntegrityCheck<Source: PageSource> {
     }
 
     /// Full check of a version; throws listing the first problems found.
-    static func verifyAll(of meta: MetaPage, in source: Source) throws -> VerificationReport {
+    static func verifyAll(of meta: MetaPage, in source: Source, treeNames: [TreeID: String] = [:]) throws -> VerificationReport {
         var check = IntegrityCheck(source: source, trustedUpTo: 0, accounting: true)
+        check.treeNames = treeNames
         check.mark(0, count: 2)
         check.walkCatalog(meta.catalog)
         let retained = check.walkReplication(meta)
@@ -82,7 +88,27 @@ struct IntegrityCheck<Source: PageSource> {
         }
     }
 
+    /// Checks every page of the trees `trees` (checksum, kind, transaction, order, counts), and
+    /// the catalog pages on the way to them; throws naming the first problems found and the
+    /// trees they are in. What a reader checks before it reads some classes only.
+    static func verifyTrees(_ trees: Set<TreeID>, of meta: MetaPage, in source: Source, treeNames: [TreeID: String]) throws {
+        var check = IntegrityCheck(source: source, trustedUpTo: 0, accounting: false)
+        check.treeNames = treeNames
+        check.onlyTrees = trees
+        check.walkCatalog(meta.catalog)
+        if !check.problems.isEmpty {
+            let shown = check.problems.prefix(5).joined(separator: "; ")
+            throw StorageError(.invalidDatabase, "Integrity check failed (\(check.problems.count) problems): \(shown)")
+        }
+    }
+
     private var accounting: Bool { !seen.isEmpty }
+
+    /// Whether the counts a tree records are compared with what it holds: whenever whole trees
+    /// are walked (not in recovery, which skips the trusted pages). A page copied over another
+    /// by the same transaction passes its checksum and transaction check; only the counts (and
+    /// key ranges) of the pages above it tell.
+    private var checksCounts: Bool { trustedUpTo == 0 }
 
     /// `a + b` for counts read from the file, which may be anything: an overflow is a problem
     /// (no real tree holds 2^64 entries), never a trap.
@@ -164,19 +190,33 @@ struct IntegrityCheck<Source: PageSource> {
     }
 
     private mutating func walkCatalog(_ root: TreeRoot) {
+        let firstProblem = problems.count
+        var named = Set<Int>()  // problems found inside a tree, already naming it
+        defer {
+            for index in firstProblem..<problems.count where !named.contains(index) { problems[index] += " (the catalog)" }
+        }
         walk(root, lower: 0, upper: nil, depth: 0) { check, key, value in
             guard value.count == CatalogEntry.size, let tree = try? CatalogEntry.decode(value) else {
                 check.problems.append("catalog entry \(key) is malformed")
                 return
             }
+            if let only = check.onlyTrees, !only.contains(key) { return }
             check.trees += 1
+            let firstProblem = check.problems.count
+            defer {
+                let owner = check.treeNames[key] ?? "tree \(key)"
+                for index in firstProblem..<check.problems.count {
+                    check.problems[index] += " (\(owner))"
+                    named.insert(index)
+                }
+            }
             let isIndex = !tree.isEmpty && tree.page < check.source.pageLimit
                 && [.indexLeaf, .indexInner].contains(check.source.page(tree.page).pageKind)
             let counted = isIndex
                 ? check.walkIndex(tree.page, tree.transaction, lower: nil, upper: nil, depth: 0)
                 : check.walk(tree, lower: 0, upper: nil, depth: 0) { _, _, _ in }
-            if check.accounting && counted != tree.count {
-                check.problems.append("tree \(key) records \(tree.count) entries but holds \(counted)")
+            if check.checksCounts && counted != tree.count {
+                check.problems.append("tree \(key) (root page \(tree.page)) records \(tree.count) entries but holds \(counted)")
             }
             check.entries = check.sum(check.entries, counted, at: tree.page)
         }
@@ -247,7 +287,7 @@ struct IntegrityCheck<Source: PageSource> {
             }
             let counted = walkNode(node.child(index), node.childTransaction(index), lower: childLower,
                                    upper: childUpper, depth: depth + 1, leafValue: leafValue)
-            if accounting && counted != node.childCount(index) {
+            if checksCounts && counted != node.childCount(index) {
                 problems.append("inner page \(page) records \(node.childCount(index)) entries under child \(index) but it holds \(counted)")
             }
             total = sum(total, node.childCount(index), at: page)
@@ -289,7 +329,7 @@ struct IntegrityCheck<Source: PageSource> {
             let childUpper = index + 1 < node.count ? Array(node.key(index + 1)) : upper
             let counted = walkIndex(node.child(index), node.childTransaction(index), lower: childLower,
                                     upper: childUpper, depth: depth + 1)
-            if accounting && counted != node.childCount(index) {
+            if checksCounts && counted != node.childCount(index) {
                 problems.append("index page \(page) records \(node.childCount(index)) keys under child \(index) but it holds \(counted)")
             }
             total = sum(total, node.childCount(index), at: page)
@@ -347,8 +387,17 @@ struct IntegrityCheck<Source: PageSource> {
 extension Database {
     /// Checks the whole newest version: every page's checksum and transaction, tree order and
     /// counts, overflow runs, and that every page is used or free exactly once.
-    package func verify() throws -> VerificationReport {
+    package func verify() throws -> VerificationReport { try verify(treeNames: [:]) }
+
+    /// ``verify()``, with `treeNames` saying what the trees are ("table 'Dog'") in its messages.
+    package func verify(treeNames: [TreeID: String]) throws -> VerificationReport {
         let reader = try beginRead()
-        return try IntegrityCheck.verifyAll(of: reader.meta, in: reader)
+        return try IntegrityCheck.verifyAll(of: reader.meta, in: reader, treeNames: treeNames)
+    }
+
+    /// Checks every page of the trees `trees` at `reader`'s version (and the catalog pages that
+    /// lead to them), without reading the rest of the file; throws naming the first problems.
+    package static func verify(_ trees: Set<TreeID>, at reader: ReadTransaction, treeNames: [TreeID: String] = [:]) throws {
+        try IntegrityCheck.verifyTrees(trees, of: reader.meta, in: reader, treeNames: treeNames)
     }
 }
