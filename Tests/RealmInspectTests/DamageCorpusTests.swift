@@ -195,14 +195,22 @@ final class DCPet: Object {
         let report = try InspectorTests.jsonObject(recovered.lines.first ?? "")
         #expect(report["complete"] as? Bool == false)
         let classes = Dictionary(uniqueKeysWithValues: (report["classes"] as? [[String: Any]] ?? []).map { ($0["class"] as? String ?? "", $0) })
+        // The pets are all saved; the owners but those of the damaged leaf, and their homes with them.
         #expect(classes["DCPet"]?["saved"] as? Int == 300 && classes["DCPet"]?["lost"] as? Int == 0, "\(recovered.standardOutput)")
-        #expect(classes["DCOwner"]?["saved"] as? Int == 0 && classes["DCOwner"]?["lost"] is NSNull, "\(recovered.standardOutput)")
+        let saved = try #require(classes["DCOwner"]?["saved"] as? Int), lost = try #require(classes["DCOwner"]?["lost"] as? Int)
+        #expect(saved + lost == 300 && lost > 0 && saved > 0, "\(recovered.standardOutput)")
+        #expect(classes["DCHome"]?["saved"] as? Int == saved && classes["DCHome"]?["lost"] as? Int == lost, "\(recovered.standardOutput)")
         #expect((classes["DCOwner"]?["damage"] as? String)?.contains("page \(page)") == true, "\(recovered.standardOutput)")
 
-        // The new realm opens through the API with the whole schema and the pets.
+        // The new realm opens through the API with the whole schema, the pets and the owners
+        // saved, their links, lists and embedded objects as they were.
         let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: out), readOnly: true, objectTypes: [DCOwner.self, DCHome.self, DCPet.self]))
         #expect(realm.objects(DCPet.self).count == 300)
-        #expect(realm.objects(DCOwner.self).isEmpty)
+        #expect(realm.objects(DCOwner.self).count == saved)
+        for owner in realm.objects(DCOwner.self) {
+            #expect(owner.home?.number == owner.id && owner.best?.name == "pet \(owner.id)" && owner.pets.count == 1
+                    && Array(owner.tags) == ["t\(owner.id % 7)", "u\(owner.id)"])
+        }
         _ = try realm.checkIntegrity()
     }
 

@@ -14,24 +14,19 @@ extension Realm {
     /// - Throws: ``Realm/Error`` with code ``Realm/Error/Code/invalidDatabase`` naming the first
     ///   damaged pages and what they belong to ("table 'Dog'", "index 'Dog.name'"); a class the
     ///   schema lacks is ``Realm/Error/Code/fail``.
-    /// With `followingLinks` false, only the classes themselves and the embedded classes their
-    /// objects hold are checked: enough to count their objects and read the properties that are
-    /// not links (`realm-inspect recover` counts what it lost this way).
-    ///
     /// - Complexity: O(pages of those trees).
-    public func checkIntegrity(ofClasses classNames: [String], followingLinks: Bool = true) throws {
+    public func checkIntegrity(ofClasses classNames: [String]) throws {
         var pending = classNames, reached = Set<String>()
         while let name = pending.popLast() {
             guard !reached.contains(name) else { continue }
             guard let table = catalog.tables[name] else { throw Realm.Error(.fail, "The realm has no class '\(name)'") }
             reached.insert(name)
             for property in table.schema.properties {
-                if let target = property.objectClassName,
-                   followingLinks || catalog.tables[target]?.schema.isEmbedded == true { pending.append(target) }
+                if let target = property.objectClassName { pending.append(target) }
                 // A mixed value may link to an object of any class.
-                if property.kind == .mixed && followingLinks { pending += catalog.tables.keys }
+                if property.kind == .mixed { pending += catalog.tables.keys }
             }
-            if followingLinks { pending += table.schema.linkingObjects.map(\.originClass) }
+            pending += table.schema.linkingObjects.map(\.originClass)
         }
         var trees: Set<TreeID> = [StoredSchema.metadataTree]
         for name in reached {
@@ -44,6 +39,41 @@ extension Realm {
         } catch {
             throw Realm.Error.from(error, configuration: configuration)
         }
+    }
+
+    /// What can still be read of a class's objects in a damaged file: see ``readableObjects(ofClass:)``.
+    public struct ReadableObjects {
+        /// The objects every page on the way to which passes its checks (checksum, kind,
+        /// transaction, key order), with their large values, in key order. Their properties can
+        /// be read without meeting damage — but for links and embedded objects, which live in
+        /// other pages: follow one only to an object that ``readableObjects(ofClass:)`` of its
+        /// class returned.
+        public let objects: [DynamicObject]
+        /// How many objects the damaged pages held, as the pages above them record (the
+        /// catalog, which opening checked, for the table's root). A page is taken as intact only
+        /// if it holds as many objects as its parent records, so these records are consistent.
+        public let lost: Int
+        /// The damaged pages: each page, what is wrong with it and what it belongs to.
+        public let damage: [String]
+    }
+
+    /// The objects of the class `className` that can still be read at this handle's version,
+    /// and what was lost: the class's table is walked as ``checkIntegrity()`` walks it, but a
+    /// damaged page costs only the objects below it. What `realm-inspect recover` copies.
+    ///
+    /// - Throws: ``Realm/Error`` ``Realm/Error/Code/fail`` for a class the schema lacks.
+    /// - Complexity: O(pages of the class's table).
+    public func readableObjects(ofClass className: String) throws -> ReadableObjects {
+        guard let table = catalog.tables[className] else { throw Realm.Error(.fail, "The realm has no class '\(className)'") }
+        let salvage: TableSalvage
+        do {
+            salvage = try Database.salvage(tableTree: table.tree, at: reader)
+        } catch {
+            throw Realm.Error.from(error, configuration: configuration)
+        }
+        return ReadableObjects(objects: salvage.keys.map { managedObject(DynamicObject.self, table: table, key: $0) },
+                               lost: Int(clamping: salvage.lost),
+                               damage: salvage.problems.map { "\($0) (table '\(className)')" })
     }
 
     /// What each tree of the file is, in words, for messages about damage: "table 'Dog'",

@@ -128,7 +128,7 @@ struct IntegrityCheck<Source: PageSource> {
 
     /// Checks bounds, kind, transaction and checksum of a page or run; nil if it is bad. A table
     /// leaf's run length comes from its header (`pages` is then ignored).
-    private mutating func checked(_ page: PageNumber, _ transaction: TransactionID, _ kinds: Set<PageKind>,
+    mutating func checked(_ page: PageNumber, _ transaction: TransactionID, _ kinds: Set<PageKind>,
                                   pages: UInt64 = 1) -> UnsafeRawPointer? {
         guard page >= PageLayout.firstDataPage, pages > 0, pages <= source.pageLimit,
               page <= source.pageLimit - pages else {
@@ -143,7 +143,7 @@ struct IntegrityCheck<Source: PageSource> {
         var pages = pages
         if kind == .cluster {
             guard base.u8(PageLayout.flagsOffset) <= ClusterLeaf.maximumSpanShift, source.spanFits(page, base) else {
-                problems.append("table leaf \(page) claims pages past the file or a map section")
+                problems.append("table leaf page \(page) claims pages past the file or a map section")
                 return nil
             }
             pages = UInt64(ClusterLeaf(base).pages)
@@ -241,11 +241,11 @@ struct IntegrityCheck<Source: PageSource> {
         if base.pageKind == .cluster {
             let leaf = ClusterLeaf(base)
             guard leaf.isWellFormed(deep: true) else {
-                problems.append("table leaf \(page) is malformed")
+                problems.append("table leaf page \(page) is malformed")
                 return 0
             }
             for row in 0..<leaf.count where leaf.key(row) < lower || upper.map({ leaf.key(row) >= $0 }) == true {
-                problems.append("table leaf \(page) holds key \(leaf.key(row)) outside its range")
+                problems.append("table leaf page \(page) holds key \(leaf.key(row)) outside its range")
             }
             leaf.forEachOverflow { checkOverflow($0, owner: page) }
             return UInt64(leaf.count)
@@ -339,7 +339,7 @@ struct IntegrityCheck<Source: PageSource> {
 
     /// Checks an overflow run a leaf refers to; returns its bytes when it was checked and is good.
     @discardableResult
-    private mutating func checkOverflow(_ run: OverflowReference, owner page: PageNumber) -> UnsafeRawBufferPointer? {
+    mutating func checkOverflow(_ run: OverflowReference, owner page: PageNumber) -> UnsafeRawBufferPointer? {
         guard run.length <= UInt64(StorageLimits.maximumValueLength) else {
             problems.append("leaf \(page) refers to an overflow value of \(run.length) bytes")
             return nil

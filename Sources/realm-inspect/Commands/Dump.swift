@@ -44,7 +44,7 @@ struct Dump: InspectorCommand {
         for objectSchema in classes {
             let hasKey = objectSchema.primaryKeyProperty != nil
             for (position, object) in realm.dynamicObjects(objectSchema.className).enumerated() {
-                output.write(try DumpFormat.line(object, schema: objectSchema, ordinal: hasKey ? nil : position, ordinals: ordinal) + "\n")
+                output.write(try DumpFormat.line(object, schema: objectSchema, ordinal: hasKey ? nil : position, links: DumpLinks(ordinal: ordinal)) + "\n")
                 written += 1
                 if written % 1024 == 0 { progress.update(written, of: total) }
             }

@@ -5,15 +5,15 @@ import RealmActors
 /// a new realm (SQLite's `.recover`), with a report per class of what was saved and what was lost.
 struct Recover: InspectorCommand {
     static let spec = CommandSpec(
-        name: "recover", abstract: "Copy every class that can still be read from a damaged file into a new realm.",
+        name: "recover", abstract: "Copy every object that can still be read from a damaged file into a new realm.",
         discussion: """
-        Creates NEWFILE (which must not exist) with FILE's schema and the objects of every class \
-        whose pages are intact — its table, its indexes, the embedded objects it holds and the \
-        classes it links to — and reports per class the objects saved, the objects lost \
-        ("unknown" when the damaged table cannot be counted) and the damage found. A class is \
-        saved whole or not at all: a damaged page loses its class and the classes that link to \
-        it. Exits with status 0 when everything was saved, 1 when something was lost (or the \
-        file's meta, catalog or schema pages are damaged, when nothing can be read).
+        Creates NEWFILE (which must not exist) with FILE's schema and every object whose pages \
+        pass their checks, and reports per class the objects saved, the objects lost (as the pages \
+        above the damaged ones record) and the damaged pages. A damaged page loses \
+        the objects it holds (and those below it); a link to a lost object is left out, an \
+        embedded object is saved with its parent. Indexes are built anew. Exits with status 0 \
+        when everything was saved, 1 when something was lost (or when the file's meta, catalog \
+        or schema pages are damaged: then nothing can be read and NEWFILE is not created).
         """,
         positionals: [.init(name: "file", help: "The damaged realm file."), .init(name: "newfile", help: "The realm file to create.")],
         options: [.init(name: "format", valueName: "format", help: "How to print the report.", choices: ["text", "json"], defaultValue: "text")])
@@ -22,8 +22,8 @@ struct Recover: InspectorCommand {
     struct ClassOutcome {
         let className: String
         var saved = 0
-        /// Objects lost; nil when the class's own table is damaged and cannot be counted.
-        var lost: Int? = 0
+        /// Objects lost, as the pages above the damaged ones record.
+        var lost = 0
         /// The damage that cost the class its objects (the pages and what they belong to).
         var damage: String?
     }
@@ -46,65 +46,73 @@ struct Recover: InspectorCommand {
         let realm = try file.open()
         var progress = Progress("recovering \(file.path)", quiet: file.quiet)
         progress.update(0)
-        let classes = realm.schema.objectSchema.filter { !$0.isEmbedded }
-        var outcomes: [ClassOutcome] = []
-        var readable: [ObjectSchema] = []
-        for objectSchema in classes {
-            var outcome = ClassOutcome(className: objectSchema.className)
-            do {
-                // Every page reading these objects can reach: then reading them cannot trap.
-                try realm.checkIntegrity(ofClasses: [objectSchema.className])
-                readable.append(objectSchema)
-            } catch {
-                outcome.damage = Self.message(error)
-                // Its own table intact (a class it links to is damaged): its objects can be counted.
-                let ownIsIntact = (try? realm.checkIntegrity(ofClasses: [objectSchema.className], followingLinks: false)) != nil
-                outcome.lost = ownIsIntact ? realm.dynamicObjects(objectSchema.className).count : nil
-            }
-            outcomes.append(outcome)
+        // What each class's table still holds: every page on the way to these objects passed its
+        // checks, so reading them cannot trap; links and embedded objects are followed only into
+        // these sets.
+        var readable: [String: Realm.ReadableObjects] = [:]
+        for objectSchema in realm.schema.objectSchema {
+            readable[objectSchema.className] = try realm.readableObjects(ofClass: objectSchema.className)
         }
-        let saved: [String: Int]
+        let sets = readable.mapValues { Set($0.objects.map { $0 as ObjectBase }) }
+        // `$id`s of the objects of classes without a primary key: their position among those saved.
+        let positions = readable.mapValues { found in
+            Dictionary(found.objects.enumerated().map { ($1 as ObjectBase, $0) }) { first, _ in first }
+        }
+        var embeddedSaved: [String: Set<ObjectBase>] = [:]  // a set: a list's filter and its writer both ask
+        var droppedLinks = 0
+        let links = DumpLinks(
+            ordinal: { object in positions[object.objectSchema.className]?[object] },
+            isReadable: { object in
+                let className = object.objectSchema.className
+                guard sets[className]?.contains(object) == true else {
+                    droppedLinks += 1
+                    return false
+                }
+                if object.objectSchema.isEmbedded { embeddedSaved[className, default: []].insert(object) }
+                return true
+            })
+        let classes = realm.schema.objectSchema.filter { !$0.isEmbedded }
+        var lines: [Data] = []
+        for objectSchema in classes {
+            let hasKey = objectSchema.primaryKeyProperty != nil
+            for (position, object) in readable[objectSchema.className]!.objects.enumerated() {
+                lines.append(Data(try DumpFormat.line(object, schema: objectSchema, ordinal: hasKey ? nil : position, links: links).utf8))
+            }
+        }
         do {
-            saved = try copy(readable, from: realm)
+            try write(lines, schema: realm.schema)
         } catch {
             _ = try? Realm.deleteFiles(for: output.configuration(writable: true))
             throw error
         }
-        for index in outcomes.indices { outcomes[index].saved = saved[outcomes[index].className] ?? 0 }
         progress.finish()
-        report(outcomes)
-        let damaged = outcomes.filter { $0.damage != nil }
-        guard damaged.isEmpty else {
+        let outcomes = realm.schema.objectSchema.map { objectSchema in
+            let found = readable[objectSchema.className]!
+            var outcome = ClassOutcome(className: objectSchema.className, saved: found.objects.count, lost: found.lost,
+                                       damage: found.damage.isEmpty ? nil : found.damage.joined(separator: "; "))
+            if objectSchema.isEmbedded {
+                // An embedded object is saved with its parent: one whose parent was lost is lost too.
+                let saved = embeddedSaved[objectSchema.className]?.count ?? 0
+                outcome.lost = found.lost + found.objects.count - saved
+                outcome.saved = saved
+            }
+            return outcome
+        }
+        report(outcomes, droppedLinks: droppedLinks)
+        let damaged = outcomes.filter { $0.damage != nil || $0.lost != 0 }
+        guard damaged.isEmpty, droppedLinks == 0 else {
             // The diagnosis on standard error too, as every command gives it when it exits with 1.
-            Inspector.printError("Error: \(file.path) is damaged: the objects of \(damaged.map { "'\($0.className)'" }.joined(separator: ", ")) "
-                                 + "were lost; \(damaged[0].damage!)")
+            let first = outcomes.compactMap(\.damage).first.map { ": \($0)" } ?? ""
+            Inspector.printError("Error: \(file.path) is damaged; objects of \(damaged.map { "'\($0.className)'" }.joined(separator: ", ")) were lost\(first)")
             return .problemsFound
         }
         return .success
     }
 
-    /// Writes NEWFILE: the whole schema, and the objects of `classes` (whose pages were all
-    /// checked), through the dump's format so links and embedded objects are carried as `dump`
-    /// and `load` carry them. Returns the objects saved per class.
-    private func copy(_ classes: [ObjectSchema], from realm: Realm) throws -> [String: Int] {
-        // `$id`s of objects of classes without a primary key: their position in key order.
-        var ordinals: [String: [ObjectBase: Int]] = [:]
-        for objectSchema in classes where objectSchema.primaryKeyProperty == nil {
-            var positions: [ObjectBase: Int] = [:]
-            for (position, object) in realm.dynamicObjects(objectSchema.className).enumerated() { positions[object] = position }
-            ordinals[objectSchema.className] = positions
-        }
-        let ordinal = { (object: ObjectBase) in ordinals[object.objectSchema.className]?[object] }
-        var lines: [Data] = []
-        var saved: [String: Int] = [:]
-        for objectSchema in classes {
-            let hasKey = objectSchema.primaryKeyProperty != nil
-            for (position, object) in realm.dynamicObjects(objectSchema.className).enumerated() {
-                lines.append(Data(try DumpFormat.line(object, schema: objectSchema, ordinal: hasKey ? nil : position, ordinals: ordinal).utf8))
-                saved[objectSchema.className, default: 0] += 1
-            }
-        }
-        let schemas = try DumpReader.schema(fromHeader: Data(DumpFormat.header(realm.schema).utf8))
+    /// Writes NEWFILE: the whole schema, and the objects of `lines` (the dump's format, so links
+    /// and embedded objects are carried as `dump` and `load` carry them).
+    private func write(_ lines: [Data], schema: Schema) throws {
+        let schemas = try DumpReader.schema(fromHeader: Data(DumpFormat.header(schema).utf8))
         let target = try Realm(configuration: output.configuration(writable: true))
         var reader = DumpReader(realm: target, schemas: schemas)
         target.beginWrite()
@@ -118,25 +126,25 @@ struct Recover: InspectorCommand {
             target.cancelWrite()
             throw error
         }
-        return saved
     }
 
-    private func report(_ outcomes: [ClassOutcome]) {
+    private func report(_ outcomes: [ClassOutcome], droppedLinks: Int) {
         let buffer = OutputBuffer()
         if json {
             let classes = outcomes.map { outcome in
                 "{\"class\":\(ValueText.quoted(outcome.className)),\"saved\":\(outcome.saved),"
-                    + "\"lost\":\(outcome.lost.map(String.init) ?? "null"),\"damage\":\(outcome.damage.map(ValueText.quoted) ?? "null")}"
+                    + "\"lost\":\(outcome.lost),\"damage\":\(outcome.damage.map(ValueText.quoted) ?? "null")}"
             }
-            let complete = outcomes.allSatisfy { $0.damage == nil }
+            let complete = outcomes.allSatisfy { $0.damage == nil && $0.lost == 0 }
             buffer.write("{\"file\":\(ValueText.quoted(file.path)),\"newFile\":\(ValueText.quoted(output.path)),"
-                         + "\"complete\":\(complete),\"classes\":[\(classes.joined(separator: ","))]}\n")
+                         + "\"complete\":\(complete && droppedLinks == 0),\"droppedLinks\":\(droppedLinks),\"classes\":[\(classes.joined(separator: ","))]}\n")
         } else {
             buffer.write("recovered \(file.path) into \(output.path)\n")
             for outcome in outcomes {
-                buffer.write("  \(outcome.className): \(outcome.saved) saved, \(outcome.lost.map(String.init) ?? "unknown") lost\n")
+                buffer.write("  \(outcome.className): \(outcome.saved) saved, \(outcome.lost) lost\n")
                 if let damage = outcome.damage { buffer.write("    damage: \(damage)\n") }
             }
+            if droppedLinks > 0 { buffer.write("  links to lost objects, left out: \(droppedLinks)\n") }
         }
         buffer.flush()
     }
