@@ -165,6 +165,7 @@ final class DCPet: Object {
         #expect(recovered.status == 0, "\(recovered.standardError)")
         #expect(recovered.lines.contains("  DCOwner: 300 saved, 0 lost"), "\(recovered.standardOutput)")
         #expect(recovered.lines.contains("  DCPet: 300 saved, 0 lost"), "\(recovered.standardOutput)")
+        #expect(recovered.lines.last == "file check: ok", "\(recovered.standardOutput)")
         // The same objects, links, lists and embedded objects: the dumps are equal.
         let before = try inspector.run("dump", base), after = try inspector.run("dump", out)
         #expect(before.status == 0 && after.status == 0)
@@ -194,6 +195,7 @@ final class DCPet: Object {
                 "\(recovered.standardError)")
         let report = try InspectorTests.jsonObject(recovered.lines.first ?? "")
         #expect(report["complete"] as? Bool == false)
+        #expect((report["fileCheck"] as? String)?.contains("page \(page)") == true, "\(recovered.standardOutput)")
         let classes = Dictionary(uniqueKeysWithValues: (report["classes"] as? [[String: Any]] ?? []).map { ($0["class"] as? String ?? "", $0) })
         // The pets are all saved; the owners but those of the damaged leaf, and their homes with them.
         #expect(classes["DCPet"]?["saved"] as? Int == 300 && classes["DCPet"]?["lost"] as? Int == 0, "\(recovered.standardOutput)")

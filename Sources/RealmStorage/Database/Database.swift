@@ -459,7 +459,7 @@ package final class Database: Sendable {
             throw StorageError(.invalidDatabase, "The realm file is empty (0 bytes), so it is not a realm file", path: path)
         }
         guard size >= UInt64(2 * PageLayout.pageSize) else {
-            throw StorageError(.invalidDatabase, "The realm file is truncated (\(size) bytes) or is not a realm file", path: path)
+            throw StorageError(.invalidDatabase, "The realm file is truncated (\(size) bytes) or is not a realm file: it is shorter than its header pages 0 and 1", path: path)
         }
         let filePages = max(size / UInt64(PageLayout.pageSize), minimumPages)
         try map.ensureMapped(pageCount: filePages)
