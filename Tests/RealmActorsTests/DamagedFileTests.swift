@@ -52,7 +52,37 @@ final class DamagedDog: Object {
             let message = String(decoding: result.standardErrorContent, as: UTF8.self)
             #expect(message.contains("dogs.realm is damaged"), "\(message)")
             #expect(message.contains("page"), "\(message)")
+            #expect(message.contains("'DamagedDog'"), "\(message)")  // what the page belongs to
         }
+    }
+
+    @Test func readableObjectsSkipTheDamagedPagesAndCountWhatTheyHeld() throws {
+        let directory = try TemporaryDirectory()
+        let configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("dogs.realm"), objectTypes: [DamagedDog.self])
+        do {
+            let realm = try Realm(configuration: configuration)
+            try realm.write {
+                for id in 0..<3_000 { realm.add(DamagedDog(value: ["id": id, "name": "dog \(id)", "age": id % 20])) }
+            }
+            let intact = try realm.readableObjects(ofClass: "DamagedDog")
+            #expect(intact.objects.count == 3_000 && intact.lost == 0 && intact.damage.isEmpty)
+        }
+        // One bit of the second table leaf: the dogs of the others stay readable.
+        var data = try Data(contentsOf: configuration.fileURL!)
+        let leaves = (2..<(data.count / 4_096)).filter { data[$0 * 4_096 + 16] == 6 }
+        try #require(leaves.count > 2)
+        data[leaves[1] * 4_096 + 3_000] ^= 0x01
+        try data.write(to: configuration.fileURL!)
+
+        let realm = try Realm(configuration: configuration)
+        let readable = try realm.readableObjects(ofClass: "DamagedDog")
+        #expect(readable.lost > 0 && readable.objects.count + readable.lost == 3_000, "\(readable.objects.count) + \(readable.lost)")
+        #expect(readable.damage.count == 1 && readable.damage[0].contains("page \(leaves[1])") && readable.damage[0].contains("'DamagedDog'"),
+                "\(readable.damage)")
+        // Every object returned reads without meeting the damage.
+        for object in readable.objects { #expect((object["name"] as? String) == "dog \(object["id"] as? Int ?? -1)") }
+        #expect(throws: Realm.Error.self) { try realm.checkIntegrity(ofClasses: ["DamagedDog"]) }
+        #expect(throws: Realm.Error.self) { try realm.readableObjects(ofClass: "Cat") }
     }
 
     @Test func aWriteThatMeetsTheDamageThrowsAndTheFileKeepsItsData() throws {

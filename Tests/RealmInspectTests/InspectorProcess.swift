@@ -9,6 +9,8 @@ struct InspectorProcess {
         let status: Int32
         /// Whether the process ended by a signal (a crash) rather than `exit`.
         let crashed: Bool
+        /// Whether it ran past the timeout and was killed.
+        var hung = false
         let standardOutput: String
         let standardError: String
         var lines: [String] { standardOutput.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
@@ -34,8 +36,9 @@ struct InspectorProcess {
 
     let directory: URL
 
-    /// Runs `realm-inspect ARGUMENTS…` to completion.
-    func run(_ arguments: [String]) throws -> Outcome {
+    /// Runs `realm-inspect ARGUMENTS…` to completion, or until `timeout` has passed: then the
+    /// process is killed and the outcome says it hung.
+    func run(_ arguments: [String], timeout: Duration? = nil) throws -> Outcome {
         let executable = try #require(Self.executable, "realm-inspect not found beside the test executable")
         let id = UUID().uuidString
         let outURL = directory.appendingPathComponent("stdout-\(id)"), errURL = directory.appendingPathComponent("stderr-\(id)")
@@ -47,9 +50,22 @@ struct InspectorProcess {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
+        let ended = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in ended.signal() }
         try process.run()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, crashed: process.terminationReason == .uncaughtSignal,
+        var hung = false
+        if let timeout {
+            let (seconds, attoseconds) = timeout.components
+            let deadline = DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+            if ended.wait(timeout: deadline) == .timedOut {
+                hung = true
+                kill(process.processIdentifier, SIGKILL)
+                ended.wait()
+            }
+        } else {
+            ended.wait()
+        }
+        return Outcome(status: process.terminationStatus, crashed: !hung && process.terminationReason == .uncaughtSignal, hung: hung,
                        standardOutput: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
                        standardError: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }

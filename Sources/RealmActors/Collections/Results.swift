@@ -56,7 +56,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             // Sorting does not change how many: count without sorting or collecting keys, once
             // per version of the handle (`endIndex`, `prefix`, `isEmpty` all ask again).
             guard let plan = plan(in: table) else { return Int(handle.root(of: table.tree).count) }
-            let count = handle.query { try $0.count(matching: plan, in: table) }
+            let count = handle.query(table) { try $0.count(matching: plan, in: table) }
             cache.store(count: count, at: handle)
             return count
         }
@@ -75,7 +75,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public subscript(position: Int) -> Element {
         guard let table, position >= 0 else { fatalError("Index \(position) is out of bounds") }
         if isWholeTable {
-            guard let key = handle.query({ try $0.key(atPosition: UInt64(position), in: table) }) else {
+            guard let key = handle.query(table, { try $0.key(atPosition: UInt64(position), in: table) }) else {
                 fatalError("Index \(position) is out of bounds (must be less than \(count))")
             }
             return handle.managedObject(Element.self, table: table, key: key)
@@ -164,10 +164,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             if !results.isWholeTable {
                 keys = results.keys()
             } else if handle.isInWriteTransaction {
-                keys = handle.query { try $0.keys(of: table) }
+                keys = handle.query(table) { try $0.keys(of: table) }
             } else {
                 snapshot = handle.reader
-                leaves = handle.query { try $0.leaves(of: table) }
+                leaves = handle.query(table) { try $0.leaves(of: table) }
             }
         }
 
@@ -239,7 +239,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         if let limit, let cached = cache.keys(at: handle, allowingPrefix: true), cached.count >= limit { return cached }
         guard let table else { return [] }
         let plan = plan(in: table)
-        let keys = handle.query { try $0.keys(of: query, plan: plan, in: table, limit: limit) }
+        let keys = handle.query(table) { try $0.keys(of: query, plan: plan, in: table, limit: limit) }
         let isComplete = limit.map { keys.count < $0 } ?? true || (!query.ordering.isEmpty && query.onlyLimit == nil)
         cache.store(keys, at: handle, isPrefix: !isComplete)
         return keys
@@ -255,7 +255,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         let limit = Swift.max(128, (position + 1) * 8)
         guard let sort = query.onlySort else { return keys(limit: limit) }
         let plan = plan(in: table)
-        let (base, keys) = handle.query { queries in
+        let (base, keys) = handle.query(table) { queries in
             let base = try queries.baseKeys(query.base, plan: plan, in: table, limit: nil)
             return (base, try queries.sorted(base, by: sort, in: table, limit: limit))
         }
@@ -494,6 +494,6 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     private func aggregate<T: _Persistable>(_ kind: QueryAggregate, _ property: String) -> T? {
         guard let table else { return nil }
         let keys = isWholeTable ? nil : keys()
-        return AggregateValue.converted(handle.query { try $0.aggregate(kind, of: property, keys: keys, in: table) }, kind)
+        return AggregateValue.converted(handle.query(table) { try $0.aggregate(kind, of: property, keys: keys, in: table) }, kind)
     }
 }

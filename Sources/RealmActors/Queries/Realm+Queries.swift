@@ -10,13 +10,14 @@ extension Realm {
         return QueryContext(reader: reader, catalog: catalog)
     }
 
-    /// `body` run on ``queries()``; damage it finds traps (naming the file), as reads that cannot
-    /// throw do.
-    func query<T>(_ body: (QueryContext) throws -> T) -> T {
+    /// `body` run on ``queries()``; damage it finds traps (naming the file, and `table`, the
+    /// class being read), as reads that cannot throw do.
+    func query<T>(_ table: Table? = nil, _ body: (QueryContext) throws -> T) -> T {
         do {
             return try body(queries())
         } catch {
-            fileIsDamaged(error)
+            guard let table else { fileIsDamaged(error) }
+            fileIsDamaged(error, reading: table.name)
         }
     }
 

@@ -110,14 +110,19 @@ extension Realm {
     /// the counts in every tree, the runs of large values, and that every page of the file is
     /// used exactly once or free exactly once. `realm-inspect check` runs it.
     ///
-    /// - Throws: ``Realm/Error`` whose message counts the problems found and names the first
-    ///   five (which page, and what is wrong with it).
+    /// A server that must not stop on a damaged file runs it once before serving from a file it
+    /// did not write itself (a restored backup, a file copied in): a read that cannot throw and
+    /// meets a damaged page traps, as in Realm.
+    ///
+    /// - Throws: ``Realm/Error`` (``Realm/Error/Code/invalidDatabase`` for damage) whose message
+    ///   counts the problems found and names the first five: which page, what is wrong with it,
+    ///   and what it belongs to ("table 'Dog'", "index 'Dog.name'", "the schema", "the catalog").
     /// - Complexity: O(pages of the file): reads the whole file.
     public func checkIntegrity() throws -> IntegrityReport {
         do {
             // The schema of the version checked says which trees hold tables (a table on a
             // tree of another kind passes every page's check but cannot be read).
-            let report = try file.database.verify { read in try read.storedSchema()?.tables.map(\.tree) ?? [] }
+            let report = try file.database.verify(treeNames: treeNames) { read in try read.storedSchema()?.tables.map(\.tree) ?? [] }
             return IntegrityReport(version: report.transaction, pages: report.pageCount, usedPages: report.usedPages,
                                    freePages: report.freePages, trees: report.trees, entries: report.entries,
                                    pagesByKind: Dictionary(uniqueKeysWithValues: report.pagesByKind.map { ("\($0.key)", $0.value) }))

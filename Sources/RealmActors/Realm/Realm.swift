@@ -463,6 +463,20 @@ public final class Realm {
 
     func fileIsDamaged(_ problem: String) -> Never { file.fileIsDamaged(problem) }
 
+    /// ``fileIsDamaged(_:)-(any Swift.Error)`` met in the tree `tree`, which the message names
+    /// ("bad tree page 17 (table 'Dog')").
+    func fileIsDamaged(_ error: any Swift.Error, in tree: TreeID) -> Never {
+        file.fileIsDamaged(Self.problem(error) + " (\(treeNames[tree] ?? "tree \(tree)"))")
+    }
+
+    /// ``fileIsDamaged(_:)-(any Swift.Error)`` met while reading the objects of `className`
+    /// (a query may also read the classes it links to).
+    func fileIsDamaged(_ error: any Swift.Error, reading className: String) -> Never {
+        file.fileIsDamaged(Self.problem(error) + " (reading class '\(className)')")
+    }
+
+    private static func problem(_ error: any Swift.Error) -> String { (error as? StorageError)?.message ?? "\(error)" }
+
     /// The write transaction, or a trap with Realm's message for writing outside one.
     func requireWrite() -> WriteTransaction {
         guard let writer else {
@@ -583,7 +597,7 @@ public final class Realm {
             if let writer { return try writer.root(of: tree) }
             return try reader.root(of: tree)
         } catch {
-            fileIsDamaged(error)
+            fileIsDamaged(error, in: tree)
         }
     }
 
@@ -595,7 +609,7 @@ public final class Realm {
             if let writer { return try writer.row(in: writer.root(of: table.tree), key: key) }
             return try reader.row(in: reader.root(of: table.tree), key: key)
         } catch {
-            fileIsDamaged(error)
+            fileIsDamaged(error, in: table.tree)
         }
     }
 
@@ -616,7 +630,7 @@ public final class Realm {
             if let writer { return try writer.value(leaf, row: row, column: column, spec: spec) }
             return try reader.value(leaf, row: row, column: column, spec: spec)
         } catch {
-            fileIsDamaged(error)
+            fileIsDamaged(error, in: object.managedTable!.tree)
         }
     }
 

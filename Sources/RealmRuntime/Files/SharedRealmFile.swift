@@ -173,6 +173,11 @@ package final class SharedRealmFile: Sendable {
             }
             database.maximumActiveVersions = maximumActiveVersions
             let read = try database.beginRead()
+            // The catalog's pages and the schema's are checked (checksums, kinds, counts) before
+            // anything is read through them: damage there is a thrown `invalidDatabase` naming
+            // the page, never garbage decoded into a schema. (A few pages: the catalog has one
+            // entry per tree.) The meta pages were checked by `Database.open`.
+            try Database.verify([StoredSchema.metadataTree], at: read, treeNames: [StoredSchema.metadataTree: "the schema"])
             let schema = try read.storedSchema().map(SchemaCatalog.init) ?? .empty
             let file = SharedRealmFile(identity: identity, database: database, schema: schema, at: read.transaction,
                                        instrumentation: instrumentation)

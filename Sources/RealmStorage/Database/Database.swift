@@ -475,7 +475,7 @@ package final class Database: Sendable {
             throw StorageError(.invalidDatabase, "The realm file is empty (0 bytes), so it is not a realm file", path: path)
         }
         guard size >= UInt64(2 * PageLayout.pageSize) else {
-            throw StorageError(.invalidDatabase, "The realm file is truncated (\(size) bytes) or is not a realm file", path: path)
+            throw StorageError(.invalidDatabase, "The realm file is truncated (\(size) bytes) or is not a realm file: it is shorter than its header pages 0 and 1", path: path)
         }
         let filePages = max(size / UInt64(PageLayout.pageSize), minimumPages)
         try map.ensureMapped(pageCount: filePages)
@@ -504,12 +504,12 @@ package final class Database: Sendable {
             }
             if map.decryption != nil {
                 // The key is right (its check value matched), so the pages are damaged.
-                throw StorageError(.invalidDatabase, "The realm file is corrupt: both header pages fail their authentication", path: path)
+                throw StorageError(.invalidDatabase, "The realm file is corrupt: both header pages fail their authentication (pages 0 and 1)", path: path)
             }
             if candidates.allSatisfy({ if case .failure(.notARealmFile) = $0.1 { true } else { false } }) {
-                throw StorageError(.invalidDatabase, "Not a realm file (no RealmActors header)", path: path)
+                throw StorageError(.invalidDatabase, "Not a realm file (no RealmActors header in pages 0 and 1)", path: path)
             }
-            throw StorageError(.invalidDatabase, "The realm file is corrupt: both header pages fail their checksum", path: path)
+            throw StorageError(.invalidDatabase, "The realm file is corrupt: both header pages fail their checksum (pages 0 and 1)", path: path)
         }
         valid.sort { $0.1.transaction > $1.1.transaction }
         var reasons: [String] = []

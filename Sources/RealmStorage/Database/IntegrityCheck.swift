@@ -34,6 +34,11 @@ struct IntegrityCheck<Source: PageSource> {
     /// be table leaves and every other tree's value leaves (a tree of the wrong kind is
     /// well-formed page by page, but a table read from it finds no table). nil: either kind.
     var tableTrees: Set<TreeID>?
+    /// What each tree is, in words ("table 'Dog'"), added to the problems found in it so a
+    /// message says what a damaged page belongs to; trees without a name are "tree N".
+    var treeNames: [TreeID: String] = [:]
+    /// Only these trees are walked (nil: all of them).
+    var onlyTrees: Set<TreeID>?
 
     init(source: Source, trustedUpTo: TransactionID, accounting: Bool) {
         self.source = source
@@ -50,11 +55,13 @@ struct IntegrityCheck<Source: PageSource> {
         if let first = check.problems.first { throw StorageError(.invalidDatabase, first) }
     }
 
-    /// Full check of a version; throws listing the first problems found. `tableTrees`: see the
-    /// property.
-    static func verifyAll(of meta: MetaPage, in source: Source, tableTrees: Set<TreeID>? = nil) throws -> VerificationReport {
+    /// Full check of a version; throws listing the first problems found. `tableTrees` and
+    /// `treeNames`: see the properties.
+    static func verifyAll(of meta: MetaPage, in source: Source, tableTrees: Set<TreeID>? = nil,
+                          treeNames: [TreeID: String] = [:]) throws -> VerificationReport {
         var check = IntegrityCheck(source: source, trustedUpTo: 0, accounting: true)
         check.tableTrees = tableTrees
+        check.treeNames = treeNames
         check.mark(0, count: 2)
         check.walkCatalog(meta.catalog)
         let retained = check.walkReplication(meta)
@@ -88,7 +95,27 @@ struct IntegrityCheck<Source: PageSource> {
         }
     }
 
+    /// Checks every page of the trees `trees` (checksum, kind, transaction, order, counts), and
+    /// the catalog pages on the way to them; throws naming the first problems found and the
+    /// trees they are in. What a reader checks before it reads some classes only.
+    static func verifyTrees(_ trees: Set<TreeID>, of meta: MetaPage, in source: Source, treeNames: [TreeID: String]) throws {
+        var check = IntegrityCheck(source: source, trustedUpTo: 0, accounting: false)
+        check.treeNames = treeNames
+        check.onlyTrees = trees
+        check.walkCatalog(meta.catalog)
+        if !check.problems.isEmpty {
+            let shown = check.problems.prefix(5).joined(separator: "; ")
+            throw StorageError(.invalidDatabase, "Integrity check failed (\(check.problems.count) problems): \(shown)")
+        }
+    }
+
     private var accounting: Bool { !seen.isEmpty }
+
+    /// Whether the counts a tree records are compared with what it holds: whenever whole trees
+    /// are walked (not in recovery, which skips the trusted pages). A page copied over another
+    /// by the same transaction passes its checksum and transaction check; only the counts (and
+    /// key ranges) of the pages above it tell.
+    private var checksCounts: Bool { trustedUpTo == 0 }
 
     /// `a + b` for counts read from the file, which may be anything: an overflow is a problem
     /// (no real tree holds 2^64 entries), never a trap.
@@ -108,7 +135,7 @@ struct IntegrityCheck<Source: PageSource> {
 
     /// Checks bounds, kind, transaction and checksum of a page or run; nil if it is bad. A table
     /// leaf's run length comes from its header (`pages` is then ignored).
-    private mutating func checked(_ page: PageNumber, _ transaction: TransactionID, _ kinds: Set<PageKind>,
+    mutating func checked(_ page: PageNumber, _ transaction: TransactionID, _ kinds: Set<PageKind>,
                                   pages: UInt64 = 1) -> UnsafeRawPointer? {
         guard page >= PageLayout.firstDataPage, pages > 0, pages <= source.pageLimit,
               page <= source.pageLimit - pages else {
@@ -123,7 +150,7 @@ struct IntegrityCheck<Source: PageSource> {
         var pages = pages
         if kind == .cluster {
             guard base.u8(PageLayout.flagsOffset) <= ClusterLeaf.maximumSpanShift, source.spanFits(page, base) else {
-                problems.append("table leaf \(page) claims pages past the file or a map section")
+                problems.append("table leaf page \(page) claims pages past the file or a map section")
                 return nil
             }
             pages = UInt64(ClusterLeaf(base).pages)
@@ -170,12 +197,26 @@ struct IntegrityCheck<Source: PageSource> {
     }
 
     private mutating func walkCatalog(_ root: TreeRoot) {
+        let firstProblem = problems.count
+        var named = Set<Int>()  // problems found inside a tree, already naming it
+        defer {
+            for index in firstProblem..<problems.count where !named.contains(index) { problems[index] += " (the catalog)" }
+        }
         walk(root, lower: 0, upper: nil, depth: 0) { check, key, value in
             guard value.count == CatalogEntry.size, let tree = try? CatalogEntry.decode(value) else {
                 check.problems.append("catalog entry \(key) is malformed")
                 return
             }
+            if let only = check.onlyTrees, !only.contains(key) { return }
             check.trees += 1
+            let firstProblem = check.problems.count
+            defer {
+                let owner = check.treeNames[key] ?? "tree \(key)"
+                for index in firstProblem..<check.problems.count {
+                    check.problems[index] += " (\(owner))"
+                    named.insert(index)
+                }
+            }
             let isTable = check.tableTrees?.contains(key)
             let isIndex = isTable != true && !tree.isEmpty && tree.page < check.source.pageLimit
                 && [.indexLeaf, .indexInner].contains(check.source.page(tree.page).pageKind)
@@ -183,8 +224,8 @@ struct IntegrityCheck<Source: PageSource> {
             let counted = isIndex
                 ? check.walkIndex(tree.page, tree.transaction, lower: nil, upper: nil, depth: 0)
                 : check.walk(tree, lower: 0, upper: nil, depth: 0, leaves: leaves) { _, _, _ in }
-            if check.accounting && counted != tree.count {
-                check.problems.append("tree \(key) records \(tree.count) entries but holds \(counted)")
+            if check.checksCounts && counted != tree.count {
+                check.problems.append("tree \(key) (root page \(tree.page)) records \(tree.count) entries but holds \(counted)")
             }
             check.entries = check.sum(check.entries, counted, at: tree.page)
         }
@@ -210,11 +251,11 @@ struct IntegrityCheck<Source: PageSource> {
         if base.pageKind == .cluster {
             let leaf = ClusterLeaf(base)
             guard leaf.isWellFormed(deep: true) else {
-                problems.append("table leaf \(page) is malformed")
+                problems.append("table leaf page \(page) is malformed")
                 return 0
             }
             for row in 0..<leaf.count where leaf.key(row) < lower || upper.map({ leaf.key(row) >= $0 }) == true {
-                problems.append("table leaf \(page) holds key \(leaf.key(row)) outside its range")
+                problems.append("table leaf page \(page) holds key \(leaf.key(row)) outside its range")
             }
             leaf.forEachOverflow { checkOverflow($0, owner: page) }
             return UInt64(leaf.count)
@@ -256,7 +297,7 @@ struct IntegrityCheck<Source: PageSource> {
             }
             let counted = walkNode(node.child(index), node.childTransaction(index), lower: childLower,
                                    upper: childUpper, depth: depth + 1, leaves: leaves, leafValue: leafValue)
-            if accounting && counted != node.childCount(index) {
+            if checksCounts && counted != node.childCount(index) {
                 problems.append("inner page \(page) records \(node.childCount(index)) entries under child \(index) but it holds \(counted)")
             }
             total = sum(total, node.childCount(index), at: page)
@@ -298,7 +339,7 @@ struct IntegrityCheck<Source: PageSource> {
             let childUpper = index + 1 < node.count ? Array(node.key(index + 1)) : upper
             let counted = walkIndex(node.child(index), node.childTransaction(index), lower: childLower,
                                     upper: childUpper, depth: depth + 1)
-            if accounting && counted != node.childCount(index) {
+            if checksCounts && counted != node.childCount(index) {
                 problems.append("index page \(page) records \(node.childCount(index)) keys under child \(index) but it holds \(counted)")
             }
             total = sum(total, node.childCount(index), at: page)
@@ -308,7 +349,7 @@ struct IntegrityCheck<Source: PageSource> {
 
     /// Checks an overflow run a leaf refers to; returns its bytes when it was checked and is good.
     @discardableResult
-    private mutating func checkOverflow(_ run: OverflowReference, owner page: PageNumber) -> UnsafeRawBufferPointer? {
+    mutating func checkOverflow(_ run: OverflowReference, owner page: PageNumber) -> UnsafeRawBufferPointer? {
         guard run.length <= UInt64(StorageLimits.maximumValueLength) else {
             problems.append("leaf \(page) refers to an overflow value of \(run.length) bytes")
             return nil
@@ -359,8 +400,10 @@ extension Database {
     ///
     /// `tableTrees`, given by a layer that knows the schema, reads from the version checked the
     /// trees that hold tables (throwing if it cannot): each must be a tree of table leaves, held
-    /// by one table, and every other tree one of value leaves or an index.
-    package func verify(tableTrees: ((ReadTransaction) throws -> [TreeID])? = nil) throws -> VerificationReport {
+    /// by one table, and every other tree one of value leaves or an index. `treeNames` says what
+    /// the trees are ("table 'Dog'") in the messages.
+    package func verify(treeNames: [TreeID: String] = [:],
+                        tableTrees: ((ReadTransaction) throws -> [TreeID])? = nil) throws -> VerificationReport {
         let reader = try beginRead()
         var tables: Set<TreeID>?
         if let tableTrees {
@@ -370,6 +413,12 @@ extension Database {
                 throw StorageError(.invalidDatabase, "Integrity check failed: two tables of the schema share a tree")
             }
         }
-        return try IntegrityCheck.verifyAll(of: reader.meta, in: reader, tableTrees: tables)
+        return try IntegrityCheck.verifyAll(of: reader.meta, in: reader, tableTrees: tables, treeNames: treeNames)
+    }
+
+    /// Checks every page of the trees `trees` at `reader`'s version (and the catalog pages that
+    /// lead to them), without reading the rest of the file; throws naming the first problems.
+    package static func verify(_ trees: Set<TreeID>, at reader: ReadTransaction, treeNames: [TreeID: String] = [:]) throws {
+        try IntegrityCheck.verifyTrees(trees, of: reader.meta, in: reader, treeNames: treeNames)
     }
 }

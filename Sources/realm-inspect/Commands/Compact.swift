@@ -20,7 +20,13 @@ struct Compact: InspectorCommand {
         guard FileManager.default.fileExists(atPath: file.path) else { throw InspectionError("\(file.path): no such file") }
         // Compaction keeps only the newest version: the versions replication slots retain would
         // be lost, so a file with slots is not compacted (and compact-on-launch skips it too).
-        let slots = try file.open().replicationSlots
+        // A damaged file is not rewritten: it is reported as damage, with its page (compacting
+        // would fail for reasons that do not name it, or copy the damage). The read-only handle
+        // is gone when the closure returns: the file is then opened for writing.
+        let slots = try { (realm: Realm) in
+            _ = try realm.checkIntegrity()
+            return try realm.replicationSlots
+        }(file.open())
         guard slots.isEmpty else {
             throw InspectionError("\(file.path) has replication slots (\(slots.map(\.name).joined(separator: ", "))); compacting would drop the versions they retain. Let their consumers catch up and drop them first (realm-inspect drop-slot)")
         }

@@ -19,6 +19,10 @@ struct Dump: InspectorCommand {
 
     func run() throws -> ExitStatus {
         let realm = try file.open()
+        // Reads of objects cannot throw: a damaged page they met would trap. The dump reads the
+        // whole file anyway, so the whole file is checked first (at most doubling the reading),
+        // and damage is an error naming the page and what it belongs to.
+        _ = try realm.checkIntegrity()
         let schema = realm.schema
         let classes = schema.objectSchema.filter { !$0.isEmbedded }
         // `$id`s of the objects of classes without a primary key: their position in key order
@@ -40,7 +44,7 @@ struct Dump: InspectorCommand {
         for objectSchema in classes {
             let hasKey = objectSchema.primaryKeyProperty != nil
             for (position, object) in realm.dynamicObjects(objectSchema.className).enumerated() {
-                output.write(try DumpFormat.line(object, schema: objectSchema, ordinal: hasKey ? nil : position, ordinals: ordinal) + "\n")
+                output.write(try DumpFormat.line(object, schema: objectSchema, ordinal: hasKey ? nil : position, links: DumpLinks(ordinal: ordinal)) + "\n")
                 written += 1
                 if written % 1024 == 0 { progress.update(written, of: total) }
             }

@@ -68,6 +68,9 @@ struct Query: InspectorCommand {
         if schema.isEmbedded {
             throw InspectionError("'\(className)' is an embedded class: its objects live inside the objects that link to them")
         }
+        // Reads of objects cannot throw: a damaged page they met would trap. So the pages this
+        // query can reach are checked first, and damage is an error naming the page.
+        try realm.checkIntegrity(ofClasses: [className])
         let all = realm.dynamicObjects(className)
         guard let predicate else { return all }
         return try all.filter(validating: predicate)

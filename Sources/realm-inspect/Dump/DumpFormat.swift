@@ -27,6 +27,15 @@ import RealmActors
 /// `load` reads the file twice: first it creates every object (a primary key, or nothing), so
 /// that any object can be linked to; then it sets every property. Both passes run in one write
 /// transaction: a load is complete or leaves no file.
+/// How ``DumpFormat`` writes the objects a line links to or embeds.
+struct DumpLinks {
+    /// The `$id` of a linked object of a class without a primary key.
+    let ordinal: (ObjectBase) -> Int?
+    /// Whether a linked or embedded object may be read. One that may not (`recover`: it was in
+    /// a damaged page) is written as null, and left out of a list or set.
+    var isReadable: (ObjectBase) -> Bool = { _ in true }
+}
+
 enum DumpFormat {
     static let version = 1
 
@@ -38,37 +47,40 @@ enum DumpFormat {
     }
 
     /// An object's line (without its newline). `ordinal`: its `$id`, for a class without a
-    /// primary key. `ordinals` finds the `$id` of a linked object of such a class.
-    static func line(_ object: ObjectBase, schema: ObjectSchema, ordinal: Int?, ordinals: (ObjectBase) -> Int?) throws -> String {
+    /// primary key. `links` finds the `$id` of a linked object of such a class, and says which
+    /// linked objects may be read.
+    static func line(_ object: ObjectBase, schema: ObjectSchema, ordinal: Int?, links: DumpLinks) throws -> String {
         var fields = ["\"$class\":" + ValueText.quoted(schema.className)]
         if let ordinal { fields.append("\"$id\":\(ordinal)") }
         for property in schema.properties {
-            fields.append(ValueText.quoted(property.name) + ":" + (try value(object[property.name], property, ordinals: ordinals)))
+            fields.append(ValueText.quoted(property.name) + ":" + (try value(object[property.name], property, links: links)))
         }
         return "{" + fields.joined(separator: ",") + "}"
     }
 
     /// A property's value: its collection or single value.
-    static func value(_ value: Any?, _ property: Property, ordinals: (ObjectBase) -> Int?) throws -> String {
+    static func value(_ value: Any?, _ property: Property, links: DumpLinks) throws -> String {
         guard let value else { return "null" }
         if property.isMap, let map = value as? [String: Any?] {
-            return "{" + (try map.keys.sorted().map { ValueText.quoted($0) + ":" + (try single(map[$0]!, property, ordinals: ordinals)) })
+            return "{" + (try map.keys.sorted().map { ValueText.quoted($0) + ":" + (try single(map[$0]!, property, links: links)) })
                 .joined(separator: ",") + "}"
         }
         if property.isArray || property.isSet, let array = value as? [Any?] {
-            return "[" + (try array.map { try single($0, property, ordinals: ordinals) }).joined(separator: ",") + "]"
+            // A list or set holds no nulls: an object that may not be read is left out.
+            let readable = array.filter { element in (element as? ObjectBase).map(links.isReadable) ?? true }
+            return "[" + (try readable.map { try single($0, property, links: links) }).joined(separator: ",") + "]"
         }
-        return try single(value, property, ordinals: ordinals)
+        return try single(value, property, links: links)
     }
 
     /// One value of the property's type (an element, for a collection).
-    static func single(_ value: Any?, _ property: Property, ordinals: (ObjectBase) -> Int?) throws -> String {
+    static func single(_ value: Any?, _ property: Property, links: DumpLinks) throws -> String {
         guard let value else { return "null" }
         switch property.type {
-        case .any: return try mixed(value, ordinals: ordinals)
+        case .any: return try mixed(value, links: links)
         case .object, .linkingObjects:
             guard let object = value as? ObjectBase else { return "null" }
-            return try link(object, ordinals: ordinals)
+            return try link(object, links: links)
         case .date:
             guard let date = value as? Date else { return "null" }
             return Self.date(date)
@@ -77,14 +89,15 @@ enum DumpFormat {
     }
 
     /// A link, or an embedded object nested.
-    static func link(_ object: ObjectBase, ordinals: (ObjectBase) -> Int?) throws -> String {
+    static func link(_ object: ObjectBase, links: DumpLinks) throws -> String {
+        guard links.isReadable(object) else { return "null" }
         let schema = object.objectSchema
         if schema.isEmbedded {
-            return "{" + (try schema.properties.map { ValueText.quoted($0.name) + ":" + (try value(object[$0.name], $0, ordinals: ordinals)) })
+            return "{" + (try schema.properties.map { ValueText.quoted($0.name) + ":" + (try value(object[$0.name], $0, links: links)) })
                 .joined(separator: ",") + "}"
         }
         if let key = schema.primaryKeyProperty { return ValueText.json(object[key.name]) }
-        guard let ordinal = ordinals(object) else { throw InspectionError("An object of '\(schema.className)' is linked but was not dumped") }
+        guard let ordinal = links.ordinal(object) else { throw InspectionError("An object of '\(schema.className)' is linked but was not dumped") }
         return "{\"$id\":\(ordinal)}"
     }
 
@@ -96,7 +109,7 @@ enum DumpFormat {
     }
 
     /// An `AnyRealmValue`'s Swift value, tagged where JSON cannot tell its type.
-    static func mixed(_ value: Any?, ordinals: (ObjectBase) -> Int?) throws -> String {
+    static func mixed(_ value: Any?, links: DumpLinks) throws -> String {
         func tagged(_ type: String, _ json: String) -> String { "{\"$type\":\"\(type)\",\"value\":\(json)}" }
         switch value {
         case nil: return "null"
@@ -111,12 +124,13 @@ enum DumpFormat {
         case let id as ObjectId: return tagged("objectId", ValueText.quoted(id.stringValue))
         case let decimal as Decimal128: return tagged("decimal128", ValueText.quoted("\(decimal)"))
         case let object as ObjectBase:
-            return "{\"$type\":\"object\",\"class\":\(ValueText.quoted(object.objectSchema.className)),\"value\":\(try link(object, ordinals: ordinals))}"
+            guard links.isReadable(object) else { return "null" }
+            return "{\"$type\":\"object\",\"class\":\(ValueText.quoted(object.objectSchema.className)),\"value\":\(try link(object, links: links))}"
         case let list as List<AnyRealmValue>:
-            return tagged("list", "[" + (try list.map { try mixed($0.swiftValueForDump, ordinals: ordinals) }).joined(separator: ",") + "]")
+            return tagged("list", "[" + (try list.map { try mixed($0.swiftValueForDump, links: links) }).joined(separator: ",") + "]")
         case let map as Map<String, AnyRealmValue>:
             let keys = map.keys.sorted()
-            return tagged("dictionary", "{" + (try keys.map { ValueText.quoted($0) + ":" + (try mixed(map[$0]?.swiftValueForDump, ordinals: ordinals)) })
+            return tagged("dictionary", "{" + (try keys.map { ValueText.quoted($0) + ":" + (try mixed(map[$0]?.swiftValueForDump, links: links)) })
                 .joined(separator: ",") + "}")
         case let other?: throw InspectionError("A mixed value of type \(type(of: other)) cannot be dumped")
         }
@@ -132,7 +146,7 @@ enum DumpFormat {
 }
 
 extension AnyRealmValue {
-    /// The value as `object[name]` returns a mixed property's (what ``DumpFormat/mixed(_:ordinals:)``
+    /// The value as `object[name]` returns a mixed property's (what ``DumpFormat/mixed(_:links:)``
     /// takes), for the elements of nested mixed collections.
     var swiftValueForDump: Any? {
         switch self {

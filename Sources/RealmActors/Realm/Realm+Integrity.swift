@@ -1,0 +1,89 @@
+import Foundation
+internal import RealmRuntime
+
+extension Realm {
+    /// Checks every page that reading the objects of the classes `classNames` can reach at this
+    /// handle's version — their tables and indexes, and those of every class they link to or
+    /// embed, directly or not — and nothing else: what a reader that must not trap runs before
+    /// it reads some classes of a file it does not trust (`realm-inspect count` and `query` do).
+    /// ``checkIntegrity()`` checks the whole file.
+    ///
+    /// After it returns, reading those classes at this version meets no damaged page (a handle
+    /// that refreshes reads a newer version, which it did not check).
+    ///
+    /// - Throws: ``Realm/Error`` with code ``Realm/Error/Code/invalidDatabase`` naming the first
+    ///   damaged pages and what they belong to ("table 'Dog'", "index 'Dog.name'"); a class the
+    ///   schema lacks is ``Realm/Error/Code/fail``.
+    /// - Complexity: O(pages of those trees).
+    public func checkIntegrity(ofClasses classNames: [String]) throws {
+        var pending = classNames, reached = Set<String>()
+        while let name = pending.popLast() {
+            guard !reached.contains(name) else { continue }
+            guard let table = catalog.tables[name] else { throw Realm.Error(.fail, "The realm has no class '\(name)'") }
+            reached.insert(name)
+            for property in table.schema.properties {
+                if let target = property.objectClassName { pending.append(target) }
+                // A mixed value may link to an object of any class.
+                if property.kind == .mixed { pending += catalog.tables.keys }
+            }
+            pending += table.schema.linkingObjects.map(\.originClass)
+        }
+        var trees: Set<TreeID> = [StoredSchema.metadataTree]
+        for name in reached {
+            let table = catalog.tables[name]!
+            trees.insert(table.tree)
+            trees.formUnion(table.indexes.values)
+        }
+        do {
+            try Database.verify(trees, at: reader, treeNames: treeNames)
+        } catch {
+            throw Realm.Error.from(error, configuration: configuration)
+        }
+    }
+
+    /// What can still be read of a class's objects in a damaged file: see ``readableObjects(ofClass:)``.
+    public struct ReadableObjects {
+        /// The objects every page on the way to which passes its checks (checksum, kind,
+        /// transaction, key order), with their large values, in key order. Their properties can
+        /// be read without meeting damage — but for links and embedded objects, which live in
+        /// other pages: follow one only to an object that ``readableObjects(ofClass:)`` of its
+        /// class returned.
+        public let objects: [DynamicObject]
+        /// How many objects the damaged pages held, as the pages above them record (the
+        /// catalog, which opening checked, for the table's root). A page is taken as intact only
+        /// if it holds as many objects as its parent records, so these records are consistent.
+        public let lost: Int
+        /// The damaged pages: each page, what is wrong with it and what it belongs to.
+        public let damage: [String]
+    }
+
+    /// The objects of the class `className` that can still be read at this handle's version,
+    /// and what was lost: the class's table is walked as ``checkIntegrity()`` walks it, but a
+    /// damaged page costs only the objects below it. What `realm-inspect recover` copies.
+    ///
+    /// - Throws: ``Realm/Error`` ``Realm/Error/Code/fail`` for a class the schema lacks.
+    /// - Complexity: O(pages of the class's table).
+    public func readableObjects(ofClass className: String) throws -> ReadableObjects {
+        guard let table = catalog.tables[className] else { throw Realm.Error(.fail, "The realm has no class '\(className)'") }
+        let salvage: TableSalvage
+        do {
+            salvage = try Database.salvage(tableTree: table.tree, at: reader)
+        } catch {
+            throw Realm.Error.from(error, configuration: configuration)
+        }
+        return ReadableObjects(objects: salvage.keys.map { managedObject(DynamicObject.self, table: table, key: $0) },
+                               lost: Int(clamping: salvage.lost),
+                               damage: salvage.problems.map { "\($0) (table '\(className)')" })
+    }
+
+    /// What each tree of the file is, in words, for messages about damage: "table 'Dog'",
+    /// "index 'Dog.name'", "the schema".
+    var treeNames: [TreeID: String] {
+        var names: [TreeID: String] = [StoredSchema.metadataTree: "the schema"]
+        for table in catalog.tables.values {
+            names[table.tree] = "table '\(table.name)'"
+            for (property, tree) in table.stored.indexes { names[tree] = "index '\(table.name).\(property)'" }
+        }
+        return names
+    }
+}
