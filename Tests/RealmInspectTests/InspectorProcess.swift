@@ -50,27 +50,50 @@ struct InspectorProcess {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
-        let ended = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in ended.signal() }
         try process.run()
-        var hung = false
-        if let timeout {
-            let (seconds, attoseconds) = timeout.components
-            let deadline = DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-            if ended.wait(timeout: deadline) == .timedOut {
-                hung = true
-                kill(process.processIdentifier, SIGKILL)
-                ended.wait()
-            }
-        } else {
-            ended.wait()
+        // The deadline is a watchdog that kills the process; the wait is `waitUntilExit`. (A
+        // `terminationHandler` would do too, but swift-corelibs-foundation then never frees the
+        // `Process`: LeakSanitizer counted ~1.2 MB over the damage corpus's runs.)
+        let watchdog = timeout.map { timeout in
+            Watchdog(process: process, after: timeout)
         }
+        process.waitUntilExit()
+        let hung = watchdog?.disarm() ?? false
         return Outcome(status: process.terminationStatus, crashed: !hung && process.terminationReason == .uncaughtSignal, hung: hung,
                        standardOutput: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
                        standardError: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
 
     func run(_ arguments: String...) throws -> Outcome { try run(arguments) }
+}
+
+/// Kills a process still running after a deadline; ``disarm()`` says whether it had to.
+final class Watchdog: @unchecked Sendable {
+    // @unchecked: `state` is read and written only under `lock`.
+    private let lock = NSLock()
+    private var state: (armed: Bool, fired: Bool) = (true, false)
+
+    init(process: Process, after timeout: Duration) {
+        let pid = process.processIdentifier
+        let (seconds, attoseconds) = timeout.components
+        let deadline = DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        DispatchQueue.global().asyncAfter(deadline: deadline) { [self] in
+            lock.withLock {
+                // Disarmed once the process was reaped: its pid may belong to another by now.
+                guard state.armed else { return }
+                state.fired = true
+                kill(pid, SIGKILL)
+            }
+        }
+    }
+
+    /// Stops the watchdog (call once the process has exited); whether it killed the process.
+    func disarm() -> Bool {
+        lock.withLock {
+            state.armed = false
+            return state.fired
+        }
+    }
 }
 
 /// A fresh directory per test, removed when the value is released.
