@@ -19,11 +19,14 @@ triple=$(swiftc -print-target-info | python3 -c 'import json,sys; print(json.loa
 rm -rf "$graphs" && mkdir -p "$graphs"
 sdk_args=()
 if [[ "$(uname)" == Darwin ]]; then sdk_args=(-sdk "$(xcrun --show-sdk-path)"); fi
-# The C target below the storage layer (CRealmCrypto) is found through the module map SwiftPM
-# generates for it.
+# The C targets below the storage layer (CRealmCrypto, CRealmPrefetch) are found through the
+# module maps SwiftPM generates for them.
+c_args=()
+for target in CRealmCrypto CRealmPrefetch; do
+    c_args+=(-Xcc -fmodule-map-file="$bin/$target.build/module.modulemap" -Xcc -I -Xcc "Sources/$target/include")
+done
 swift-symbolgraph-extract -module-name RealmActors -target "$triple" "${sdk_args[@]}" \
-    -I "$bin/Modules" -module-cache-path "$bin/ModuleCache" \
-    -Xcc -fmodule-map-file="$bin/CRealmCrypto.build/module.modulemap" -Xcc -I -Xcc Sources/CRealmCrypto/include \
+    -I "$bin/Modules" -module-cache-path "$bin/ModuleCache" "${c_args[@]}" \
     -minimum-access-level public -skip-inherited-docs -output-dir "$graphs"
 
 # Every public symbol needs a doc comment (DocC itself does not check this).
