@@ -4,7 +4,8 @@ import RealmStorage
 
 /// The child that reads a file after a kill: opens it read-only (so the next writer meets the
 /// file exactly as the crash left it), reads every object through the public API, prints the
-/// ``ContentDigest``, and with `full` runs the storage layer's integrity check of every page.
+/// ``ContentDigest``, and with `full` runs the integrity checks: the public API's (table columns,
+/// links, and indexes against their tables) and the storage layer's of every page.
 /// When the kill left commits that only the write-ahead log holds, the read-only opens replay
 /// them in memory (the recovery under test, with the writer's replay onto the file at its next
 /// open).
@@ -18,7 +19,7 @@ enum Checker {
         do {
             let database = try Database.open(path: path, options: DatabaseOptions(readOnly: true, encryptionKey: TortureEncryption.childKey))
             if database.recordsReplayed > 0 { print("replayed") }
-            let digest = try readDigest(path: path)
+            let digest = try readDigest(path: path, checkContents: full)
             print("digest \(digest.line)")
             if full {
                 let report = try database.verify()
@@ -34,10 +35,13 @@ enum Checker {
     }
 
     /// In a function of its own so that the handle is gone (and the file closed) on return.
-    private static func readDigest(path: String) throws -> ContentDigest {
+    /// `checkContents`: also the public API's integrity check, which adds to the storage
+    /// layer's page checks the schema's: table columns, links, and indexes against the tables.
+    private static func readDigest(path: String, checkContents: Bool) throws -> ContentDigest {
         let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path),
                                                 encryptionKey: TortureEncryption.childKey.map { Data($0) }, readOnly: true)
         let realm = try Realm(configuration: configuration)
+        if checkContents { _ = try realm.checkIntegrity() }
         return ContentDigest(reading: realm)
     }
 }

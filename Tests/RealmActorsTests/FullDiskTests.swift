@@ -7,22 +7,6 @@ final class Blob: Object {
     @Persisted var payload = Data()
 }
 
-/// An actor that owns its handle and commits one 64 KiB `Blob` per call with `asyncWrite`.
-actor BlobWriter {
-    let configuration: Realm.Configuration
-    var realm: Realm?
-
-    init(configuration: Realm.Configuration) { self.configuration = configuration }
-
-    func add(_ id: Int) async throws {
-        if realm == nil { realm = try await Realm(configuration: configuration, actor: self) }
-        let realm = realm!
-        try await realm.asyncWrite { realm.add(Blob(value: ["id": id, "payload": Data(repeating: UInt8(truncatingIfNeeded: id), count: 64 << 10)])) }
-    }
-
-    func close() { realm = nil }
-}
-
 /// A disk that really fills: a 20 MB tmpfs (mounting needs root, as in CI; the test skips with
 /// the reason elsewhere). Issue 36: a commit reported failed was in the file once space was
 /// freed, and a read-write open of the full disk's realm failed.
@@ -41,10 +25,10 @@ actor BlobWriter {
         // Fill the disk: every commit acknowledged until the first that fails, which must say why.
         var acknowledged = 0
         var failure: Realm.Error?
-        let writer = BlobWriter(configuration: configuration)
+        let writer = ObjectWriter(configuration: configuration)
         for id in 1...1_000 {
             do {
-                try await writer.add(id)
+                try await writer.add { Blob(value: ["id": id, "payload": Data(repeating: UInt8(truncatingIfNeeded: id), count: 64 << 10)]) }
                 acknowledged = id
             } catch let error as Realm.Error {
                 failure = error

@@ -16,8 +16,14 @@ import RealmRuntime
     /// The realm file `name` of the `file` corpus, copied into `directory` and opened read-only
     /// with no model classes, as `realm-inspect` opens a file.
     static func openCorpusRealm(_ name: String, in directory: TemporaryDirectory) throws -> Realm {
+        try openRealm([UInt8](Data(contentsOf: corpusFile("file", name))), in: directory)
+    }
+
+    /// A realm file of `bytes` (an edited copy of a seed), written into `directory` and opened
+    /// as ``openCorpusRealm(_:in:)`` opens one.
+    static func openRealm(_ bytes: [UInt8], in directory: TemporaryDirectory) throws -> Realm {
         let url = directory.url.appendingPathComponent("fuzzed.realm")
-        try Data(contentsOf: corpusFile("file", name)).write(to: url)
+        try Data(bytes).write(to: url)
         var configuration = Realm.Configuration(fileURL: url, readOnly: true)
         configuration.objectTypes = nil
         return try Realm(configuration: configuration)
@@ -42,17 +48,13 @@ import RealmRuntime
     /// from the schema that the tree holds a table.
     @Test func aTableLeafMarkedAsAValueLeafFailsTheIntegrityCheck() throws {
         let directory = try TemporaryDirectory()
-        let url = directory.url.appendingPathComponent("flipped.realm")
         var bytes = [UInt8](try Data(contentsOf: Self.corpusFile("file", "populated.realm")))
         let pageSize = PageLayout.pageSize
         let page = try #require((2..<(bytes.count / pageSize)).first { bytes[$0 * pageSize + PageLayout.kindOffset] == PageKind.cluster.rawValue
             && bytes[$0 * pageSize + PageLayout.flagsOffset] == 0 })
         bytes[page * pageSize + PageLayout.kindOffset] = PageKind.leaf.rawValue
         bytes.withUnsafeMutableBytes { PageChecksum.seal($0.baseAddress! + page * pageSize, length: pageSize) }
-        try Data(bytes).write(to: url)
-        var configuration = Realm.Configuration(fileURL: url, readOnly: true)
-        configuration.objectTypes = nil
-        let realm = try Realm(configuration: configuration)
+        let realm = try Self.openRealm(bytes, in: directory)
         let error = #expect(throws: Realm.Error.self) { try realm.checkIntegrity() }
         #expect(error?.localizedDescription.contains("page \(page) has kind 3, expected [\"cluster\", \"inner\"]") == true)
     }
@@ -84,6 +86,42 @@ import RealmRuntime
         let error = #expect(throws: Realm.Error.self) { _ = try Realm(configuration: configuration) }
         #expect(error?.code == .invalidDatabase)
         #expect(error?.localizedDescription.contains("is on tree 0, which does not exist") == true, "\(String(describing: error))")
+    }
+
+    /// `file`: a list of links (`FuzzItem.parts`) holding an object key its target table lacks.
+    /// Every page is sound, so the file passed the integrity check, and reading the list's
+    /// objects trapped ("Object has been deleted or invalidated"). Both checks follow links now.
+    @Test func aLinkToAMissingObjectFailsTheIntegrityCheck() throws {
+        let directory = try TemporaryDirectory()
+        let realm = try Self.openCorpusRealm("link-to-a-missing-object.realm", in: directory)
+        let expected = "'FuzzItem.parts' of object 2 links to object 8246725335924604928 of 'FuzzPart', which does not exist"
+        let whole = #expect(throws: Realm.Error.self) { try realm.checkIntegrity() }
+        #expect(whole?.code == .invalidDatabase)
+        #expect(whole?.localizedDescription.contains(expected) == true, "\(String(describing: whole))")
+        let some = #expect(throws: Realm.Error.self) { try realm.checkIntegrity(ofClasses: ["FuzzItem"]) }
+        #expect(some?.localizedDescription.contains(expected) == true, "\(String(describing: some))")
+    }
+
+    /// A table leaf one of whose columns (a `Double` property, resealed) says it holds integers:
+    /// sound page by page, but readers take the kind from the schema and would read the wrong
+    /// bytes. The integrity check compares every leaf's columns with the schema.
+    @Test func aColumnOfAnotherKindThanTheSchemaFailsTheIntegrityCheck() throws {
+        let directory = try TemporaryDirectory()
+        var bytes = [UInt8](try Data(contentsOf: Self.corpusFile("file", "populated.realm")))
+        let pageSize = PageLayout.pageSize
+        // The first single-page table leaf with a double column (descriptor: kind, width, …).
+        let (page, column) = try #require((2..<(bytes.count / pageSize)).lazy.compactMap { page -> (Int, Int)? in
+            let base = page * pageSize
+            guard bytes[base + PageLayout.kindOffset] == PageKind.cluster.rawValue, bytes[base + PageLayout.flagsOffset] == 0 else { return nil }
+            let columns = Int(bytes[base + 26]) | Int(bytes[base + 27]) << 8
+            return (0..<columns).first { bytes[base + 32 + 8 * $0] == ColumnSpec.Kind.double.rawValue }.map { (page, $0) }
+        }.first)
+        bytes[page * pageSize + 32 + 8 * column] = ColumnSpec.Kind.int.rawValue  // width 8 is a valid integer width
+        bytes.withUnsafeMutableBytes { PageChecksum.seal($0.baseAddress! + page * pageSize, length: pageSize) }
+        let realm = try Self.openRealm(bytes, in: directory)
+        let error = #expect(throws: Realm.Error.self) { try realm.checkIntegrity() }
+        #expect(error?.localizedDescription.contains("table leaf page \(page) holds column \(column) as kind 1 width 8, but its table has double") == true,
+                "\(String(describing: error))")
     }
 
     /// The seeds themselves pass the check (so the test above fails for its damage alone).

@@ -111,11 +111,11 @@ final class FailingDisk: IOFaultInjector, @unchecked Sendable {
         await withTaskGroup(of: Void.self) { group in
             for lane in 0..<8 {
                 group.addTask {
-                    let writer = LedgerWriter(configuration: configuration)
+                    let writer = ObjectWriter(configuration: configuration)
                     for step in 0..<30 {
                         let id = 1 + lane * 1_000 + step
                         do {
-                            try await writer.add(id)
+                            try await writer.add { Ledger(value: ["id": id]) }
                             acknowledged.insert(id)
                         } catch let error as Realm.Error {
                             #expect(error.code == .outOfDiskSpace, "\(error)")
@@ -185,19 +185,6 @@ final class FailingDisk: IOFaultInjector, @unchecked Sendable {
     }
 }
 
-/// An actor that owns its handle and commits one `Ledger` per call.
-actor LedgerWriter {
-    let configuration: Realm.Configuration
-    var realm: Realm?
-
-    init(configuration: Realm.Configuration) { self.configuration = configuration }
-
-    func add(_ id: Int) async throws {
-        if realm == nil { realm = try await Realm(configuration: configuration, actor: self) }
-        let realm = realm!
-        try await realm.asyncWrite { realm.add(Ledger(value: ["id": id])) }
-    }
-}
 
 /// A set of ids shared by concurrent tasks.
 final class LockedIDs: @unchecked Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmRuntime
 
 final class MCHolder: Object {
     @Persisted(primaryKey: true) var id = 0
@@ -279,6 +280,22 @@ final class MCItem: Object {
             Issue.record("\(predicate): \(error)", sourceLocation: sourceLocation)
             return []
         }
+    }
+
+    /// A stored value of lists nested 3,000 deep (a damaged or hostile file: no writer nests
+    /// deeper than `MixedValue.maximumNesting`) reads without recursing down the stack: the
+    /// levels past the limit read as `.none`.
+    @Test func aValueNestedFarPastTheLimitReadsTruncated() throws {
+        var stored = MixedValue.list([.int(7)]).stored
+        for _ in 0..<3_000 { stored = MixedValue.list([stored]).stored }
+        guard case .bytes(let bytes) = stored else { Issue.record("a list is stored as bytes"); return }
+        let realm = try inMemory()
+        var value = realm.anyRealmValue(storedBytes: bytes), depth = 0
+        while case .list(let list) = value, let first = list.first {
+            value = first
+            depth += 1
+        }
+        #expect(depth == MixedValue.maximumNesting && value == .none)
     }
 
     @Test func queriesReachIntoNestedCollections() throws {

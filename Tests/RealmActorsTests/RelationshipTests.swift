@@ -586,6 +586,26 @@ private func relConfiguration(_ directory: TemporaryDirectory) -> Realm.Configur
         #expect(rex.owners.realm == nil)
     }
 
+    /// The dynamic subscript reads a linking-objects property (it trapped as "Invalid property
+    /// name"): the linking objects as an array, in object-key order, typed if the program has
+    /// their class and dynamic otherwise; empty while unmanaged.
+    @Test func theDynamicSubscriptReadsLinkingObjects() throws {
+        let directory = try TemporaryDirectory()
+        let rex = RelPet(value: ["name": "Rex"])
+        #expect((rex["owners"] as? [ObjectBase])?.isEmpty == true)
+        let realm = try Realm(configuration: relConfiguration(directory))
+        let ann = RelOwner(value: ["name": "Ann"]), bob = RelOwner(value: ["name": "Bob"])
+        ann.pets.append(rex)
+        bob.pets.append(rex)
+        try realm.write { realm.add([ann, bob]) }
+        let owners = try #require(rex["owners"] as? [RelOwner])
+        #expect(owners.map(\.name) == rex.owners.map(\.name) && owners.count == 2)
+        #expect((rex["fans"] as? [RelOwner])?.isEmpty == true)
+        let dynamic = try #require(realm.dynamicObjects("RelPet").first)
+        #expect((dynamic["owners"] as? [ObjectBase])?.count == 2)
+        #expect((dynamic.owners as? [ObjectBase])?.compactMap { $0["name"] as? String }.sorted() == ["Ann", "Bob"])
+    }
+
     // MARK: 6. Embedded objects
 
     @Test func anEmbeddedObjectIsStoredWithItsParent() throws {

@@ -362,6 +362,35 @@ import Testing
         })
     }
 
+    /// A catalog entry naming a root far outside the file, written by transaction 0, with a count
+    /// of 0 (found by the `log` fuzz harness, in a replayed record). The full check used to skip
+    /// a reference of transaction 0 as if recovery trusted it — so the file passed, and the first
+    /// read of the table trapped. The check reports it now, and so does the recovery check of
+    /// the batch that wrote it.
+    @Test
+    func aTreeRootOfTransactionZeroFailsVerify() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        try Self.makeDatabase(at: path)
+        let catalog = try Database.open(path: path, options: DatabaseOptions(readOnly: true)).beginRead().meta.catalog
+        var data = try #require(Self.bytes(path))
+        data.withUnsafeMutableBytes { buffer in
+            let page = buffer.baseAddress! + Int(catalog.page) * PageLayout.pageSize
+            let leaf = ValueLeaf(UnsafeRawPointer(page))
+            let (index, found) = leaf.find(1)
+            precondition(found && page.pageKind == .leaf, "the catalog is one leaf holding tree 1")
+            let entry = UnsafeMutableRawPointer(mutating: leaf.inlineValue(index).baseAddress!)
+            entry.setU64(0, 63232)  // (root page, transaction, count)
+            entry.setU64(8, 0)
+            entry.setU64(16, 0)
+            PageChecksum.seal(page, length: PageLayout.pageSize)
+        }
+        try data.write(to: URL(fileURLWithPath: path))
+        let database = try Database.open(path: path, options: DatabaseOptions(readOnly: true))
+        let error = #expect(throws: StorageError.self) { try database.verify() }
+        #expect(error?.message.contains("page 63232 is referenced as written by transaction 0") == true, "\(String(describing: error))")
+    }
+
     /// Edits the first tree's root (an inner page) of a fresh database, reseals its checksum, and
     /// expects the checker process to open the file and report it damaged without crashing.
     static func expectVerifyRejects(rootEdit: (UnsafeMutableRawPointer) -> Void,

@@ -246,11 +246,15 @@ open class ObjectBase: Hashable, CustomStringConvertible {
     /// Reads or writes a persisted property by name (dynamic access).
     ///
     /// Links read as objects, lists and sets as arrays, maps as dictionaries, `AnyRealmValue`s
-    /// as the value they hold (a nested list or dictionary as its live ``List`` or ``Map``). Writing accepts what `Object(value:)` accepts for the property.
-    /// Reading a name that is not a persisted property, or writing a value of the wrong type,
-    /// traps with a message naming the property, as in Realm.
+    /// as the value they hold (a nested list or dictionary as its live ``List`` or ``Map``), and
+    /// a ``LinkingObjects`` property as an array of the objects linking here, in object-key
+    /// order (empty while unmanaged). Writing accepts what `Object(value:)` accepts for the
+    /// property. Reading a name that is not a persisted or linking-objects property, or writing
+    /// a value of the wrong type (or any value to a linking-objects property), traps with a
+    /// message naming the property, as in Realm.
     public subscript(key: String) -> Any? {
         get {
+            if let linking = linkingObjectsProperty(key) { return linkingObjects(linking) }
             let property = persistedProperty(key)
             guard let state = realmState else {
                 return ObjectValues.swiftValue(ObjectSchemaDiscovery.unmanagedValues(of: self)[key] ?? _RealmValue(.null), property)
@@ -259,6 +263,9 @@ open class ObjectBase: Hashable, CustomStringConvertible {
             return state.realm.swiftValue(of: self, column: column, property: property)
         }
         set {
+            if linkingObjectsProperty(key) != nil {
+                fatalError("Cannot set the linking objects property '\(key)' of class '\(objectClassName)': it is read-only")
+            }
             let property = persistedProperty(key)
             let value: _RealmValue
             do {
@@ -275,6 +282,22 @@ open class ObjectBase: Hashable, CustomStringConvertible {
                 dynamicValues = (dynamicValues ?? [:]).merging([key: value]) { $1 }
             }
         }
+    }
+
+    /// The linking-objects property named `name`, from the realm's schema once managed, else
+    /// from the class; nil if there is none.
+    private func linkingObjectsProperty(_ name: String) -> LinkingObjectsInfo? {
+        (realmState?.table.schema ?? ObjectSchemaDiscovery.schema(for: type(of: self))).linkingObjectsProperty(named: name)
+    }
+
+    /// The objects that link here through `linking`, as accessors of their class (a
+    /// ``DynamicObject`` when the program has no model class of that name).
+    private func linkingObjects(_ linking: LinkingObjectsInfo) -> [ObjectBase] {
+        guard let state = realmState, let origin = state.realm.catalog.tables[linking.originClass] else { return [] }
+        let base = QueryBase.linkingObjects(targetClass: state.table.name, targetKey: state.key,
+                                            originClass: linking.originClass, property: linking.originProperty)
+        let type = ObjectSchemaDiscovery.registeredType(named: linking.originClass) ?? DynamicObject.self
+        return state.realm.query { try $0.objectKeys(of: base) }.map { state.realm.accessor(type, table: origin, key: $0) }
     }
 
     /// The persisted property named `name`: from the realm's schema once managed (so that

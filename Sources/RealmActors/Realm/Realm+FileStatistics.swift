@@ -107,8 +107,9 @@ extension Realm {
 
     /// Reads every page of the realm's newest version and checks it: each page's checksum (and
     /// authentication tag, if encrypted) and the transaction that wrote it, the order of keys and
-    /// the counts in every tree, the runs of large values, and that every page of the file is
-    /// used exactly once or free exactly once. `realm-inspect check` runs it.
+    /// the counts in every tree, the runs of large values, that every page of the file is used
+    /// exactly once or free exactly once, that table pages hold the schema's columns, and that
+    /// every link names an object that exists. `realm-inspect check` runs it.
     ///
     /// A server that must not stop on a damaged file runs it once before serving from a file it
     /// did not write itself (a restored backup, a file copied in): a read that cannot throw and
@@ -120,9 +121,16 @@ extension Realm {
     /// - Complexity: O(pages of the file): reads the whole file.
     public func checkIntegrity() throws -> IntegrityReport {
         do {
-            // The schema of the version checked says which trees hold tables (a table on a
-            // tree of another kind passes every page's check but cannot be read).
-            let report = try file.database.verify(treeNames: treeNames) { read in try read.storedSchema()?.tables.map(\.tree) ?? [] }
+            // The schema of the version checked says which trees hold tables and what their
+            // columns are (a table on a tree of another kind, or a column of another kind,
+            // passes every page's check but cannot be read), and what the links point at.
+            let report = try file.database.verify(treeNames: treeNames) { read in
+                try read.storedSchema().map { SchemaCatalog($0).tableColumns } ?? [:]
+            } contents: { read in
+                guard let stored = try read.storedSchema() else { return [] }
+                let schema = SchemaCatalog(stored)
+                return try read.contentProblems(of: schema.tables.values, in: schema)
+            }
             return IntegrityReport(version: report.transaction, pages: report.pageCount, usedPages: report.usedPages,
                                    freePages: report.freePages, trees: report.trees, entries: report.entries,
                                    pagesByKind: Dictionary(uniqueKeysWithValues: report.pagesByKind.map { ("\($0.key)", $0.value) }))

@@ -4,7 +4,8 @@ internal import RealmRuntime
 extension Realm {
     /// Checks every page that reading the objects of the classes `classNames` can reach at this
     /// handle's version — their tables and indexes, and those of every class they link to or
-    /// embed, directly or not — and nothing else: what a reader that must not trap runs before
+    /// embed, directly or not — that those tables' pages hold the schema's columns, and that
+    /// their links name objects that exist; and nothing else: what a reader that must not trap runs before
     /// it reads some classes of a file it does not trust (`realm-inspect count` and `query` do).
     /// ``checkIntegrity()`` checks the whole file.
     ///
@@ -35,7 +36,8 @@ extension Realm {
             trees.formUnion(table.indexes.values)
         }
         do {
-            try Database.verify(trees, at: reader, treeNames: treeNames)
+            try Database.verify(trees, at: reader, tableColumns: catalog.tableColumns, treeNames: treeNames)
+            try Database.throwProblems(reader.contentProblems(of: reached.map { catalog.tables[$0]! }, in: catalog))
         } catch {
             throw Realm.Error.from(error, configuration: configuration)
         }

@@ -256,13 +256,21 @@ extension Realm {
             return container.isMap ? .dictionary(Map(location: location.nested(isMap: true)))
                 : .list(List(location: location.nested(isMap: false)))
         }
+        return anyRealmValue(stored, depth: 0)
+    }
+
+    /// A stored mixed value `depth` collections deep, decoded. Collections nested deeper than
+    /// ``MixedValue/maximumNesting``, which no writer makes (a damaged or hostile value: a
+    /// 16 MB value can nest millions deep), read as `.none` rather than recursing down the stack.
+    private func anyRealmValue(_ stored: ColumnValue, depth: Int) -> AnyRealmValue {
+        if depth >= MixedValue.maximumNesting && MixedValue.isCollection(stored) { return .none }
         switch MixedValue(stored: stored) {
         case .null:
             return .none
         case .list(let elements):
-            return .fromArray(elements.map { anyRealmValue($0) })
+            return .fromArray(elements.map { anyRealmValue($0, depth: depth + 1) })
         case .dictionary(let elements):
-            return .fromDictionary(Dictionary(PackedCollection.entries(elements).map { ($0.key, anyRealmValue($0.value)) }) { $1 })
+            return .fromDictionary(Dictionary(PackedCollection.entries(elements).map { ($0.key, anyRealmValue($0.value, depth: depth + 1)) }) { $1 })
         case .link(let tree, let key):
             guard let table = catalog.tables.values.first(where: { $0.tree == tree }), locate(table, key) != nil,
                   let object = linkedObject(key, className: table.name, type: nil) as? Object

@@ -231,12 +231,29 @@ package enum MixedValue: Equatable, Sendable {
     /// The index entries that find this value's links, nested collections included: table tree,
     /// then object key.
     package var linkIndexKeys: [[UInt8]] {
+        (links ?? []).map { Self.linkIndexKey(table: $0.table, key: $0.key) }
+    }
+
+    /// The objects this value links to, nested collections included; nil if collections nest
+    /// deeper than ``maximumNesting`` (which no writer does: a damaged or hostile value, which
+    /// must not be followed level by level down the stack).
+    package var links: [(table: TreeID, key: UInt64)]? {
+        var links: [(table: TreeID, key: UInt64)] = []
+        return collectLinks(into: &links, depth: 0) ? links : nil
+    }
+
+    private func collectLinks(into links: inout [(table: TreeID, key: UInt64)], depth: Int) -> Bool {
         switch self {
-        case .link(let table, let key): [IndexKey.int(Int64(bitPattern: table)) + IndexKey.int(Int64(bitPattern: key))]
-        case .list(let elements): elements.flatMap { MixedValue(stored: $0).linkIndexKeys }
-        case .dictionary(let elements): PackedCollection.entries(elements).flatMap { MixedValue(stored: $0.value).linkIndexKeys }
-        default: []
+        case .link(let table, let key):
+            links.append((table, key))
+        case .list(let elements), .dictionary(let elements):
+            guard depth < Self.maximumNesting else { return false }
+            let values = if case .dictionary = self { PackedCollection.entries(elements).map(\.value) } else { elements }
+            for value in values where !MixedValue(stored: value).collectLinks(into: &links, depth: depth + 1) { return false }
+        case .null, .value:
+            break
         }
+        return true
     }
 
     /// The index entry that finds a link to object `key` of table `table`.

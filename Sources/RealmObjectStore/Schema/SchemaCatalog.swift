@@ -15,6 +15,13 @@ package final class SchemaCatalog: Sendable {
         Dictionary(tables.values.map { ($0.tree, $0.layout) }) { first, _ in first }
     }
 
+    /// The columns of every table tree, as the integrity check compares table leaves with them
+    /// (``Database/verify(treeNames:tableColumns:contents:)``): each live property's layout, nil
+    /// for the column of a removed property (whose old values keep their kind).
+    package var tableColumns: [TreeID: [ColumnSpec?]] {
+        Dictionary(tables.values.map { table in (table.tree, table.stored.columns.map { $0?.columnSpec }) }) { first, _ in first }
+    }
+
     package init(_ stored: StoredSchema) {
         self.stored = stored
         let tables = Dictionary(uniqueKeysWithValues: stored.tables.map { ($0.schema.className, Table($0)) })

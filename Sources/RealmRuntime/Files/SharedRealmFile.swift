@@ -69,7 +69,10 @@ package final class SharedRealmFile: Sendable {
         case .file(let path): path
         case .inMemory(let identifier): "in memory '\(identifier)'"
         }
-        fatalError("The realm file \(name) is damaged: \(problem)")
+        // The storage layer's messages say it already ("Realm file is damaged: page 7 …").
+        let prefix = "Realm file is damaged: "
+        let detail = problem.hasPrefix(prefix) ? problem.dropFirst(prefix.count) : Substring(problem)
+        fatalError("The realm file \(name) is damaged: \(detail)")
     }
 
     /// The open files of the process, held weakly. Guarded by its own lock, under which a file is

@@ -91,9 +91,8 @@ package final class PageCipher: Sendable {
         aes = AES256(key: aesKey, implementation: implementation)
         iv = AES256(key: ivKey, implementation: implementation)
         mac = KeyedMAC(key: macKey)
-        var zero = AESBlock(low: 0, high: 0)
-        zero = aes.encrypt(zero)
-        let check = mac.code.code(for: Array("RealmActors key check".utf8) + zero.bytes)
+        let encryptedZero = aes.encrypt(AESBlock(low: 0, high: 0))
+        let check = mac.code.code(for: Array("RealmActors key check".utf8) + encryptedZero.bytes)
         header = EncryptionHeader(salt: salt, keyCheck: Array(check.bytes.prefix(16)))
     }
 

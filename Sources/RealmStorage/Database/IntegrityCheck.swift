@@ -30,10 +30,15 @@ struct IntegrityCheck<Source: PageSource> {
     var entries: UInt64 = 0
     var trees = 0
     var pagesByKind: [PageKind: UInt64] = [:]
-    /// The trees the schema says hold tables, when the caller knows the schema: their leaves must
-    /// be table leaves and every other tree's value leaves (a tree of the wrong kind is
-    /// well-formed page by page, but a table read from it finds no table). nil: either kind.
-    var tableTrees: Set<TreeID>?
+    /// The trees the schema says hold tables, with each physical column's layout (nil for a
+    /// removed property's column, whose old values stay as they were), when the caller knows the
+    /// schema: their leaves must be table leaves whose columns have the layout's kinds, and every
+    /// other tree's leaves value leaves. A tree of the wrong kind, or a column of another kind,
+    /// is well-formed page by page, but a reader that trusts the schema reads the wrong bytes
+    /// (a double read from a column of bools runs past its data). nil: either kind of leaf.
+    var tableColumns: [TreeID: [ColumnSpec?]]?
+    /// The columns of the table being walked, when ``tableColumns`` knows them.
+    private var walkedColumns: [ColumnSpec?]?
     /// What each tree is, in words ("table 'Dog'"), added to the problems found in it so a
     /// message says what a damaged page belongs to; trees without a name are "tree N".
     var treeNames: [TreeID: String] = [:]
@@ -55,12 +60,12 @@ struct IntegrityCheck<Source: PageSource> {
         if let first = check.problems.first { throw StorageError(.invalidDatabase, first) }
     }
 
-    /// Full check of a version; throws listing the first problems found. `tableTrees` and
+    /// Full check of a version; throws listing the first problems found. `tableColumns` and
     /// `treeNames`: see the properties.
-    static func verifyAll(of meta: MetaPage, in source: Source, tableTrees: Set<TreeID>? = nil,
+    static func verifyAll(of meta: MetaPage, in source: Source, tableColumns: [TreeID: [ColumnSpec?]]? = nil,
                           treeNames: [TreeID: String] = [:]) throws -> VerificationReport {
         var check = IntegrityCheck(source: source, trustedUpTo: 0, accounting: true)
-        check.tableTrees = tableTrees
+        check.tableColumns = tableColumns
         check.treeNames = treeNames
         check.mark(0, count: 2)
         check.walkCatalog(meta.catalog)
@@ -73,10 +78,7 @@ struct IntegrityCheck<Source: PageSource> {
         if retained != meta.retainedPages {
             check.problems.append("the change records retain \(retained) pages but the header says \(meta.retainedPages)")
         }
-        if !check.problems.isEmpty {
-            let shown = check.problems.prefix(5).joined(separator: "; ")
-            throw StorageError(.invalidDatabase, "Integrity check failed (\(check.problems.count) problems): \(shown)")
-        }
+        try Database.throwProblems(check.problems)
         return VerificationReport(
             transaction: meta.transaction, pageCount: meta.pageCount,
             usedPages: meta.pageCount - free - retained, freePages: free, retainedPages: retained, trees: check.trees, entries: check.entries,
@@ -98,15 +100,14 @@ struct IntegrityCheck<Source: PageSource> {
     /// Checks every page of the trees `trees` (checksum, kind, transaction, order, counts), and
     /// the catalog pages on the way to them; throws naming the first problems found and the
     /// trees they are in. What a reader checks before it reads some classes only.
-    static func verifyTrees(_ trees: Set<TreeID>, of meta: MetaPage, in source: Source, treeNames: [TreeID: String]) throws {
+    static func verifyTrees(_ trees: Set<TreeID>, of meta: MetaPage, in source: Source, tableColumns: [TreeID: [ColumnSpec?]]?,
+                            treeNames: [TreeID: String]) throws {
         var check = IntegrityCheck(source: source, trustedUpTo: 0, accounting: false)
+        check.tableColumns = tableColumns
         check.treeNames = treeNames
         check.onlyTrees = trees
         check.walkCatalog(meta.catalog)
-        if !check.problems.isEmpty {
-            let shown = check.problems.prefix(5).joined(separator: "; ")
-            throw StorageError(.invalidDatabase, "Integrity check failed (\(check.problems.count) problems): \(shown)")
-        }
+        try Database.throwProblems(check.problems)
     }
 
     private var accounting: Bool { !seen.isEmpty }
@@ -131,6 +132,26 @@ struct IntegrityCheck<Source: PageSource> {
             if seen[Int(number)] != 0 { problems.append("page \(number) is used twice") }
             seen[Int(number)] = 1
         }
+    }
+
+    /// Whether the page (or run of `pages`) a reference names is to be read and checked: every
+    /// page but, in recovery, those of transactions up to ``trustedUpTo``.
+    ///
+    /// A reference no writer produces is a problem either way, found without reading the page:
+    /// transaction 0 (which writes no page) — a full check used to skip such a subtree as
+    /// "trusted", so a tree root naming a page far outside the file with transaction 0 passed
+    /// and the first read of the table trapped (a fuzzed log record) — and, for a trusted page,
+    /// one outside the file (recovery trusts an old page's contents, not every reference to it).
+    private mutating func mustRead(_ page: PageNumber, _ transaction: TransactionID, pages: UInt64 = 1) -> Bool {
+        guard transaction != 0 else {
+            problems.append("page \(page) is referenced as written by transaction 0, which writes no page")
+            return false
+        }
+        if transaction > trustedUpTo { return true }
+        if page < PageLayout.firstDataPage || pages > source.pageLimit || page > source.pageLimit - pages {
+            problems.append("page \(page) is outside the file")
+        }
+        return false
     }
 
     /// Checks bounds, kind, transaction and checksum of a page or run; nil if it is bad. A table
@@ -217,7 +238,9 @@ struct IntegrityCheck<Source: PageSource> {
                     named.insert(index)
                 }
             }
-            let isTable = check.tableTrees?.contains(key)
+            let isTable = check.tableColumns.map { $0[key] != nil }
+            check.walkedColumns = check.tableColumns?[key]
+            defer { check.walkedColumns = nil }
             let isIndex = isTable != true && !tree.isEmpty && tree.page < check.source.pageLimit
                 && [.indexLeaf, .indexInner].contains(check.source.page(tree.page).pageKind)
             let leaves: Set<PageKind> = isTable.map { $0 ? [.cluster] : [.leaf] } ?? [.leaf, .cluster]
@@ -242,7 +265,7 @@ struct IntegrityCheck<Source: PageSource> {
     /// `leaves`: the kinds of leaf the tree may have.
     private mutating func walkNode(_ page: PageNumber, _ transaction: TransactionID, lower: UInt64, upper: UInt64?, depth: Int,
                                    leaves: Set<PageKind>, leafValue: (inout IntegrityCheck, UInt64, UnsafeRawBufferPointer) -> Void) -> UInt64 {
-        guard transaction > trustedUpTo else { return 0 }
+        guard mustRead(page, transaction) else { return 0 }
         guard depth < maximumTreeDepth else {
             problems.append("tree deeper than \(maximumTreeDepth) at page \(page)")
             return 0
@@ -256,6 +279,9 @@ struct IntegrityCheck<Source: PageSource> {
             }
             for row in 0..<leaf.count where leaf.key(row) < lower || upper.map({ leaf.key(row) >= $0 }) == true {
                 problems.append("table leaf page \(page) holds key \(leaf.key(row)) outside its range")
+            }
+            if let columns = walkedColumns, let mismatch = leaf.columnMismatch(columns) {
+                problems.append("table leaf page \(page) \(mismatch)")
             }
             leaf.forEachOverflow { checkOverflow($0, owner: page) }
             return UInt64(leaf.count)
@@ -308,7 +334,7 @@ struct IntegrityCheck<Source: PageSource> {
     /// Walks an index tree; keys must lie in `[lower, upper)` and ascend strictly.
     private mutating func walkIndex(_ page: PageNumber, _ transaction: TransactionID,
                                     lower: [UInt8]?, upper: [UInt8]?, depth: Int) -> UInt64 {
-        guard transaction > trustedUpTo else { return 0 }
+        guard mustRead(page, transaction) else { return 0 }
         guard depth < maximumTreeDepth else {
             problems.append("index deeper than \(maximumTreeDepth) at page \(page)")
             return 0
@@ -354,8 +380,8 @@ struct IntegrityCheck<Source: PageSource> {
             problems.append("leaf \(page) refers to an overflow value of \(run.length) bytes")
             return nil
         }
-        guard run.transaction > trustedUpTo else { return nil }
         let pages = OverflowRun.pages(forLength: Int(run.length))
+        guard mustRead(run.page, run.transaction, pages: pages) else { return nil }
         guard let base = checked(run.page, run.transaction, [.overflow], pages: pages) else { return nil }
         guard UInt64(base.u32(PageLayout.auxOffset)) == pages, base.u64(24) == run.length else {
             problems.append("overflow run \(run.page) does not match its reference")
@@ -375,7 +401,7 @@ struct IntegrityCheck<Source: PageSource> {
                 return 0
             }
             // New pages are only ever put at the head: the first trusted page ends the new ones.
-            guard current.transaction > trustedUpTo else { break }
+            guard mustRead(current.page, current.transaction) else { break }
             guard let base = checked(current.page, current.transaction, [.freeList]) else { return 0 }
             chainPages += 1
             current = ChainHead(page: base.u64(PageLayout.headerSize), transaction: base.u64(PageLayout.headerSize + 8))
@@ -398,27 +424,34 @@ extension Database {
     /// Checks the whole newest version: every page's checksum and transaction, tree order and
     /// counts, overflow runs, and that every page is used or free exactly once.
     ///
-    /// `tableTrees`, given by a layer that knows the schema, reads from the version checked the
-    /// trees that hold tables (throwing if it cannot): each must be a tree of table leaves, held
-    /// by one table, and every other tree one of value leaves or an index. `treeNames` says what
-    /// the trees are ("table 'Dog'") in the messages.
+    /// A layer that knows the schema adds two checks, both given the version checked:
+    /// - `tableColumns` reads from it the trees that hold tables, with their columns' layouts
+    ///   (throwing if it cannot): each must be a tree of table leaves whose columns have those
+    ///   kinds, and every other tree one of value leaves or an index;
+    /// - `contents`, run only once every page passed (so its reads meet no damage), checks what
+    ///   the pages hold — that links name objects that exist — and returns its problems in words.
+    ///
+    /// `treeNames` says what the trees are ("table 'Dog'") in the messages.
     package func verify(treeNames: [TreeID: String] = [:],
-                        tableTrees: ((ReadTransaction) throws -> [TreeID])? = nil) throws -> VerificationReport {
+                        tableColumns: ((ReadTransaction) throws -> [TreeID: [ColumnSpec?]])? = nil,
+                        contents: ((ReadTransaction) throws -> [String])? = nil) throws -> VerificationReport {
         let reader = try beginRead()
-        var tables: Set<TreeID>?
-        if let tableTrees {
-            let trees = try tableTrees(reader)
-            tables = Set(trees)
-            guard tables?.count == trees.count else {
-                throw StorageError(.invalidDatabase, "Integrity check failed: two tables of the schema share a tree")
-            }
-        }
-        return try IntegrityCheck.verifyAll(of: reader.meta, in: reader, tableTrees: tables, treeNames: treeNames)
+        let report = try IntegrityCheck.verifyAll(of: reader.meta, in: reader, tableColumns: tableColumns?(reader), treeNames: treeNames)
+        try Self.throwProblems(contents?(reader) ?? [])
+        return report
+    }
+
+    /// Throws the problems a check found (none: returns), counting them and naming the first five.
+    package static func throwProblems(_ problems: [String]) throws {
+        guard !problems.isEmpty else { return }
+        let shown = problems.prefix(5).joined(separator: "; ")
+        throw StorageError(.invalidDatabase, "Integrity check failed (\(problems.count) problem\(problems.count == 1 ? "" : "s")): \(shown)")
     }
 
     /// Checks every page of the trees `trees` at `reader`'s version (and the catalog pages that
     /// lead to them), without reading the rest of the file; throws naming the first problems.
-    package static func verify(_ trees: Set<TreeID>, at reader: ReadTransaction, treeNames: [TreeID: String] = [:]) throws {
-        try IntegrityCheck.verifyTrees(trees, of: reader.meta, in: reader, treeNames: treeNames)
+    package static func verify(_ trees: Set<TreeID>, at reader: ReadTransaction, tableColumns: [TreeID: [ColumnSpec?]]? = nil,
+                               treeNames: [TreeID: String] = [:]) throws {
+        try IntegrityCheck.verifyTrees(trees, of: reader.meta, in: reader, tableColumns: tableColumns, treeNames: treeNames)
     }
 }

@@ -228,6 +228,21 @@ public struct ClusterLeaf {
 
     /// Checks the geometry a reader relies on (descriptors and areas): O(columns), done on every
     /// lookup. Byte-string slots are bounded where they are read (``storedBytes(_:_:)``).
+    /// What in the leaf's columns differs from the table's `layout` (nil entries: columns of
+    /// removed properties, not compared), in words, or nil: more columns than the table has, or
+    /// a column whose kind (or fixed width) is not the layout's. Readers take a column's kind
+    /// from the schema, so a leaf that differs is read as the wrong bytes.
+    package func columnMismatch(_ layout: [ColumnSpec?]) -> String? {
+        guard columnCount <= layout.count else { return "has \(columnCount) columns, but its table \(layout.count)" }
+        for column in 0..<columnCount {
+            guard let spec = layout[column] else { continue }
+            guard let kind = kind(column), kind == spec.kind, kind != .fixed || width(column) == Int(spec.fixedWidth) else {
+                return "holds column \(column) as kind \(base.u8(descriptor(column))) width \(width(column)), but its table has \(spec)"
+            }
+        }
+        return nil
+    }
+
     package func isWellFormed() -> Bool { isWellFormed(deep: false) }
 
     /// Also checks every byte-string slot and key order: O(rows), for integrity checks.
