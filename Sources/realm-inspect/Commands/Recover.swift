@@ -97,6 +97,9 @@ struct Recover: InspectorCommand {
 
     /// Objects per write transaction of the new file: what the copy holds in memory at a time
     /// (their accessors, dump lines and the transaction's pages), whatever the file's size.
+    /// Measured on a 230 MB file (380,000 objects, two links each; debug build, 2026-11-28):
+    /// peak anonymous memory 12.5 MB (734 MB when every object was held before one write), max
+    /// RSS 401 MB (983 MB) — the rest is the two files' mapped pages, which the kernel reclaims.
     static let batchSize = 2_000
 
     /// The copy into the new realm, in bounded batches: first every object (its primary key
