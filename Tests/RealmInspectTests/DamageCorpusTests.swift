@@ -40,15 +40,23 @@ final class DCPet: Object {
     }
 
     static let pageSize = 4096
-    static var variantCount: Int { ProcessInfo.processInfo.environment["REALM_DAMAGE_VARIANTS"].flatMap(Int.init) ?? 24 }
+    static var variantCount: Int { variants(default: 24) }
+    /// `REALM_DAMAGE_VARIANTS` if set (every corpus runs that many: `Scripts/damage.sh N`), else
+    /// `default`: the suite's share, which keeps the four corpora to about a minute in all on
+    /// CI's two cores (data file 24, each log corpus 14 — every kind of log damage twice —,
+    /// encrypted 12).
+    static func variants(default count: Int) -> Int {
+        ProcessInfo.processInfo.environment["REALM_DAMAGE_VARIANTS"].flatMap(Int.init) ?? count
+    }
     /// Far above what any command takes on this small file (well under a second): a command
     /// that runs this long is stuck.
     static let timeout: Duration = .seconds(60)
 
     /// 300 owners (strings, an index, an embedded object, a link, lists) and 300 pets: a file of
     /// some tens of pages, so damage lands in leaves, inner pages, the index and the catalog.
-    func makeRealm(at path: String) throws {
-        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [DCOwner.self, DCHome.self, DCPet.self])
+    func makeRealm(at path: String, encryptionKey: Data? = nil) throws {
+        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), encryptionKey: encryptionKey,
+                                                objectTypes: [DCOwner.self, DCHome.self, DCPet.self])
         let realm = try Realm(configuration: configuration)
         try realm.write {
             for id in 0..<300 {
@@ -121,8 +129,10 @@ final class DCPet: Object {
     }
 
     /// Every command, on the damaged file at `path` (commands that write get their own copy or a
-    /// new file under `scratch`).
-    static func commands(path: String, scratch: URL) throws -> [[String]] {
+    /// new file under `scratch`), each with `options` (an encryption key file). `dropSlotInPlace`:
+    /// `drop-slot` — a writable open that fails — runs on `path` itself, so that a log beside
+    /// it is replayed onto the file (a copy is another inode, which the log does not name).
+    static func commands(path: String, scratch: URL, options: [String] = [], dropSlotInPlace: Bool = false) throws -> [[String]] {
         let copy = { (name: String) throws -> String in
             let target = scratch.appendingPathComponent(name).path
             try FileManager.default.copyItem(atPath: path, toPath: target)
@@ -139,10 +149,10 @@ final class DCPet: Object {
             ["dump", path], ["check", path], ["versions", path],
             ["copy", path, scratch.appendingPathComponent("copy.realm").path],
             ["compact", try copy("compact.realm")],
-            ["drop-slot", try copy("slot.realm"), "none"],
+            ["drop-slot", dropSlotInPlace ? path : try copy("slot.realm"), "none"],
             ["load", path, scratch.appendingPathComponent("loaded.realm").path],
             ["recover", path, scratch.appendingPathComponent("recovered.realm").path],
-        ]
+        ].map { $0 + options }
     }
 
     /// What went wrong with one command on one variant, in words, or nil if it behaved.

@@ -101,6 +101,9 @@ public final class Realm {
     /// `asyncWrite`s of this handle waiting for the write lock (a synchronous write then would
     /// deadlock the actor, so it traps instead).
     var asyncWritesWaiting = 0
+    /// Whether a mixed link is read without looking its object up (inside
+    /// `withMixedLinksUnchecked(_:)`: reading a damaged file's readable objects).
+    var mixedLinksUnchecked = false
 
     /// Whether an actor-isolated handle advances to each new version by itself, on its actor,
     /// after other handles commit (true by default, as in Realm). Thread-confined handles

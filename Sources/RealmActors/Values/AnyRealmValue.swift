@@ -272,7 +272,7 @@ extension Realm {
         case .dictionary(let elements):
             return .fromDictionary(Dictionary(PackedCollection.entries(elements).map { ($0.key, anyRealmValue($0.value, depth: depth + 1)) }) { $1 })
         case .link(let tree, let key):
-            guard let table = catalog.tables.values.first(where: { $0.tree == tree }), locate(table, key) != nil,
+            guard let table = catalog.tables.values.first(where: { $0.tree == tree }), mixedLinksUnchecked || locate(table, key) != nil,
                   let object = linkedObject(key, className: table.name, type: nil) as? Object
             else { return .none }
             return .object(object)

@@ -82,11 +82,16 @@ struct DumpReader {
     let schemas: [String: ObjectSchema]
     /// Objects of classes without a primary key, by `$id`.
     private var numbered: [String: [DynamicObject]] = [:]
+    /// Whether the objects of a class without a primary key are found in the file by position
+    /// (its `$id`) instead of in `numbered`: true when the realm holds them all, created in
+    /// `$id` order and nothing else (`recover`, which writes in batches and must not hold them).
+    private let numberedInFile: Bool
     private(set) var created = 0
 
-    init(realm: Realm, schemas: [ObjectSchema]) {
+    init(realm: Realm, schemas: [ObjectSchema], numberedInFile: Bool = false) {
         self.realm = realm
         self.schemas = Dictionary(schemas.map { ($0.className, $0) }) { first, _ in first }
+        self.numberedInFile = numberedInFile
     }
 
     // MARK: Lines
@@ -152,13 +157,39 @@ struct DumpReader {
             }
             _ = realm.dynamicCreate(schema.className, value: [key.name: decoded ?? NSNull()])
         } else {
-            let expected = numbered[schema.className, default: []].count
+            let expected = numberedCount(schema.className)
             guard object["$id"] as? Int == expected else {
                 throw InspectionError("line \(line): expected \"$id\": \(expected) (objects without a primary key are numbered in order)")
             }
+            createObject(of: schema, primaryKey: nil)
+            return
+        }
+        created += 1
+    }
+
+    /// Pass 1 without a dump line: creates an object of `schema`'s class with its primary key
+    /// `primaryKey` (a value the class's key takes, nil for a null key; ignored for a class
+    /// without one, whose object gets the next `$id`).
+    mutating func createObject(of schema: ObjectSchema, primaryKey: Any?) {
+        if let key = schema.primaryKeyProperty {
+            _ = realm.dynamicCreate(schema.className, value: [key.name: primaryKey ?? NSNull()])
+        } else if numberedInFile {
+            _ = realm.dynamicCreate(schema.className)
+        } else {
             numbered[schema.className, default: []].append(realm.dynamicCreate(schema.className))
         }
         created += 1
+    }
+
+    /// How many objects of the class (without a primary key) were created: the next `$id`.
+    private func numberedCount(_ className: String) -> Int {
+        numberedInFile ? realm.dynamicObjects(className).count : numbered[className]?.count ?? 0
+    }
+
+    /// The object of the class (without a primary key) with `$id` `id`, if there is one.
+    private func numberedObject(_ className: String, _ id: Int) -> DynamicObject? {
+        guard id >= 0, id < numberedCount(className) else { return nil }
+        return numberedInFile ? realm.dynamicObjects(className)[id] : numbered[className]![id]
     }
 
     /// Pass 2: sets the object's properties.
@@ -169,7 +200,7 @@ struct DumpReader {
             let decoded = try value(object[key.name]!, key, at: "line \(line)")
             target = realm.dynamicObject(ofType: schema.className, forPrimaryKey: decoded ?? NSNull())!
         } else {
-            target = numbered[schema.className]![object["$id"] as! Int]
+            target = numberedObject(schema.className, object["$id"] as! Int)!
         }
         for (name, json) in object where !name.hasPrefix("$") {
             guard let property = schema[name] else { throw InspectionError("line \(line): \(schema.className) has no property '\(name)'") }
@@ -256,10 +287,10 @@ struct DumpReader {
             return object
         }
         guard let id = (json as? [String: Any])?["$id"] as? Int else { throw InspectionError("\(location): expected {\"$id\": n} for a \(className)") }
-        guard let objects = numbered[className], id >= 0, id < objects.count else {
+        guard let object = numberedObject(className, id) else {
             throw InspectionError("\(location): no \(className) with \"$id\" \(id)")
         }
-        return objects[id]
+        return object
     }
 
     /// An `AnyRealmValue` from its dump form.
