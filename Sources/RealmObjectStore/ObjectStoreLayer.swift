@@ -1,4 +1,4 @@
-// Layer 2 of the architecture (SPEC §1): the object store — the schema as stored and as each
+// Layer 2 of the architecture (CONTRIBUTING.md, "Layout"): the object store — the schema as stored and as each
 // version's catalog (`Schema/`), objects with their links, collections and index entries
 // (`Objects/`), the stored forms of values that need more than bytes (`Values/`), and queries:
 // parsing, binding, evaluation, sorting, distinct, aggregates and scans (`Queries/`, run through

@@ -1,4 +1,4 @@
-// Layer 3 of the architecture (SPEC §1): the runtime — what every handle of one realm file shares
+// Layer 3 of the architecture (CONTRIBUTING.md, "Layout"): the runtime — what every handle of one realm file shares
 // in a process (`Files/SharedRealmFile`): the schema of each version (`SchemaVersions`); the
 // writer (`Writing/`: `WritePipeline` holds a commit's ordering rules over the `WriteLock` and
 // `GroupCommit`); notifying (`Changes/`: each commit's change log through the `ChangeFeed` to the
