@@ -201,9 +201,10 @@ public enum AnyRealmValue: Equatable, Hashable {
         }
     }
 
-    /// The value as a plain Swift value (for dynamic access); a nested collection is its ``List``
-    /// or ``Map``.
-    var swiftValue: Any? {
+    /// The value as a plain Swift value, as the dynamic subscript returns a mixed property's
+    /// (`object["value"]`); a nested collection is its ``List`` or ``Map``. Package access: the
+    /// tools (`realm-inspect dump`) read mixed values through this one mapping.
+    package var swiftValue: Any? {
         switch self {
         case .none: nil
         case .int(let value): value

@@ -127,10 +127,10 @@ enum DumpFormat {
             guard links.isReadable(object) else { return "null" }
             return "{\"$type\":\"object\",\"class\":\(ValueText.quoted(object.objectSchema.className)),\"value\":\(try link(object, links: links))}"
         case let list as List<AnyRealmValue>:
-            return tagged("list", "[" + (try list.map { try mixed($0.swiftValueForDump, links: links) }).joined(separator: ",") + "]")
+            return tagged("list", "[" + (try list.map { try mixed($0.swiftValue, links: links) }).joined(separator: ",") + "]")
         case let map as Map<String, AnyRealmValue>:
             let keys = map.keys.sorted()
-            return tagged("dictionary", "{" + (try keys.map { ValueText.quoted($0) + ":" + (try mixed(map[$0]?.swiftValueForDump, links: links)) })
+            return tagged("dictionary", "{" + (try keys.map { ValueText.quoted($0) + ":" + (try mixed(map[$0]?.swiftValue, links: links)) })
                 .joined(separator: ",") + "}")
         case let other?: throw InspectionError("A mixed value of type \(type(of: other)) cannot be dumped")
         }
@@ -142,28 +142,5 @@ enum DumpFormat {
     static func parseDate(_ text: String) -> Date? {
         (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
             ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
-    }
-}
-
-extension AnyRealmValue {
-    /// The value as `object[name]` returns a mixed property's (what ``DumpFormat/mixed(_:links:)``
-    /// takes), for the elements of nested mixed collections.
-    var swiftValueForDump: Any? {
-        switch self {
-        case .none: nil
-        case .int(let value): value
-        case .bool(let value): value
-        case .float(let value): value
-        case .double(let value): value
-        case .string(let value): value
-        case .data(let value): value
-        case .date(let value): value
-        case .object(let value): value
-        case .objectId(let value): value
-        case .decimal128(let value): value
-        case .uuid(let value): value
-        case .list(let value): value
-        case .dictionary(let value): value
-        }
     }
 }
