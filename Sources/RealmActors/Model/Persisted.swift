@@ -12,7 +12,8 @@ internal import RealmRuntime
 /// ```
 ///
 /// On an unmanaged object the wrapper simply holds the value. Once the object is managed, reads
-/// and writes go to the realm (the wrapper then holds nothing the reads use).
+/// and writes go to the realm (`add` empties the wrapper of a promoted object, so that what it
+/// held — linked objects above all — is not kept alive by an object that no longer reads it).
 @propertyWrapper
 public struct Persisted<Value: _Persistable> {
     // Every instance of a model class holds one wrapper per property, initialised and destroyed
@@ -229,6 +230,13 @@ protocol PersistedProperty {
     var originPropertyName: String? { get }
     /// The wrapper's own value (before `add`).
     var unmanagedRealmValue: _RealmValue { get }
+    /// Whether the wrapper's own value never holds anything to release (an `Int`, a `Date`, a
+    /// `UUID`…: a trivial type), so that dropping it after `add` would free nothing.
+    static var unmanagedValueIsTrivial: Bool { get }
+    /// Sets the own value of the wrapper of this type at `wrapper` to nil ("the type's
+    /// default"), releasing what it held. See ``PersistedFieldLayout/dropUnmanagedValues(of:)``
+    /// for when this is called and why the pointer is valid.
+    static func dropUnmanagedValue(at wrapper: UnsafeMutableRawPointer)
     /// Whether the property stores a value (false for `LinkingObjects`, which are computed).
     static var storesValue: Bool { get }
     var isProbeTarget: Bool { get }
@@ -247,6 +255,11 @@ extension Persisted: PersistedProperty {
     var originPropertyName: String? { originProperty }
     var unmanagedRealmValue: _RealmValue { (unmanagedValue ?? Value._rlmDefaultValue)._rlmValue }
     static var storesValue: Bool { !Value._rlmType.isLinkingObjects }
+    static var unmanagedValueIsTrivial: Bool { _isPOD(Value?.self) }
+
+    static func dropUnmanagedValue(at wrapper: UnsafeMutableRawPointer) {
+        wrapper.assumingMemoryBound(to: Persisted<Value>.self).pointee.unmanagedValue = nil
+    }
 }
 
 /// Maps a `@Persisted` wrapper's storage key path to the property's name.

@@ -91,9 +91,23 @@ struct PersistedFieldLayout: Sendable {
         }
     }
 
+    /// A stored property whose wrapper's own value may hold something to release: a string, a
+    /// collection, a linked object… (see ``dropUnmanagedValues(of:)``).
+    ///
+    /// `@unchecked Sendable`: a byte offset and a wrapper type, neither of which ever changes.
+    struct HoldingField: @unchecked Sendable {
+        /// The wrapper's byte offset in an instance.
+        let offset: Int
+        /// The wrapper's type, which knows how to empty it.
+        let wrapper: any PersistedProperty.Type
+    }
+
     /// The stored properties, superclasses' first, each class's in declaration order (the order
     /// of ``ObjectSchemaDiscovery/persistedChildren(of:)``).
     let fields: [Field]
+
+    /// The stored properties whose values are not trivial (``PersistedProperty/unmanagedValueIsTrivial``).
+    let holdingFields: [HoldingField]
 
     /// Whether an instance holds nothing but `@Persisted` wrappers (linking objects included)
     /// and ``ObjectBase``'s own fields: no stored property the class declares for itself. A
@@ -123,6 +137,7 @@ struct PersistedFieldLayout: Sendable {
         let id = ObjectIdentifier(type)
         if let known = cache.withLock({ $0[id] }) { return known }
         var fields: [Field] = []
+        var holdingFields: [HoldingField] = []
         var otherFields = 0
         // `.classType` spelled by its raw value: the stdlib declares the option as a mutable
         // static, which strict concurrency checking rejects reading.
@@ -135,10 +150,12 @@ struct PersistedFieldLayout: Sendable {
             let label = String(cString: name)
             fields.append(Field(name: label.hasPrefix("_") ? String(label.dropFirst()) : label,
                                 offset: offset, load: Field.Load(wrapper)))
+            if !wrapper.unmanagedValueIsTrivial { holdingFields.append(HoldingField(offset: offset, wrapper: wrapper)) }
             return true
         }
         guard complete else { return nil }
-        let layout = PersistedFieldLayout(fields: fields, holdsOnlyPersistedState: otherFields == baseFieldCount)
+        let layout = PersistedFieldLayout(fields: fields, holdingFields: holdingFields,
+                                          holdsOnlyPersistedState: otherFields == baseFieldCount)
         cache.withLock { $0[id] = layout }
         return layout
     }
@@ -153,6 +170,28 @@ struct PersistedFieldLayout: Sendable {
             fields.withUnsafeBufferPointer { fields in
                 for index in fields.indices { body(index, fields[index].value(at: address)) }
             }
+        }
+    }
+
+    /// Empties the wrappers of `object`, an instance of the class this layout describes that
+    /// `add` has just made managed, once its values are read (what `add` stores was copied out
+    /// of them before).
+    ///
+    /// A managed object reads and writes its realm, never its wrappers' own values (which only
+    /// an unmanaged object uses), so what they held would only be kept alive: a cycle of
+    /// unmanaged objects linking to each other (`a.friend = a`, a list holding its owner) would
+    /// then outlive its last outside reference, each object holding the next through a wrapper.
+    /// Realm Swift likewise drops an object's unmanaged storage when it promotes it. Trivial
+    /// values hold nothing and are left as they are (no cost to a scalar-only class).
+    ///
+    /// Why the stores are safe: those of ``forEachValue(in:_:)``'s loads, and the object is not
+    /// being accessed otherwise (the caller, `add`, holds it and runs in its isolation domain,
+    /// outside any of its property accesses); each store is typed by the wrapper's own type.
+    func dropUnmanagedValues(of object: ObjectBase) {
+        guard !holdingFields.isEmpty else { return }
+        withExtendedLifetime(object) {
+            let address = Unmanaged.passUnretained(object).toOpaque()
+            for field in holdingFields { field.wrapper.dropUnmanagedValue(at: address + field.offset) }
         }
     }
 }

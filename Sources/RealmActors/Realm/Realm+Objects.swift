@@ -122,10 +122,14 @@ extension Realm {
         }
     }
 
-    /// Turns an unmanaged instance into an accessor of the stored object `key`.
+    /// Turns an unmanaged instance into an accessor of the stored object `key`, once its values
+    /// have been read: what the instance held while unmanaged is dropped (its values by name and
+    /// its wrappers' own values), so that unmanaged objects linking to each other do not keep
+    /// each other alive once managed (see ``PersistedFieldLayout/dropUnmanagedValues(of:)``).
     private func manage(_ object: ObjectBase, table: Table, key: UInt64) {
         object.attach(to: self, table: table, key: key)
         object.dynamicValues = nil
+        fieldColumns(of: type(of: object), in: table)?.layout.dropUnmanagedValues(of: object)
     }
 
     /// Every physical column's value for a new row; links and collections start empty (see

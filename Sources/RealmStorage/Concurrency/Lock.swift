@@ -62,18 +62,30 @@ extension Lock: Sendable {}
 #if REALM_PTHREAD_LOCKS
 /// A `pthread_mutex_t` and the value it guards, for ``Lock`` in a sanitizer build. A class
 /// because a pthread mutex must not move while in use: its address is fixed at allocation.
-// @unchecked Sendable: `value` is read and written only between `pthread_mutex_lock` and
-// `pthread_mutex_unlock` of `mutex` (in `withLock`), and enters and leaves only as `sending`.
+///
+/// The value lives in its own allocation too, not in a stored property: with a stored property,
+/// a lock guarding nothing (`Lock(())`, which serializes a section) made ThreadSanitizer report
+/// a "Swift access race" on every contended `withLock`. TSan records the `inout` access to a
+/// zero-sized property at the object's own address, and `withLock` reads the object's first word
+/// (its class metadata, for the generic property's offset) before taking the mutex: a race
+/// between an access to no bytes and a read of a word nothing ever writes. Reproduced outside
+/// the project (a generic class with a pthread mutex and a `Void` property, 4 threads: 1 report;
+/// with an `Int` property, or with the value behind a pointer, none). Behind a pointer, TSan
+/// still sees every access to the value's bytes, and the `inout` access itself is still checked
+/// (a thread bypassing the mutex is reported).
+// @unchecked Sendable: `value`'s pointee is read and written only between `pthread_mutex_lock`
+// and `pthread_mutex_unlock` of `mutex` (in `withLock`), and enters and leaves only as `sending`.
 @usableFromInline
 final class PthreadLockStorage<Value>: @unchecked Sendable {
     // The mutex lives in its own allocation, at a fixed address for the object's lifetime.
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    // nonisolated(unsafe): guarded by `mutex` (see the class's comment).
-    @usableFromInline nonisolated(unsafe) var value: Value
+    // Initialized from `init` to `deinit`, guarded by `mutex` (see the class's comment).
+    @usableFromInline let value: UnsafeMutablePointer<Value>
 
     @usableFromInline
     init(_ initialValue: consuming sending Value) {
-        value = initialValue
+        value = .allocate(capacity: 1)
+        value.initialize(to: initialValue)
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         var attributes = pthread_mutexattr_t()
@@ -87,6 +99,8 @@ final class PthreadLockStorage<Value>: @unchecked Sendable {
     deinit {
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
+        value.deinitialize(count: 1)
+        value.deallocate()
     }
 
     @inlinable
@@ -96,7 +110,7 @@ final class PthreadLockStorage<Value>: @unchecked Sendable {
         let status = pthread_mutex_lock(mutex)
         precondition(status == 0, "Lock.withLock: pthread_mutex_lock failed with \(status) (EDEADLK: the lock is already held by this thread)")
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
+        return try body(&value.pointee)
     }
 }
 #endif
