@@ -79,6 +79,26 @@ final class Note: Object {
         #expect(one.isFrozenSnapshotOf(1))
     }
 
+    /// Realm's freezing example, read with `isFrozen` at every step: the frozen realm, frozen
+    /// results, results read from the frozen realm, a frozen object and its realm are frozen;
+    /// the live ones they came from are not (issue 37: `realm.freeze().isFrozen` had stopped compiling).
+    @Test func isFrozenTellsFrozenValuesFromLiveOnes() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+        try realm.write { realm.add(Note(value: ["id": 1])) }
+        let frozenRealm = realm.freeze()
+        #expect(frozenRealm.isFrozen && frozenRealm.realm().isFrozen)
+        #expect(!realm.isFrozen)
+        let notes = realm.objects(Note.self)
+        #expect(!notes.isFrozen)
+        #expect(notes.freeze().isFrozen)
+        #expect(frozenRealm.objects(Note.self).isFrozen)
+        let note = try #require(notes.first)
+        #expect(note.realm?.isFrozen == false && !note.isFrozen)
+        let frozenNote = note.freeze()
+        #expect(frozenNote.isFrozen)
+        #expect(frozenNote.realm?.isFrozen == true)
+    }
+
     @Test func freezingAVersionTwiceSharesItAndTheLimitIsEnforced() throws {
         var configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
         configuration.maximumNumberOfActiveVersions = 3
