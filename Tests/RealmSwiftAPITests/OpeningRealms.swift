@@ -182,13 +182,12 @@ func handleOpenErrors() {
         let realm = try Realm()
         // Use realm
         _ = realm
-    } catch let error as Realm.Error {
-        // Realm Swift: `catch let error as NSError`. RealmActors throws Realm.Error, a struct with
-        // Realm's codes and no NSError bridging (DocC "Migrating from Realm Swift": "Errors").
-        print("Handle error: \(error.code) \(error.localizedDescription)")
-    } catch {
-        print("Unexpected error: \(error)")
+    } catch let error as NSError {
+        // Handle error
+        _ = error
     }
+    // The error itself is a Realm.Error, a struct with Realm's codes; its NSError form carries
+    // no Realm-specific userInfo (DocC "Migrating from Realm Swift": "Errors"). See Errors.swift.
 }
 
 // MARK: Provide a subset of classes to a realm ("Provide a Subset of Classes to a Realm")
@@ -268,12 +267,9 @@ func encryptARealm() {
         let realm = try Realm(configuration: config)
         // ... use the realm as normal ...
         _ = realm
-    } catch let error as Realm.Error {
+    } catch let error as NSError {
         // If the encryption key is wrong, `error` will say that it's an invalid database
-        // (DocC "Migrating from Realm Swift": Realm.Error, not NSError).
         fatalError("Error opening realm: \(error.localizedDescription)")
-    } catch {
-        fatalError("Error opening realm: \(error)")
     }
     config.encryptionKey = nil
 }
