@@ -79,6 +79,58 @@ final class Note: Object {
         #expect(one.isFrozenSnapshotOf(1))
     }
 
+    /// Realm's freezing example, read with `isFrozen` at every step: the frozen realm, frozen
+    /// results, results read from the frozen realm, a frozen object and its realm are frozen;
+    /// the live ones they came from are not (issue 37: `realm.freeze().isFrozen` had stopped compiling).
+    @Test func isFrozenTellsFrozenValuesFromLiveOnes() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+        try realm.write { realm.add(Note(value: ["id": 1])) }
+        let frozenRealm = realm.freeze()
+        #expect(frozenRealm.isFrozen && frozenRealm.realm().isFrozen)
+        #expect(!realm.isFrozen)
+        let notes = realm.objects(Note.self)
+        #expect(!notes.isFrozen)
+        #expect(notes.freeze().isFrozen)
+        #expect(frozenRealm.objects(Note.self).isFrozen)
+        let note = try #require(notes.first)
+        #expect(note.realm?.isFrozen == false && !note.isFrozen)
+        let frozenNote = note.freeze()
+        #expect(frozenNote.isFrozen)
+        #expect(frozenNote.realm?.isFrozen == true)
+    }
+
+    /// Realm Swift's `frozenRealm.thaw()`: a live handle at the newest version, not the frozen one.
+    @Test func thawingAFrozenRealmOpensALiveHandle() async throws {
+        let configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
+        let realm = try await Realm.open(configuration: configuration)
+        try await realm.asyncWrite { realm.add(Note(value: ["id": 1])) }
+        let frozenRealm = realm.freeze()
+        try await realm.asyncWrite { realm.add(Note(value: ["id": 2])) }
+        let thawed = try await frozenRealm.thaw()
+        #expect(!thawed.isFrozen && thawed.configuration == configuration)
+        #expect(thawed.objects(Note.self).count == 2 && frozenRealm.objects(Note.self).count == 1)
+        try await thawed.asyncWrite { thawed.add(Note(value: ["id": 3])) }
+        #expect(thawed.objects(Note.self).count == 3)
+    }
+
+    /// Realm Swift's `realm.freeze(object)` and `realm.freeze(collection)` give what the
+    /// object's and the collection's own `freeze()` give.
+    @Test func realmFreezeOfAnObjectOrCollectionIsItsOwnFreeze() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
+        try realm.write {
+            realm.add(Note(value: ["id": 1, "text": "one"]))
+            realm.add(Note(value: ["id": 2, "text": "two", "related": [["id": 3]]]))
+        }
+        let note = try #require(realm.object(ofType: Note.self, forPrimaryKey: 1))
+        #expect(realm.freeze(note) == note.freeze() && realm.freeze(note).text == "one")
+        let frozenNotes = realm.freeze(realm.objects(Note.self).sorted(byKeyPath: "id", ascending: false))
+        #expect(frozenNotes.map(\.id) == [3, 2, 1])
+        let two = try #require(realm.object(ofType: Note.self, forPrimaryKey: 2))
+        #expect(realm.freeze(two.related).map(\.id) == [3])
+        try realm.write { realm.add(Note(value: ["id": 4])) }
+        #expect(frozenNotes.count == 3, "frozen before the write")
+    }
+
     @Test func freezingAVersionTwiceSharesItAndTheLimitIsEnforced() throws {
         var configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
         configuration.maximumNumberOfActiveVersions = 3

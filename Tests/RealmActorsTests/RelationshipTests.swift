@@ -434,6 +434,26 @@ private func relConfiguration(_ directory: TemporaryDirectory) -> Realm.Configur
         #expect(scores.count == 0 && holder.scores.keys.isEmpty)
     }
 
+    /// Realm's documentation fills maps by key-value coding (`setValue(_:forKey:)`); nil removes
+    /// the key, as in Realm Swift, and `value(forKey:)` reads one untyped.
+    @Test func mapKeyValueCodingSetsReadsAndRemoves() throws {
+        let directory = try TemporaryDirectory()
+        let realm = try Realm(configuration: relConfiguration(directory))
+        let holder = RelHolder()
+        holder.scores.setValue(1, forKey: "unmanaged")
+        #expect(holder.scores["unmanaged"] == 1)
+        try realm.write { realm.add(holder) }
+        try realm.write {
+            holder.scores.setValue(7, forKey: "a")
+            holder.scores.setValue(8, forKey: "a")
+            holder.optionalScores.setValue(2.5, forKey: "x")
+        }
+        #expect(holder.scores["a"] == 8 && holder.scores.value(forKey: "a") as? Int == 8)
+        #expect(holder.optionalScores["x"] == 2.5 && holder.scores.value(forKey: "absent") == nil)
+        try realm.write { holder.scores.setValue(nil, forKey: "a") }
+        #expect(holder.scores.keys == ["unmanaged"])
+    }
+
     // MARK: 4. Deleting linked objects
 
     @Test func deletingAnObjectRemovesEveryLinkToIt() throws {

@@ -10,3 +10,9 @@ public enum UpdatePolicy: Int, Sendable {
     /// The existing object takes only the properties whose values differ.
     case modified = 3
 }
+
+extension Realm {
+    /// ``RealmActors/UpdatePolicy`` under Realm Swift's name, `Realm.UpdatePolicy`
+    /// (`realm.add(dog, update: Realm.UpdatePolicy.modified)`).
+    public typealias UpdatePolicy = RealmActors.UpdatePolicy
+}

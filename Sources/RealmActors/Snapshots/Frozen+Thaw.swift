@@ -38,6 +38,16 @@ extension FrozenResults {
     }
 }
 
+extension FrozenRealm {
+    /// A live handle on the realm this was frozen from, at its newest version, opened on the
+    /// caller's isolation: Realm Swift's `thaw()` on a frozen realm (async here, as opening is).
+    ///
+    /// - Throws: a ``Realm/Error`` if the realm cannot be opened.
+    public func thaw(isolation: isolated (any Actor)? = #isolation) async throws -> Realm {
+        try await Realm.open(configuration: snapshot.configuration, isolation: isolation)
+    }
+}
+
 extension Realm {
     /// Frozen results as live `Results` of this handle: the same query (class, base collection,
     /// filters, distinct, sort) evaluated at the handle's current version, so objects added since

@@ -15,6 +15,11 @@ public struct FrozenRealm: Sendable {
     /// The configuration of the realm it was frozen from.
     public var configuration: Realm.Configuration { snapshot.configuration }
 
+    /// Always true, as Realm's `Realm.isFrozen` is for a frozen realm: code written against
+    /// Realm Swift (`realm.freeze().isFrozen`) compiles and reads the same. A live ``Realm``'s
+    /// ``Realm/isFrozen`` is false.
+    public var isFrozen: Bool { true }
+
     /// The classes the realm stored at this version.
     public var schema: Schema { Schema(snapshot.catalog) }
 

@@ -20,6 +20,9 @@ public struct FrozenResults<T: Object>: RandomAccessCollection, Sendable {
         self.query = query
     }
 
+    /// Always true, as Realm's `Results.isFrozen` is for frozen results (`results.freeze().isFrozen`).
+    public var isFrozen: Bool { true }
+
     /// The number of objects.
     public var count: Int {
         if let keys { return keys.count }

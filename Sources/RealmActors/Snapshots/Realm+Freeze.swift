@@ -23,6 +23,17 @@ extension Realm {
         FrozenRealm(snapshot: currentSnapshot())
     }
 
+    /// A frozen snapshot of `object` at its realm's current version: Realm Swift's
+    /// `realm.freeze(_:)`, the same as `object.freeze()`. Returns a `Sendable` ``Frozen`` where
+    /// Realm Swift returns a frozen `T` (DocC "Migrating from Realm Swift"). Traps if `object`
+    /// is unmanaged.
+    public func freeze<T: FreezableObject>(_ object: T) -> Frozen<T> { object.freeze() }
+
+    /// A frozen snapshot of a collection of objects (results, a list or set of objects, linking
+    /// objects): Realm Swift's `realm.freeze(_:)` for collections, the same as
+    /// `collection.freeze()`, returning ``FrozenResults``.
+    public func freeze<C: ObjectCollectionQueries>(_ collection: C) -> FrozenResults<C.Element> { collection.freeze() }
+
     /// The live object (or the projection of it), at this handle's version, of a frozen one;
     /// nil if it was deleted.
     public func thaw<T: Freezable>(_ frozen: Frozen<T>) -> T? {
