@@ -76,6 +76,24 @@ final class RBPet: Object {
         }
     }
 
+    /// Converted to `NSError`, as Realm's documentation reads errors: Realm's domain, code and
+    /// details (it bridged as a plain Swift error, with none of them). On Linux the conversion
+    /// must be written `error as NSError`: `catch let error as NSError` compiles but never
+    /// matches without the Objective-C runtime.
+    @Test func anErrorAsNSErrorHasRealmsDomainCodeAndDetails() throws {
+        let directory = try TemporaryDirectory()
+        let missing = directory.url.appendingPathComponent("missing.realm")
+        do {
+            _ = try Realm(configuration: Realm.Configuration(fileURL: missing, readOnly: true))
+            Issue.record("a read-only open of a missing file succeeded")
+        } catch {
+            let error = error as NSError
+            #expect(error.domain == "io.realm" && error.code == Realm.Error.Code.fileNotFound.rawValue)
+            #expect(error.userInfo[NSFilePathErrorKey] as? String == missing.path)
+            #expect(error.localizedDescription.contains("missing.realm"))
+        }
+    }
+
     @Test func configurationsDescribeThemselvesAndOpenByFileURL() throws {
         let dir = try TemporaryDirectory()
         let url = dir.url.appendingPathComponent("by-url.realm")

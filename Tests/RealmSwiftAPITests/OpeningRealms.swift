@@ -182,7 +182,7 @@ func handleOpenErrors() {
         let realm = try Realm()
         // Use realm
         _ = realm
-    } catch let error as NSError {
+    } catch let error as NSError {  // compiles; on Linux it never matches (DocC "Migrating from Realm Swift", Errors)
         // Handle error
         _ = error
     }
@@ -267,7 +267,7 @@ func encryptARealm() {
         let realm = try Realm(configuration: config)
         // ... use the realm as normal ...
         _ = realm
-    } catch let error as NSError {
+    } catch let error as NSError {  // compiles; on Linux it never matches (DocC "Migrating from Realm Swift", Errors)
         // If the encryption key is wrong, `error` will say that it's an invalid database
         fatalError("Error opening realm: \(error.localizedDescription)")
     }

@@ -253,7 +253,7 @@ func transactions() {
             // Realm automatically commits the transaction
             // after the end of this code block.
         }
-    } catch let error as NSError {
+    } catch let error as NSError {  // compiles; on Linux it never matches (DocC "Migrating from Realm Swift", Errors)
         // Failed to write to realm.
         // ... Handle error ...
         _ = error

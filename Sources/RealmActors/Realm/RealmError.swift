@@ -86,6 +86,20 @@ extension Realm {
     }
 }
 
+extension Realm.Error: CustomNSError {
+    /// `"io.realm"`, Realm's error domain (`RLMErrorDomain`): an error caught `as NSError`
+    /// carries Realm's domain, code and details, as Realm Swift's does.
+    public static var errorDomain: String { "io.realm" }
+    /// The code's number (Realm's, where Realm has the case).
+    public var errorCode: Int { code.rawValue }
+    /// The message as the localized description, and the file's path under `NSFilePathErrorKey`.
+    public var errorUserInfo: [String: Any] {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: description]
+        if let fileURL { info[NSFilePathErrorKey] = fileURL.path }
+        return info
+    }
+}
+
 extension Realm.Error.Code {
     /// Matches an error against a code, so `catch Realm.Error.fileAccess { … }` works.
     public static func ~= (code: Self, error: any Swift.Error) -> Bool {
