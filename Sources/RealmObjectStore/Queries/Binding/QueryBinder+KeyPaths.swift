@@ -19,32 +19,7 @@ extension QueryBinder {
             table = scoped
             components.removeFirst()
         }
-        // Subscripts and `@keys`/`@values` belong to the property before them (an `AnyRealmValue`
-        // takes several: they step into nested collections). `[*]` is a nil selection.
-        var steps: [(name: String, selections: [PathSelection?], written: String)] = []
-        for component in components {
-            let selection: PathSelection?
-            if let subscripted = QuerySubscript(component: component) {
-                switch subscripted {
-                case .first: selection = .first
-                case .last: selection = .last
-                case .index(let index): selection = .index(index)
-                case .key(let key): selection = .key(Array(key.utf8))
-                case .all: selection = nil
-                case .size: throw QueryError("[SIZE] must end a key path", at: position)
-                }
-            } else if component == "@keys" || component == "@values" {
-                selection = component == "@keys" ? .keys : .values
-            } else {
-                steps.append((component, [], component))
-                continue
-            }
-            guard let previous = steps.popLast() else {
-                throw QueryError("'\(component)' must follow a collection property", at: position)
-            }
-            steps.append((previous.name, previous.selections + [selection], previous.written + component))
-        }
-        guard !steps.isEmpty else { throw QueryError("Expected a property name", at: position) }
+        let steps = try writtenSteps(components, at: position)
         var hops: [PathStep] = []
         for (index, (name, selections, written)) in steps.enumerated() {
             if table.columns[name] == nil, let backlink = try backlinkStep(name, of: table, at: position) {
@@ -97,22 +72,7 @@ extension QueryBinder {
             }
             if index == steps.count - 1 {
                 if let aggregate {
-                    switch aggregate {
-                    case .type:
-                        throw QueryError("@type needs an AnyRealmValue property, but '\(name)' is \(property.typeName)", at: position)
-                    case .count:
-                        // A to-one link counts 0 or 1, as realm-core's "ints == link.@count".
-                        guard property.collection != nil || [.string, .data, .object].contains(property.kind) else {
-                            throw QueryError("@count needs a collection, a link, a string or data, but '\(name)' is \(property.typeName)", at: position)
-                        }
-                    case .min, .max, .sum, .average:
-                        let numeric: Set<PropertyKind> = aggregate == .min || aggregate == .max
-                            ? [.int, .float, .double, .date, .decimal128] : [.int, .float, .double, .decimal128]
-                        guard (property.collection != nil || hops.contains { $0.property.collection != nil }),
-                              numeric.contains(property.kind) else {
-                            throw QueryError("\(aggregate.rawValue) needs a collection of numbers, but '\(components.joined(separator: "."))' is \(property.typeName)", at: position)
-                        }
-                    }
+                    try check(aggregate, on: property, named: name, after: hops, path: components, at: position)
                 }
                 return BoundPath(hops: hops, last: step, aggregate: aggregate)
             }
@@ -123,6 +83,63 @@ extension QueryBinder {
             table = target
         }
         throw QueryError("Expected a property name", at: position)
+    }
+
+    /// A written step of a key path: a property name with the subscripts and `@keys`/`@values`
+    /// written after it, and how it was written (for messages).
+    typealias WrittenStep = (name: String, selections: [PathSelection?], written: String)
+
+    /// A key path's components grouped into steps. Subscripts and `@keys`/`@values` belong to
+    /// the property before them (an `AnyRealmValue` takes several: they step into nested
+    /// collections). `[*]` is a nil selection.
+    func writtenSteps(_ components: [String], at position: Int) throws -> [WrittenStep] {
+        var steps: [WrittenStep] = []
+        for component in components {
+            let selection: PathSelection?
+            if let subscripted = QuerySubscript(component: component) {
+                switch subscripted {
+                case .first: selection = .first
+                case .last: selection = .last
+                case .index(let index): selection = .index(index)
+                case .key(let key): selection = .key(Array(key.utf8))
+                case .all: selection = nil
+                case .size: throw QueryError("[SIZE] must end a key path", at: position)
+                }
+            } else if component == "@keys" || component == "@values" {
+                selection = component == "@keys" ? .keys : .values
+            } else {
+                steps.append((component, [], component))
+                continue
+            }
+            guard let previous = steps.popLast() else {
+                throw QueryError("'\(component)' must follow a collection property", at: position)
+            }
+            steps.append((previous.name, previous.selections + [selection], previous.written + component))
+        }
+        guard !steps.isEmpty else { throw QueryError("Expected a property name", at: position) }
+        return steps
+    }
+
+    /// Whether `aggregate` may end a key path at `property`, reached through `hops`. (What an
+    /// `AnyRealmValue` allows beyond `@count` is decided before.) `path`: the components, for messages.
+    func check(_ aggregate: QueryAggregate, on property: PropertyInfo, named name: String, after hops: [PathStep],
+               path components: [String], at position: Int) throws {
+        switch aggregate {
+        case .type:
+            throw QueryError("@type needs an AnyRealmValue property, but '\(name)' is \(property.typeName)", at: position)
+        case .count:
+            // A to-one link counts 0 or 1, as realm-core's "ints == link.@count".
+            guard property.collection != nil || [.string, .data, .object].contains(property.kind) else {
+                throw QueryError("@count needs a collection, a link, a string or data, but '\(name)' is \(property.typeName)", at: position)
+            }
+        case .min, .max, .sum, .average:
+            let numeric: Set<PropertyKind> = aggregate == .min || aggregate == .max
+                ? [.int, .float, .double, .date, .decimal128] : [.int, .float, .double, .decimal128]
+            guard (property.collection != nil || hops.contains { $0.property.collection != nil }),
+                  numeric.contains(property.kind) else {
+                throw QueryError("\(aggregate.rawValue) needs a collection of numbers, but '\(components.joined(separator: "."))' is \(property.typeName)", at: position)
+            }
+        }
     }
 
     /// The step through `property` of `table` (with its target table, for a link).

@@ -2,6 +2,34 @@ import Foundation
 
 // `SUBQUERY(collection, $x, predicate).@count` and the type-safe `(condition).count`.
 extension QueryBinder {
+    /// `SUBQUERY(collection, $variable, predicate).@count op count` (or the type-safe
+    /// `(condition).count op count`, whose `collection` is empty): the predicate bound against
+    /// the collection's target table, with the variable in scope. `subPosition`: where the
+    /// subquery is written, for messages about it.
+    func bindSubquery(_ comparison: QueryComparison, collection: [String], variable: String, predicate: QueryExpression,
+                      at subPosition: Int, _ table: Table) throws -> QueryPlan {
+        let position = comparison.position
+        var (collection, variable, predicate) = (collection, variable, predicate)
+        if collection.isEmpty {  // the type-safe form, `(condition).count`: find the collection
+            (collection, variable, predicate) = try implicitSubquery(predicate, from: table, at: subPosition)
+        }
+        let path = try resolve(collection, aggregate: nil, from: table, at: subPosition)
+        // Over linking objects the variable is an object of the linking class (the step's
+        // table), not the class its link points to.
+        let targetName = path.last.backlinkFrom != nil ? path.last.table.name : path.last.property.objectClassName
+        guard path.last.property.kind == .object, path.last.property.collection != nil || path.last.backlinkFrom != nil,
+              let targetName, let target = catalog.tables[targetName] else {
+            throw QueryError("SUBQUERY needs a collection of objects, but '\(collection.joined(separator: "."))' is not one", at: subPosition)
+        }
+        guard case .value(let value) = comparison.right, let count = value.numeric else {
+            throw QueryError("SUBQUERY(...).@count must be compared with a number", at: position)
+        }
+        var inner = QueryBinder(catalog: catalog, variables: variables)
+        inner.variables[variable] = target
+        let plan = try inner.bind(predicate, target)
+        return .subquery(path: path, target: target, predicate: plan, op: comparison.op, count: count)
+    }
+
     /// The type-safe subquery `($0.dogs.age > 5 && $0.dogs.name == "Rex").count`, whose condition
     /// names the collection in every key path: that collection (the one collection of objects
     /// every path goes through first), a variable, and the condition on the variable.

@@ -24,25 +24,9 @@ struct QueryBinder {
     mutating func bind(_ comparison: QueryComparison, _ table: Table) throws -> QueryPlan {
         let position = comparison.position
         // SUBQUERY(...).@count op value
-        if case .subqueryCount(var collection, var variable, var predicate, let subPosition) = comparison.left {
-            if collection.isEmpty {  // the type-safe form, `(condition).count`: find the collection
-                (collection, variable, predicate) = try implicitSubquery(predicate, from: table, at: subPosition)
-            }
-            let path = try resolve(collection, aggregate: nil, from: table, at: subPosition)
-            // Over linking objects the variable is an object of the linking class (the step's
-            // table), not the class its link points to.
-            let targetName = path.last.backlinkFrom != nil ? path.last.table.name : path.last.property.objectClassName
-            guard path.last.property.kind == .object, path.last.property.collection != nil || path.last.backlinkFrom != nil,
-                  let targetName, let target = catalog.tables[targetName] else {
-                throw QueryError("SUBQUERY needs a collection of objects, but '\(collection.joined(separator: "."))' is not one", at: subPosition)
-            }
-            guard case .value(let value) = comparison.right, let count = value.numeric else {
-                throw QueryError("SUBQUERY(...).@count must be compared with a number", at: position)
-            }
-            var inner = QueryBinder(catalog: catalog, variables: variables)
-            inner.variables[variable] = target
-            let plan = try inner.bind(predicate, target)
-            return .subquery(path: path, target: target, predicate: plan, op: comparison.op, count: count)
+        if case .subqueryCount(let collection, let variable, let predicate, let subPosition) = comparison.left {
+            return try bindSubquery(comparison, collection: collection, variable: variable, predicate: predicate,
+                                    at: subPosition, table)
         }
         var left = comparison.left
         var right = comparison.right
