@@ -1,0 +1,398 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Opening a database (see `Database`): the lock file, creating a new file atomically, telling
+// an encrypted file's key, replaying the write-ahead log (onto the file, or into memory for a
+// read-only open) and recovery's choice of the version to open at. All of it runs before the
+// `Database` exists, so nothing here takes its state lock.
+extension Database {
+    /// A new, empty in-memory database. Its data lives as long as this object.
+    package static func inMemory() throws -> Database {
+        let map = PageMap(descriptor: -1)
+        try map.ensureMapped(pageCount: PageLayout.firstDataPage)
+        let meta = initialMeta()
+        let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
+        defer { page.deallocate() }
+        meta.encode(into: page)
+        map.store(page, byteCount: PageLayout.pageSize, atPage: 0)
+        map.store(page, byteCount: PageLayout.pageSize, atPage: 1)
+        let tip = VersionTip(meta: meta, freeList: FreeList(), chain: FreeListChain())
+        return Database(path: nil, options: DatabaseOptions(durability: .none), map: map, file: nil,
+                        lockDescriptor: -1, meta: meta, slot: 0, tip: tip, nextTransaction: meta.transaction + 1)
+    }
+
+    static func initialMeta() -> MetaPage {
+        MetaPage(transaction: 1, durableBase: 1, pageCount: PageLayout.firstDataPage,
+                 catalog: .empty, freeList: .none)
+    }
+
+    /// Opens (creating if needed, unless read-only) the database file at `path`.
+    ///
+    /// - Throws: `StorageError` — `.fileNotFound` (read-only and missing, or no such directory),
+    ///   `.filePermissionDenied`, `.incompatibleLockFile` (open in another process),
+    ///   `.invalidDatabase` (empty, truncated, corrupt, foreign or newer-format file; an encrypted
+    ///   file without its key or with another; an unencrypted file with a key), `.invalidInput`
+    ///   (a key that is not 64 bytes).
+    package static func open(path: String, options: DatabaseOptions = DatabaseOptions()) throws -> Database {
+        if let key = options.encryptionKey, key.count != PageCipher.userKeyByteCount {
+            throw StorageError(.invalidInput, "Encryption key must be \(PageCipher.userKeyByteCount) bytes, not \(key.count)", path: path)
+        }
+        // A read-only open of a missing file creates nothing, not even the lock file.
+        if options.readOnly && access(path, F_OK) != 0 && errno == ENOENT {
+            throw StorageError.fromErrno(ENOENT, "Could not open the realm file", path: path)
+        }
+        let lock = try acquireLock(path: path + AuxiliaryFile.lock.suffix, readOnly: options.readOnly)
+        do {
+            if !options.readOnly && access(path, F_OK) != 0 && errno == ENOENT {
+                try create(path: path, cipher: options.encryptionKey.flatMap { PageCipher(newFileWithKey: $0) })
+            }
+            let descriptor = openDescriptor(path, options.readOnly ? O_RDONLY : O_RDWR)
+            guard descriptor >= 0 else { throw StorageError.fromErrno(errno, "Could not open the realm file", path: path) }
+            let cipher: PageCipher?
+            do {
+                cipher = try encryption(ofFileAt: path, descriptor: descriptor, key: options.encryptionKey)
+            } catch {
+                closeDescriptor(descriptor)
+                throw error
+            }
+            let file = PageFile(path: path, descriptor: descriptor, faults: options.faults, cipher: cipher)
+            let log: WriteAheadLog?
+            let map: PageMap
+            let replayed: Int
+            var replayedPages: UInt64 = 0
+            do {
+                if options.readOnly {
+                    log = nil
+                    (map, replayed, replayedPages) = try replayLogInMemory(of: file, cipher: cipher)
+                } else {
+                    (log, replayed) = try openLog(of: file, cipher: cipher, options: options)
+                    map = PageMap(descriptor: descriptor, cipher: cipher)
+                }
+            } catch {
+                file.close()
+                throw error
+            }
+            let (meta, slot, tip, newestStamped) = try recover(file: file, map: map, minimumPages: replayedPages)
+            // The user's key is not kept: the cipher holds what was derived from it, and
+            // ``isOpened(withKey:)`` tells another key from this one by the file's key check.
+            var kept = options
+            kept.encryptionKey = nil
+            return Database(path: path, options: kept, map: map, file: file, log: log, recordsReplayed: replayed,
+                            lockDescriptor: lock, meta: meta, slot: slot, tip: tip, nextTransaction: newestStamped + idReserve + 1)
+        } catch {
+            if lock >= 0 { closeDescriptor(lock) }
+            throw error
+        }
+    }
+
+    /// Replays the write-ahead log's records onto the file (a writable open); returns the log if
+    /// this database writes through one, and how many records were replayed. Runs before
+    /// anything maps the file: the pages recovery reads must be the replayed ones.
+    private static func openLog(of file: PageFile, cipher: PageCipher?, options: DatabaseOptions) throws -> (WriteAheadLog?, Int) {
+        let path = file.path + AuxiliaryFile.log.suffix
+        let uses = options.writeAheadLog && options.durability == .full
+        guard uses || access(path, F_OK) == 0 else { return (nil, 0) }
+        let (log, replayed) = try WriteAheadLog.openForWriting(path: path, file: file, faults: options.faults,
+                                                              isAuthentic: isAuthentic(cipher),
+                                                              dataFile: { metaState(of: file, cipher: cipher) })
+        return (uses ? log : nil, replayed)
+    }
+
+    /// A read-only open's map, with the write-ahead log's records (commits a crash left only in
+    /// the log) replayed into it — a private map of the file, or an encrypted file's plaintext —
+    /// so that neither file changes. Returns the map, how many records there were, and the last
+    /// one's page count (0 if none), which the file's length may not reach.
+    private static func replayLogInMemory(of file: PageFile, cipher: PageCipher?) throws -> (PageMap, Int, UInt64) {
+        let path = file.path + AuxiliaryFile.log.suffix
+        let map = PageMap(descriptor: file.descriptor, cipher: cipher, privateFileBytes: try file.size())
+        let plaintext = cipher.map { _ in UnsafeMutableRawPointer.allocate(byteCount: WriteAheadLog.recordLimit, alignment: PageLayout.pageSize) }
+        defer { plaintext?.deallocate() }
+        var pageCount: UInt64 = 0
+        let count = try WriteAheadLog.readRecords(path: path, file: file, isAuthentic: isAuthentic(cipher),
+                                                  dataFile: metaState(of: file, cipher: cipher)) { record, images in
+            let end = record.entries.reduce(record.pageCount) { max($0, $1.page + $1.pages) }
+            try map.ensureMapped(pageCount: end)
+            try record.forEachImage(in: images) { entry, image, length in
+                if let cipher, let plaintext {
+                    // Authenticated when the record was read, so it decrypts.
+                    guard cipher.decrypt(image, length: length, page: entry.page, into: plaintext) else {
+                        throw StorageError(.invalidDatabase, "The realm's log changed while it was read", path: path)
+                    }
+                    map.store(plaintext, byteCount: length, atPage: entry.page)
+                } else {
+                    map.store(image, byteCount: length, atPage: entry.page)
+                }
+                return true
+            }
+            pageCount = record.pageCount
+        }
+        return (map, count, pageCount)
+    }
+
+    /// What the file's meta pages say before recovery (read with `pread`: nothing is mapped yet).
+    private static func metaState(of file: PageFile, cipher: PageCipher?) -> LogLayout.DataFileState {
+        let pageSize = PageLayout.pageSize
+        let stored = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: pageSize)
+        let plain = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: pageSize)
+        defer { stored.deallocate(); plain.deallocate() }
+        var state = LogLayout.DataFileState(newest: nil, fileID: nil, hasInvalidSlot: false)
+        for slot in 0..<2 {
+            var meta: MetaPage?
+            if pread(file.descriptor, stored, pageSize, off_t(slot * pageSize)) == pageSize {
+                if let cipher {
+                    if cipher.decrypt(stored, length: pageSize, page: PageNumber(slot), into: plain),
+                       case .success(let decoded) = MetaPage.decode(plain) { meta = decoded }
+                } else if case .success(let decoded) = MetaPage.decode(stored) {
+                    meta = decoded
+                }
+            }
+            if let meta {
+                state.newest = max(state.newest ?? 0, meta.transaction)
+                state.fileID = meta.fileID
+            } else {
+                state.hasInvalidSlot = true
+            }
+        }
+        return state
+    }
+
+    /// Whether a stored page or run from the log is intact: its checksum, or in an encrypted
+    /// file its tag.
+    private static func isAuthentic(_ cipher: PageCipher?) -> (UnsafeRawPointer, Int, PageNumber) -> Bool {
+        { image, length, page in cipher?.isAuthentic(image, length: length, page: page) ?? PageChecksum.isValid(image, length: length) }
+    }
+
+    /// Whether a process — this one included — has the database at `path` open: the lock file
+    /// beside it is locked (see ``acquireLock(path:readOnly:)``). A probe: the answer can change
+    /// as soon as it is given.
+    package static func isOpen(path: String) -> Bool {
+        let descriptor = openDescriptor(path + AuxiliaryFile.lock.suffix, O_RDWR)
+        guard descriptor >= 0 else { return false }  // no lock file: never opened for writing
+        defer { closeDescriptor(descriptor) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+        _ = flock(descriptor, LOCK_UN)
+        return false
+    }
+
+    /// Takes the lock file, so that a second process gets a clear error instead of corrupting the
+    /// file (multi-process access is not supported yet).
+    private static func acquireLock(path: String, readOnly: Bool) throws -> Int32 {
+        var descriptor = openDescriptor(path, O_RDWR | O_CREAT, 0o644)
+        if descriptor < 0 && readOnly {
+            descriptor = openDescriptor(path, O_RDONLY)
+            if descriptor < 0 { return -1 }  // read-only media without a lock file: nobody can write
+        }
+        guard descriptor >= 0 else {
+            throw StorageError.fromErrno(errno, "Could not open the lock file", path: path)
+        }
+        // A conflict can be transient: a process that forks (posix_spawn included) shares every
+        // open file description, lock files too, with the child until the child's exec closes
+        // it, so a file this process has just closed may look locked for a moment. Retry for
+        // about 100 ms before reporting another process.
+        // Writers lock exclusively; read-only opens share the lock, so several read-only
+        // processes may read the file at once while none writes it (a reader cannot follow
+        // another process's commits: page reuse is coordinated only within one process).
+        let mode = readOnly ? LOCK_SH : LOCK_EX
+        func tryLock() -> Int32 { flock(descriptor, mode | LOCK_NB) == 0 ? 0 : errno }
+        var code = tryLock()
+        var attempts = 0
+        while code == EWOULDBLOCK && attempts < 50 {
+            attempts += 1
+            usleep(2_000)
+            code = tryLock()
+        }
+        guard code == 0 else {
+            closeDescriptor(descriptor)
+            if code == EWOULDBLOCK {
+                throw StorageError(.incompatibleLockFile, readOnly
+                                   ? "The realm file is open for writing in another process; it can be read only when no process writes it"
+                                   : "The realm file is open in another process; RealmActors supports one writing process per file",
+                                   path: path)
+            }
+            throw StorageError.fromErrno(code, "Could not lock the realm file", path: path)
+        }
+        return descriptor
+    }
+
+    /// Creates an empty database file atomically: written and synced under a temporary name, then
+    /// renamed into place, then the directory synced. A crash leaves either no file or a valid one.
+    /// With a cipher, the file is encrypted from its first page. The caller holds the lock file.
+    private static func create(path: String, cipher: PageCipher?) throws {
+        let temporary = path + AuxiliaryFile.creating.suffix
+        // An encrypted file is readable by its owner only: its ciphertext is safe to lose, but
+        // there is no reason to hand it out (and with it which pages change, and when).
+        let descriptor = openDescriptor(temporary, O_RDWR | O_CREAT | O_TRUNC, cipher == nil ? 0o644 : 0o600)
+        guard descriptor >= 0 else {
+            let code = errno
+            throw StorageError.fromErrno(code, "Could not create the realm file", path: path)
+        }
+        defer { closeDescriptor(descriptor) }
+        let file = PageFile(path: temporary, descriptor: descriptor, faults: nil, cipher: cipher)
+        let pages = UnsafeMutableRawPointer.allocate(byteCount: 2 * PageLayout.pageSize, alignment: PageLayout.pageSize)
+        defer { pages.deallocate() }
+        var generator = SystemRandomNumberGenerator()
+        let fileID = max(1, generator.next() as UInt64)
+        var meta = initialMeta()
+        meta.fileID = fileID
+        meta.transaction = 0
+        meta.durableBase = 0
+        meta.encode(into: pages)
+        meta = initialMeta()
+        meta.fileID = fileID
+        meta.encode(into: pages + PageLayout.pageSize)
+        do {
+            try file.write(UnsafeRawBufferPointer(start: pages, count: 2 * PageLayout.pageSize), at: 0)
+            try file.sync()
+            // A log left by a file deleted from this path (without its log) must not meet the new
+            // file, which may even get the deleted one's inode. The caller holds the lock file, so
+            // no other open has it.
+            unlink(path + AuxiliaryFile.log.suffix)
+            guard rename(temporary, path) == 0 else { throw StorageError.fromErrno(errno, "Could not create the realm file", path: path) }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        syncDirectory(of: path)
+    }
+
+    /// Whether `key` is the key this database was opened with (nil: opened unencrypted), told by
+    /// the file's key check rather than by a kept copy of the key.
+    package func isOpened(withKey key: [UInt8]?) -> Bool {
+        guard let cipher = file?.cipher else { return key == nil }
+        guard let key, let candidate = PageCipher(userKey: key, salt: cipher.header.salt) else { return false }
+        return candidate.isKeyCorrect(for: cipher.header)
+    }
+
+    /// Whether the file is encrypted, and if so its cipher under `key`, from the encryption
+    /// header of its meta pages (see `EncryptionHeader`); nil for an unencrypted file opened
+    /// without a key. Read with `pread`: nothing is mapped yet.
+    ///
+    /// - Throws: `.invalidDatabase` — an encrypted file without a key, or with a wrong one; an
+    ///   unencrypted realm file with a key; an unknown encryption scheme.
+    private static func encryption(ofFileAt path: String, descriptor: Int32, key: [UInt8]?) throws -> PageCipher? {
+        let pages = UnsafeMutableRawPointer.allocate(byteCount: 2 * PageLayout.pageSize, alignment: PageLayout.pageSize)
+        defer { pages.deallocate() }
+        // A file too short for two pages is not a realm file; recovery says so.
+        guard pread(descriptor, pages, 2 * PageLayout.pageSize, 0) == 2 * PageLayout.pageSize else { return nil }
+        let readings = [0, 1].map { EncryptionHeader.read(metaPage: pages + $0 * PageLayout.pageSize) }
+        let headers = readings.compactMap { if case .header(let header) = $0 { header } else { nil } }
+        if headers.isEmpty, let scheme = readings.lazy.compactMap({ if case .unknownScheme(let scheme) = $0 { scheme } else { nil } }).first {
+            if scheme == EncryptionHeader.unsafeDevelopmentScheme {
+                throw StorageError(.invalidDatabase, "The realm file is encrypted with scheme 1, which development builds of RealmActors wrote and which is no longer opened: its copies could reuse key stream. Open it with that build and write an unencrypted copy (writeCopy(toFile:encryptionKey: nil)), then encrypt that copy with this one", path: path)
+            }
+            throw StorageError(.invalidDatabase, "The realm file is encrypted with scheme \(scheme), which this library does not know; upgrade RealmActors to open it", path: path)
+        }
+        guard let key else {
+            guard headers.isEmpty else {
+                throw StorageError(.invalidDatabase, "The realm file is encrypted: open it with its encryption key (Configuration.encryptionKey)", path: path)
+            }
+            return nil
+        }
+        guard !headers.isEmpty else {
+            if [0, 1].contains(where: { UnsafeRawPointer(pages + $0 * PageLayout.pageSize).u64(24) == MetaPage.magic }) {
+                throw StorageError(.invalidDatabase, "The realm file is not encrypted, but an encryption key was given: open it without a key, or write an encrypted copy with writeCopy(toFile:encryptionKey:)", path: path)
+            }
+            return nil  // not a realm file: recovery says so
+        }
+        for header in headers {
+            if let cipher = PageCipher(userKey: key, salt: header.salt), cipher.isKeyCorrect(for: header) { return cipher }
+        }
+        throw StorageError(.invalidDatabase, "The encryption key is wrong: it does not decrypt this realm file", path: path)
+    }
+
+    /// Makes a rename or creation in the file's directory durable.
+    static func syncDirectory(of path: String) {
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let descriptor = openDescriptor(directory.isEmpty ? "/" : directory, O_RDONLY)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        closeDescriptor(descriptor)
+    }
+
+    /// Picks the version to open at: the newest meta whose batch verifies, else the other one.
+    /// Also returns the newest transaction of either meta, verified or not (see ``idReserve``).
+    /// `minimumPages`: the length in pages a read-only open's in-memory replay gave the file.
+    private static func recover(file: PageFile, map: PageMap, minimumPages: UInt64 = 0) throws -> (MetaPage, Int, VersionTip, TransactionID) {
+        let size = try file.size()
+        let path = file.path
+        guard size > 0 else {
+            throw StorageError(.invalidDatabase, "The realm file is empty (0 bytes), so it is not a realm file", path: path)
+        }
+        guard size >= UInt64(2 * PageLayout.pageSize) else {
+            throw StorageError(.invalidDatabase, "The realm file is truncated (\(size) bytes) or is not a realm file: it is shorter than its header pages 0 and 1", path: path)
+        }
+        let filePages = max(size / UInt64(PageLayout.pageSize), minimumPages)
+        try map.ensureMapped(pageCount: filePages)
+        let candidates = [0, 1].map { slot in (slot, MetaPage.decode(map.pointer(PageNumber(slot)))) }
+        var valid = candidates.compactMap { slot, result -> (Int, MetaPage)? in
+            if case .success(let meta) = result { return (slot, meta) }
+            return nil
+        }
+        // A newer library's meta in either slot refuses the file, even when the other slot holds
+        // a version this library reads: that one is older, and opening it would lose the newer
+        // commits and then overwrite their pages.
+        for (_, result) in candidates {
+            if case .failure(.futureFormat(let version)) = result {
+                throw StorageError(.invalidDatabase,
+                                   "The realm file has format version \(version), newer than this library supports (\(MetaPage.formatVersion)); upgrade RealmActors to open it",
+                                   path: path)
+            }
+        }
+        if valid.isEmpty {
+            for (_, result) in candidates {
+                if case .failure(.obsoleteFormat(let version)) = result {
+                    throw StorageError(.invalidDatabase,
+                                       "The realm file has format version \(version), written by a development build of RealmActors; this library reads versions 5 and 6 only",
+                                       path: path)
+                }
+            }
+            if map.decryption != nil {
+                // The key is right (its check value matched), so the pages are damaged.
+                throw StorageError(.invalidDatabase, "The realm file is corrupt: both header pages fail their authentication (pages 0 and 1)", path: path)
+            }
+            if candidates.allSatisfy({ if case .failure(.notARealmFile) = $0.1 { true } else { false } }) {
+                throw StorageError(.invalidDatabase, "Not a realm file (no RealmActors header in pages 0 and 1)", path: path)
+            }
+            throw StorageError(.invalidDatabase, "The realm file is corrupt: both header pages fail their checksum (pages 0 and 1)", path: path)
+        }
+        valid.sort { $0.1.transaction > $1.1.transaction }
+        var reasons: [String] = []
+        for (slot, meta) in valid {
+            guard meta.pageCount <= filePages else {
+                reasons.append("version \(meta.transaction) needs \(meta.pageCount) pages but the file has \(filePages)")
+                continue
+            }
+            try map.ensureMapped(pageCount: meta.pageCount)
+            let snapshot = RecoverySource(map: map, pageLimit: meta.pageCount)
+            do {
+                try IntegrityCheck.verifyBatch(of: meta, in: snapshot)
+                let (freeList, chain) = try FreeListChain.decode(head: meta.freeList, pageCount: meta.pageCount,
+                                                                 page: snapshot.page)
+                return (meta, slot, VersionTip(meta: meta, freeList: freeList, chain: chain), valid[0].1.transaction)
+            } catch let error as StorageError {
+                reasons.append("version \(meta.transaction): \(error.message)")
+            }
+        }
+        throw StorageError(.invalidDatabase,
+                           "The realm file is corrupt or truncated: " + reasons.joined(separator: "; "), path: path)
+    }
+}
+
+/// `open(2)` (close-on-exec), under a name that `Database.open` does not shadow.
+func openDescriptor(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+    #if canImport(Glibc)
+    Glibc.open(path, flags | O_CLOEXEC, mode)
+    #else
+    Darwin.open(path, flags | O_CLOEXEC, mode)
+    #endif
+}
+
+/// Pages of a version being recovered: straight from the map, bounded by the meta's page count.
+struct RecoverySource: PageSource {
+    let map: PageMap
+    let pageLimit: UInt64
+    func page(_ number: PageNumber) -> UnsafeRawPointer { map.pointer(number) }
+}

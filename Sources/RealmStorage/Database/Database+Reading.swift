@@ -1,0 +1,106 @@
+// Readers and the versions they pin (see `Database`), and what the database reports about its
+// versions: space, limits, which commits are durable.
+extension Database {
+    /// The newest durable version, pinned until the returned transaction is released.
+    package func beginRead() throws -> ReadTransaction {
+        let meta = try state.withLock { state -> MetaPage in
+            guard !state.isClosed else { throw StorageError(.wrongTransactionState, "The database is closed", path: path) }
+            state.pins[state.published.transaction, default: 0] += 1
+            return state.published
+        }
+        return ReadTransaction(database: self, meta: meta)
+    }
+
+    /// Pins a version another pin holds already (see ``beginRead(atVersion:)``): its pages are
+    /// not reused until ``unpin(_:)``.
+    func pin(_ transaction: TransactionID) {
+        state.withLock { $0.pins[transaction, default: 0] += 1 }
+    }
+
+    func unpin(_ transaction: TransactionID) {
+        state.withLock { state in
+            if let count = state.pins[transaction], count > 1 {
+                state.pins[transaction] = count - 1
+            } else {
+                state.pins[transaction] = nil
+            }
+        }
+    }
+
+    /// How the file's pages are used at the newest prepared version (see ``SpaceUsage``).
+    ///
+    /// - Complexity: O(free runs), under the state lock.
+    package var spaceUsage: SpaceUsage {
+        state.withLock { state in
+            let page = UInt64(PageLayout.pageSize)
+            let total = state.tip.meta.pageCount
+            let free = state.tip.freeList.pageCount
+            let reusable = state.tip.freeList.reusablePageCount
+            let retained = min(state.tip.meta.retainedPages, total - free)
+            return SpaceUsage(fileBytes: total * page, liveBytes: (total - free - retained) * page,
+                              freeBytes: reusable * page, heldBytes: (free - reusable) * page,
+                              retainedBytes: retained * page, formatVersion: state.tip.meta.version,
+                              hasReplication: state.tip.meta.hasReplication)
+        }
+    }
+
+    /// The number of distinct versions readers pin, plus the newest one (always live).
+    package var activeVersionCount: Int {
+        state.withLock { state in
+            var versions = Set(state.pins.keys)
+            versions.insert(state.published.transaction)
+            return versions.count
+        }
+    }
+
+    /// The oldest version a reader pins, if any reader pins one.
+    package var oldestPinnedTransaction: TransactionID? { state.withLock { $0.pins.keys.min() } }
+
+    /// The most versions that may be live at once; nil for no limit. A commit that would make
+    /// one more live version than this throws `.maximumActiveVersionsExceeded` (old versions
+    /// pinned by readers keep their pages from being reused, so unbounded pinning grows the file).
+    package var maximumActiveVersions: Int? {
+        get { state.withLock { $0.maximumActiveVersions } }
+        set { state.withLock { $0.maximumActiveVersions = newValue } }
+    }
+
+    /// Throws if one more version would exceed ``maximumActiveVersions``.
+    func checkVersionLimit() throws {
+        try state.withLock { state in
+            guard let limit = state.maximumActiveVersions else { return }
+            // Live after this commit: the pinned versions, the unflushed commits, and this one.
+            let live = Set(state.pins.keys).count + state.pending.count + 1
+            if live > limit {
+                throw StorageError(.maximumActiveVersionsExceeded,
+                                   "Number of active versions (\(live)) in the Realm exceeded the limit of \(limit)", path: path)
+            }
+        }
+    }
+
+    /// The newest durable version's transaction id.
+    package var latestTransaction: TransactionID { state.withLock { $0.published.transaction } }
+
+    /// The newest prepared transaction (durable or still waiting for a flush).
+    package var preparedTransaction: TransactionID { state.withLock { $0.tip.meta.transaction } }
+
+    /// Whether the commit `transaction` is durable (true), was discarded by a failed flush
+    /// (false), or is still pending (nil).
+    package func durability(of transaction: TransactionID) -> Bool? {
+        state.withLock { state in
+            if transaction <= state.published.transaction { return true }
+            if transaction <= state.discardedThrough || state.failure != nil { return false }
+            return nil
+        }
+    }
+
+    /// Why commits that ``durability(of:)`` reports as `false` did not become durable: the error
+    /// that stopped writes (also when a flush itself succeeded and only stopped later ones, as
+    /// after its meta page failed to reach its place), else the one that discarded them.
+    package var discardError: StorageError? { state.withLock { $0.failure ?? $0.discardReason } }
+
+    /// Pages in use plus free pages: the file's length in pages at the newest version.
+    package var pageCount: UInt64 { state.withLock { $0.published.pageCount } }
+
+    /// Free pages at the newest durable version (reusable or waiting for readers).
+    package var freePageCount: UInt64 { state.withLock { $0.publishedTip.freeList.pageCount } }
+}
