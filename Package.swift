@@ -74,13 +74,16 @@ let package = Package(
         // Crash-safety torture: writes through the public API while a driver SIGKILLs it.
         .executableTarget(name: "realm-torture", dependencies: ["RealmActors", "RealmStorage"], swiftSettings: strictSettings),
 
-        .testTarget(name: "RealmStorageTests", dependencies: ["RealmStorage", "realm-crash-writer"], swiftSettings: strictSettings),
-        .testTarget(name: "RealmObjectStoreTests", dependencies: ["RealmObjectStore"], swiftSettings: strictSettings),
-        .testTarget(name: "RealmRuntimeTests", dependencies: ["RealmRuntime"], swiftSettings: strictSettings),
+        // What every test target shares (the seeded generator, temporary directories), one copy
+        // instead of one per target. Foundation only, so that any test target can use it.
+        .target(name: "RealmTestSupport", path: "Tests/RealmTestSupport", swiftSettings: strictSettings),
+        .testTarget(name: "RealmStorageTests", dependencies: ["RealmStorage", "RealmTestSupport", "realm-crash-writer"], swiftSettings: strictSettings),
+        .testTarget(name: "RealmObjectStoreTests", dependencies: ["RealmObjectStore", "RealmTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "RealmRuntimeTests", dependencies: ["RealmRuntime", "RealmTestSupport"], swiftSettings: strictSettings),
         // RealmRuntime (which re-exports the lower layers) only for the I/O fault hook, SharedRealmFile.faultInjectors.
-        .testTarget(name: "RealmActorsTests", dependencies: ["RealmActors", "RealmRuntime"], swiftSettings: strictSettings),
+        .testTarget(name: "RealmActorsTests", dependencies: ["RealmActors", "RealmRuntime", "RealmTestSupport"], swiftSettings: strictSettings),
         // Runs the built realm-inspect on files written through the public API.
-        .testTarget(name: "RealmInspectTests", dependencies: ["RealmActors", "realm-inspect"], swiftSettings: strictSettings),
+        .testTarget(name: "RealmInspectTests", dependencies: ["RealmActors", "RealmTestSupport", "realm-inspect"], swiftSettings: strictSettings),
         // Realm Swift's documented usage, compiled and never run: each file is code as Realm's
         // documentation writes it with only the import changed (and the design differences the
         // DocC article "Migrating from Realm Swift" lists), so an API change that breaks code

@@ -41,7 +41,7 @@ EXTERNAL = {
     # Foundation.
     "foundation": """Data Date Decimal FileManager JSONDecoder JSONEncoder NSError NSPredicate URL UUID
         Foundation ProcessInfo DispatchQueue NSLock NSRegularExpression Calendar Locale TimeInterval
-        NSSortDescriptor NSNumber NSObject""",
+        NSSortDescriptor NSNumber NSObject NSFilePathErrorKey NSLocalizedDescriptionKey NSUnderlyingErrorKey""",
     # Realm Swift and Realm Cocoa names our documents compare with or replace (see the DocC
     # article "Migrating from Realm Swift").
     "realm": """RealmSwift RLMRealm RLMObject RLMArray ThreadSafeReference RealmProperty RealmOptional

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmTestSupport
 
 final class ARItem: Object {
     @Persisted(primaryKey: true) var id = 0
@@ -155,7 +156,7 @@ final class ARDerivedWithState: ARBase {
     @Test(arguments: 0..<3)
     func loopsThatWriteAndDeleteReadTheRightRows(seed: UInt64) throws {
         let realm = try Self.realm("write-\(seed)", count: 2_000)
-        var generator = QueryRandom(state: seed)
+        var generator = SplitMix64(seed: seed)
         var expected = Dictionary(uniqueKeysWithValues: (0..<2_000).map { ($0, "item \($0)") })
         var nextID = 2_000
         for _ in 0..<3 {

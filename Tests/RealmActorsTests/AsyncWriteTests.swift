@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmTestSupport
 
 final class Counter: Object {
     @Persisted(primaryKey: true) var id = 0

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmTestSupport
 
 final class CPItem: Object {
     @Persisted(primaryKey: true) var id = 0
@@ -38,7 +39,7 @@ final class CPOwner: Object {
     @Test(arguments: 0..<4)
     func heldObjectsReadTheirOwnRowsThroughEveryKindOfWrite(seed: UInt64) throws {
         let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "cached-positions-\(seed)-\(UUID())"))
-        var generator = QueryRandom(state: seed)
+        var generator = SplitMix64(seed: seed)
         var model: [Int: Model] = [:]
         try realm.write {
             for id in 0..<2_000 {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmTestSupport
 
 // Change notifications: results/list/linkingObjects/object/realm `changes` streams, checked
 // against the documented index conventions (deletions in the previous delivered collection,
@@ -302,7 +303,7 @@ struct ChangeNotificationTests {
 
     @Test(arguments: [false, true], Array(UInt64(1)...12))
     func randomWorkloadsKeepTheInvariant(sorted: Bool, seed: UInt64) async throws {
-        var random = QueryRandom(state: seed &* 0x2545_F491_4F6C_DD1D &+ (sorted ? 7 : 0))
+        var random = SplitMix64(seed: seed &* 0x2545_F491_4F6C_DD1D &+ (sorted ? 7 : 0))
         let realm = try Self.realm()
         // Unsorted: `value < 50` (key order, no moves). Sorted: `value >= 20` by value then id.
         func query() -> Results<CNItem> {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmTestSupport
 
 enum CodableMood: String, PersistableEnum, Codable {
     case calm, excited

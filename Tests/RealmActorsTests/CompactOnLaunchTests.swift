@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import RealmActors
 import RealmRuntime  // `Lock`, the package's lock (a pthread mutex TSan sees in a sanitizer build)
+import RealmTestSupport
 
 /// `shouldCompactOnLaunch`: asked on a file's first open in the process with its total and used
 /// bytes; a true answer shrinks the file to about its live size and keeps every object.

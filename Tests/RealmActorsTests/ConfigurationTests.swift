@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmTestSupport
 
 @Suite struct ConfigurationTests {
     @Test func fileURLAndInMemoryIdentifierAreExclusive() {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmTestSupport
 
 /// Opening a realm whose meta pages, catalog or schema are damaged: `Realm(configuration:)` and
 /// `Realm.open` throw `invalidDatabase` naming the page, never trap. (The pages are found by

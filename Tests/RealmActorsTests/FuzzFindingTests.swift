@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import RealmActors
 import RealmRuntime
+import RealmTestSupport
 
 /// Inputs the fuzz harnesses (`Fuzz/Harnesses`, `Scripts/fuzz.sh`) found, each fed through the
 /// public API as a user would meet it. Each input is also in the harness's seed corpus,

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import RealmActors
 @testable import RealmRuntime
+import RealmTestSupport
 
 final class Ledger: Object {
     @Persisted(primaryKey: true) var id = 0

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import RealmActors
 import RealmRuntime
+import RealmTestSupport
 
 final class ICTag: Object {
     @Persisted(primaryKey: true) var code = ""
@@ -34,7 +35,7 @@ final class ICNode: Object {
     func aRandomWorkloadOfLinksAndIndexesPasses(seed: UInt64) throws {
         let directory = try TemporaryDirectory()
         let realm = try Realm(configuration: Self.configuration(directory))
-        var random = QueryRandom(state: seed)
+        var random = SplitMix64(seed: seed)
         func below(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &random) }
         for round in 0..<40 {
             try realm.write {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmTestSupport
 
 final class LETag: Object {
     @Persisted(primaryKey: true) var id = 0
@@ -26,7 +27,7 @@ final class LEHolder: Object {
     }
 
     /// One random edit, applied to `list` and to `model` alike.
-    static func edit(_ list: List<Int>, _ model: inout [Int], _ random: inout QueryRandom) {
+    static func edit(_ list: List<Int>, _ model: inout [Int], _ random: inout SplitMix64) {
         let count = model.count
         let low = Int.random(in: 0...count, using: &random), high = Int.random(in: low...count, using: &random)
         let fresh = (0..<Int.random(in: 0...3, using: &random)).map { _ in Int.random(in: 0..<100, using: &random) }
@@ -58,7 +59,7 @@ final class LEHolder: Object {
         let holder = try realm.write { realm.create(LEHolder.self) }
         let unmanaged = List<Int>()
         var model: [Int] = []
-        var random = QueryRandom(state: seed)
+        var random = SplitMix64(seed: seed)
         for step in 0..<200 {
             var unmanagedModel = model
             var unmanagedRandom = random

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import RealmActors
 import RealmRuntime  // `Lock`, the package's lock (a pthread mutex TSan sees in a sanitizer build)
+import RealmTestSupport
 
 // Each version of a model is its own Swift class stored under one class name (`className()`),
 // as a program's `Person` is across releases. The names are unique to this file, so parallel

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import RealmActors
 import RealmRuntime
+import RealmTestSupport
 
 final class MCHolder: Object {
     @Persisted(primaryKey: true) var id = 0

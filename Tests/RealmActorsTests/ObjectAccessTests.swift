@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 import RealmActors
+import RealmTestSupport
 
 final class OADog: Object {
     @Persisted(primaryKey: true) var id = 0

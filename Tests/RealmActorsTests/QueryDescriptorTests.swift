@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmTestSupport
 
 final class DescriptorPerson: Object {
     @Persisted(primaryKey: true) var id = 0
@@ -69,7 +70,7 @@ final class DescriptorPerson: Object {
     /// Random predicates and descriptor sequences against the same steps done in Swift.
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func randomOrderingsMatchAReference(seed: UInt64) throws {
-        var random = QueryRandom(state: seed)
+        var random = SplitMix64(seed: seed)
         let names = ["Al", "Bo", "Cy", "Di", "Ed", "Flo"]
         let rows = (0..<600).map { _ in (names.randomElement(using: &random)!, Int.random(in: 0..<12, using: &random)) }
         let realm = try Self.realm(rows)

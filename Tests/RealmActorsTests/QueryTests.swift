@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmTestSupport
 
 final class QDog: Object {
     @Persisted(primaryKey: true) var id = 0
@@ -21,18 +22,6 @@ final class QPerson: Object {
     @Persisted var dog: QDog?
     @Persisted var dogs: List<QDog>
     @Persisted var tags: List<String>
-}
-
-/// A deterministic generator, so every seed gives the same data and predicates.
-struct QueryRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 @Suite struct QueryTests {
@@ -187,7 +176,7 @@ struct QueryRandom: RandomNumberGenerator {
     func randomPredicatesAgreeWithBruteForce(seed: UInt64) throws {
         let realm = try Self.people()
         let all = Array(realm.objects(QPerson.self))
-        var random = QueryRandom(state: seed)
+        var random = SplitMix64(seed: seed)
         typealias Condition = (query: (Query<QPerson>) -> Query<Bool>, text: String, swift: (QPerson) -> Bool)
         func atom() -> Condition {
             let k = Int.random(in: 0..<30, using: &random)
@@ -370,7 +359,7 @@ extension QueryTests {
     /// wide) agree with brute force, including negative values and both bound kinds.
     @Test func rangesOnIndexedPropertiesAgreeWithBruteForce() throws {
         let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
-        var random = QueryRandom(state: 99)
+        var random = SplitMix64(seed: 99)
         try realm.write {
             for index in 0..<2000 {
                 realm.add(QEvent(value: ["level": Int.random(in: -500...500, using: &random),

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmTestSupport
 
 final class RBLongName: Object {
     override class func className() -> String { String(repeating: "n", count: 58) }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmTestSupport
 
 // Relationship and collection semantics through the public API, as Realm Swift documents them.
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmTestSupport
 
 final class ReplicatedOrder: Object {
     @Persisted(primaryKey: true) var code = ""
@@ -259,7 +260,7 @@ final class ReplicatedCustomer: Object {
             for writer in 0..<8 {
                 group.addTask {
                     let handle = try await Realm.open(configuration: configuration)
-                    var random = QueryRandom(state: seed &* 100 &+ UInt64(writer))
+                    var random = SplitMix64(seed: seed &* 100 &+ UInt64(writer))
                     for index in 0..<commitsPerWriter {
                         try await handle.asyncWrite {
                             let code = "w\(writer)-\(Int.random(in: 0..<15, using: &random))"

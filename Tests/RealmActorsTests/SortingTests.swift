@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmTestSupport
 
 final class SortSample: Object {
     @Persisted(primaryKey: true) var id = 0
@@ -33,7 +34,7 @@ final class SortSample: Object {
 
     static func realm() throws -> (Realm, [SortSample]) {
         let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
-        var random = QueryRandom(state: 42)
+        var random = SplitMix64(seed: 42)
         try realm.write {
             var objects: [SortSample] = []
             for id in 0..<400 {
@@ -148,7 +149,7 @@ final class SortSample: Object {
     @Test(arguments: [true, false])
     func readingTheFirstObjectsOfALargeSort(ascending: Bool) throws {
         let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString))
-        var random = QueryRandom(state: ascending ? 1 : 2)
+        var random = SplitMix64(seed: ascending ? 1 : 2)
         try realm.write {
             for id in 0..<3000 {
                 realm.create(SortSample.self, value: [

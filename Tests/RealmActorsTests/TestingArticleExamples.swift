@@ -1,6 +1,7 @@
 import Foundation
 import RealmActors
 import Testing
+import RealmTestSupport
 
 /// The examples of the DocC article "Testing with In-Memory Realms", as the article shows them
 /// (with this target's `Dog`), so that the article cannot drift from what works.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmTestSupport
 
 enum ValueTypesStatus: Int, PersistableEnum {
     case active = 1, paused = 5, done = 9

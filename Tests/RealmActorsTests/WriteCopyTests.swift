@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmActors
+import RealmTestSupport
 
 final class WCTag: EmbeddedObject {
     @Persisted var label = ""

@@ -1,6 +1,7 @@
 import Foundation
 import RealmActors
 import Testing
+import RealmTestSupport
 
 /// The damage corpus on the write-ahead log: a data file as its last checkpoint left it, and
 /// beside it the log of the commits since (what a crash before the next checkpoint leaves),
@@ -86,7 +87,7 @@ extension DamageCorpusTests {
     /// Variant `seed`'s damaged log, what was done, and the number of commits that must survive
     /// (the records wholly before the first damaged byte).
     static func damagedLog(_ logged: LoggedRealm, other: LoggedRealm, seed: UInt64) -> (Data, String, Int) {
-        var generator = SeededGenerator(state: seed &* 0x2545_F491_4F6C_DD1D)
+        var generator = SplitMix64(seed: seed &* 0x2545_F491_4F6C_DD1D)
         var log = logged.log
         let records = logged.records
         let kept = { (offset: Int) in records.prefix { $0.upperBound <= offset }.count }

@@ -1,6 +1,7 @@
 import Foundation
 import RealmActors
 import Testing
+import RealmTestSupport
 
 final class DCHome: EmbeddedObject {
     @Persisted var street = ""
@@ -84,21 +85,9 @@ final class DCPet: Object {
         case flippedBits, zeroedPage, truncation, pageCopiedOverAnother, randomRun
     }
 
-    /// SplitMix64: a small deterministic generator, so a variant's damage depends on its seed only.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// The file's bytes with variant `seed`'s damage, and what it was.
     static func damaged(_ original: Data, seed: UInt64) -> (Data, String) {
-        var generator = SeededGenerator(state: seed)
+        var generator = SplitMix64(seed: seed)
         var data = original
         let pages = data.count / pageSize
         let damage = Damage.allCases[Int(seed) % Damage.allCases.count]

@@ -1,6 +1,7 @@
 import Foundation
 import RealmActors
 import Testing
+import RealmTestSupport
 
 final class RIAddress: EmbeddedObject {
     @Persisted var city = ""

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RealmTestSupport
 
 /// Dumps the fuzz harness `load` found (`Fuzz/Corpus/load/`), loaded by the built
 /// `realm-inspect` as a user would: each must exit 1 with a message and leave no file.

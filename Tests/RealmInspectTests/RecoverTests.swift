@@ -1,6 +1,7 @@
 import Foundation
 import RealmActors
 import Testing
+import RealmTestSupport
 
 /// A class without a primary key (links to it are `$id`s in the dump), in many leaves.
 final class RCTarget: Object {

@@ -1,5 +1,6 @@
 import Testing
 import RealmRuntime
+import RealmTestSupport
 
 /// The key-sequence diff behind collection change streams, on random sequences: ascending ones
 /// (the merge path), shuffled ones with moves, and lists holding an object several times.
@@ -15,7 +16,7 @@ import RealmRuntime
 
     @Test(arguments: 0..<20 as Range<UInt64>)
     func applyingTheDiffGivesTheNewSequence(seed: UInt64) {
-        var random = SplitMix(state: seed)
+        var random = SplitMix64(seed: seed)
         for round in 0..<50 {
             let universe = UInt64(Int.random(in: 1...40, using: &random))
             var old = (0..<universe).filter { _ in Bool.random(using: &random) }
@@ -51,7 +52,7 @@ import RealmRuntime
     /// new values to the old list gives the new one, on random edits.
     @Test(arguments: 0..<10 as Range<UInt64>)
     func valueListDiffsRebuildTheNewList(seed: UInt64) {
-        var random = SplitMix(state: seed)
+        var random = SplitMix64(seed: seed)
         for _ in 0..<200 {
             let old = (0..<Int.random(in: 0...8, using: &random)).map { _ in ColumnValue.int(Int64.random(in: 0..<4, using: &random)) }
             var new = old

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import RealmRuntime
+import RealmTestSupport
 
 /// Counts syncs, can hold the next one until released, and can fail syncs.
 final class SyncGate: IOFaultInjector, @unchecked Sendable {
@@ -44,10 +45,9 @@ final class SyncGate: IOFaultInjector, @unchecked Sendable {
 
 @Suite struct GroupCommitTests {
     /// A new database whose syncs pass through `gate`, with one tree committed, and its directory.
-    static func database(_ gate: SyncGate) throws -> (Database, TreeID, URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("RealmRuntimeTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let database = try Database.open(path: directory.appendingPathComponent("p.realm").path,
+    static func database(_ gate: SyncGate) throws -> (Database, TreeID, TemporaryDirectory) {
+        let directory = try TemporaryDirectory()
+        let database = try Database.open(path: directory.path("p.realm"),
                                          options: DatabaseOptions(faults: gate))
         let setup = try database.beginWrite()
         let tree = try setup.createTree()
@@ -65,7 +65,7 @@ final class SyncGate: IOFaultInjector, @unchecked Sendable {
     @Test func commitsPreparedDuringASyncShareTheNextOne() async throws {
         let gate = SyncGate()
         let (database, tree, directory) = try Self.database(gate)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { withExtendedLifetime(directory) {} }
         let durableVersions = Recorder<TransactionID>()
         let pipeline = GroupCommit(database: database, label: "test") { version in durableVersions.append(version) }
         let before = gate.syncs.load(ordering: .relaxed)
@@ -95,7 +95,7 @@ final class SyncGate: IOFaultInjector, @unchecked Sendable {
     @Test func aFailedSyncFailsEveryCommitItCoveredAndLaterOnes() async throws {
         let gate = SyncGate()
         let (database, tree, directory) = try Self.database(gate)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { withExtendedLifetime(directory) {} }
         let durable = database.latestTransaction
         let pipeline = GroupCommit(database: database, label: "test") { _ in }
         gate.failSyncs()
@@ -113,7 +113,7 @@ final class SyncGate: IOFaultInjector, @unchecked Sendable {
 /// fast, else on the commit queue (see `GroupCommit`).
 extension GroupCommitTests {
     /// A database with a tree, a pipeline with the given inline limit, and the gate.
-    static func pipeline(inlineFlushLimit: Duration) throws -> (Database, GroupCommit, SyncGate, TreeID, URL) {
+    static func pipeline(inlineFlushLimit: Duration) throws -> (Database, GroupCommit, SyncGate, TreeID, TemporaryDirectory) {
         let gate = SyncGate()
         let (database, tree, directory) = try Self.database(gate)
         let pipeline = GroupCommit(database: database, label: "test", inlineFlushLimit: inlineFlushLimit) { _ in }
@@ -123,7 +123,7 @@ extension GroupCommitTests {
 
     @Test func aLoneWriterFlushesOnItsOwnThreadOnceTheDiskIsKnownFast() async throws {
         let (database, pipeline, gate, tree, directory) = try Self.pipeline(inlineFlushLimit: .seconds(60))
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { withExtendedLifetime(directory) {} }
         for key in 1...3 as ClosedRange<UInt64> {
             try await pipeline.waitUntilDurable(try Self.prepare(database, tree: tree, key: key))
         }
@@ -134,7 +134,7 @@ extension GroupCommitTests {
 
     @Test func aSlowDiskIsFlushedOnTheQueue() async throws {
         let (database, pipeline, gate, tree, directory) = try Self.pipeline(inlineFlushLimit: .zero)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { withExtendedLifetime(directory) {} }
         for key in 1...3 as ClosedRange<UInt64> {
             try await pipeline.waitUntilDurable(try Self.prepare(database, tree: tree, key: key))
         }
@@ -143,7 +143,7 @@ extension GroupCommitTests {
 
     @Test @MainActor func theMainActorNeverFlushesOnItsThread() async throws {
         let (database, pipeline, gate, tree, directory) = try Self.pipeline(inlineFlushLimit: .seconds(60))
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { withExtendedLifetime(directory) {} }
         for key in 1...3 as ClosedRange<UInt64> {
             try await pipeline.waitUntilDurable(try Self.prepare(database, tree: tree, key: key))
         }
@@ -154,7 +154,7 @@ extension GroupCommitTests {
     /// one sync, and each learns its commit is durable.
     @Test func writersQueuedDuringAnInlineFlushAreFlushedOnTheQueue() async throws {
         let (database, pipeline, gate, tree, directory) = try Self.pipeline(inlineFlushLimit: .seconds(60))
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { withExtendedLifetime(directory) {} }
         try await pipeline.waitUntilDurable(try Self.prepare(database, tree: tree, key: 1))  // measures the disk
 
         gate.holdNextSync()

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import RealmStorage
+import RealmTestSupport
 
 /// Random inserts, replacements and removals checked against a dictionary, across commits,
 /// reopening and verifying the file.
@@ -9,7 +10,7 @@ import Testing
   func randomOperationsMatchADictionary(seed: UInt64) throws {
     let directory = try TemporaryDirectory()
     let path = directory.path()
-    var generator = SeededGenerator(seed: seed)
+    var generator = SplitMix64(seed: seed)
     var model: [UInt64: [UInt8]] = [:]
     var tree: TreeID = 0
     var database = try Database.open(path: path, options: DatabaseOptions(durability: .none))

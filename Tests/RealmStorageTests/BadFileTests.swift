@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RealmStorage
+import RealmTestSupport
 
 /// Files that are not valid databases, and paths that cannot be opened: each gives a thrown
 /// `StorageError` with the right code and a clear message, never a crash, and leaves the file's
@@ -91,7 +92,7 @@ import Testing
     @Test func foreignFilesAreRejected() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        var generator = SeededGenerator(seed: 1)
+        var generator = SplitMix64(seed: 1)
         let random = Data((0..<(5 * PageLayout.pageSize)).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
         try random.write(to: URL(fileURLWithPath: path))
         Self.expectOpenFails(path, code: .invalidDatabase, message: "Not a realm file")
@@ -244,7 +245,7 @@ import Testing
             var descriptions: [String] = []
             var paths: [String] = []
             for seed in start..<min(start + batch, iterations) {
-                var generator = SeededGenerator(seed: UInt64(seed) &* 0x9E37_79B9 &+ 17)
+                var generator = SplitMix64(seed: UInt64(seed) &* 0x9E37_79B9 &+ 17)
                 var data = bases[seed % 2]
                 let description = FileMutation.apply(to: &data, &generator)
                 let path = directory.path("fuzz-\(seed - start).realm")
@@ -477,7 +478,7 @@ enum FileMutation {
     static let pageSize = PageLayout.pageSize
 
     /// Applies one to three mutations and returns what it did (enough to reproduce it by hand).
-    static func apply(to data: inout Data, _ generator: inout SeededGenerator) -> String {
+    static func apply(to data: inout Data, _ generator: inout SplitMix64) -> String {
         let pages = data.count / pageSize
         var notes: [String] = []
         var touched = Set<Int>()
@@ -540,7 +541,7 @@ enum FileMutation {
         return notes.joined(separator: "; ")
     }
 
-    static func interesting(_ pages: UInt64, _ generator: inout SeededGenerator) -> UInt64 {
+    static func interesting(_ pages: UInt64, _ generator: inout SplitMix64) -> UInt64 {
         let choices: [UInt64] = [0, 1, 2, pages - 1, pages, pages + 1, UInt64.max, UInt64.max - 1, 1 << 63,
                                  UInt64(UInt32.max), generator.next(), generator.next() % 64, generator.next() % pages]
         return choices[Int(generator.next() % UInt64(choices.count))]

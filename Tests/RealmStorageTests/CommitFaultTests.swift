@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RealmStorage
+import RealmTestSupport
 
 /// Every I/O step of a commit, failed in turn (issue 36): a commit that throws did not happen —
 /// reopening finds exactly the version before it — and one that returns is in the file, whatever
@@ -92,7 +93,7 @@ import Testing
         let path = directory.path()
         let disk = StepDisk()
         let key: [UInt8]? = encrypted ? (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) } : nil
-        var generator = SeededGenerator(seed: 36)
+        var generator = SplitMix64(seed: 36)
         var before: Model = [:]
         var after: Model = [:]
         var threw = false

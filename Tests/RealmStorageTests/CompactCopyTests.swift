@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RealmStorage
+import RealmTestSupport
 
 /// The compacted copy of a version: every tree rebuilt under its id, entries equal, the file
 /// consistent (integrity check) and smaller than a source full of freed pages.
@@ -11,7 +12,7 @@ import Testing
     func aCopyHasTheSameTreesAndPassesTheIntegrityCheck(seed: UInt64) throws {
         let directory = try TemporaryDirectory()
         let source = try Database.open(path: directory.path("source.realm"), options: DatabaseOptions(durability: .none))
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         let write = try source.beginWrite()
         let values = try write.createTree()
         let table = try write.createTree()

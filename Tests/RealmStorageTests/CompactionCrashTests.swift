@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RealmStorage
+import RealmTestSupport
 
 /// Compaction killed at random moments (`realm-crash-writer compact` rewrites the file in place
 /// again and again, and is SIGKILLed): after every kill the file holds exactly its content and
@@ -30,7 +31,7 @@ import Testing
             try thin.commit()
             try database.close()
         }
-        var random = SeededGenerator(seed: 0xC0_4AC7)
+        var random = SplitMix64(seed: 0xC0_4AC7)
         var completed = 0  // compactions reported before a kill
         var interrupted = 0  // kills that left a partial copy behind
         let rounds = 60

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import RealmStorage
+import RealmTestSupport
 
 /// Readers on their own threads while one writer commits continuously to a file (durability
 /// `.none`): every read transaction sees one whole version, a pinned version never changes, and

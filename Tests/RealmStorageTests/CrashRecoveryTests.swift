@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import RealmStorage
 @testable import realm_crash_writer
+import RealmTestSupport
 
 /// A real process writes transactions in a loop (`realm-crash-writer`, durability `.full`) and is
 /// killed with SIGKILL at random moments, many times, on the same file. After every kill the file
@@ -22,7 +23,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let executable = try CrashWriterExecutable.path()
-        var random = SeededGenerator(seed: encrypted ? 0xE4C_D1ED : 0xC0DE_D1ED)
+        var random = SplitMix64(seed: encrypted ? 0xE4C_D1ED : 0xC0DE_D1ED)
         var model: [UInt64: Entry] = [:]
         var durable: UInt64 = 0  // the counter verified after the previous kill
         var unreportedButDurable = 0  // kills between a commit's sync and its report

@@ -1,5 +1,6 @@
 import Testing
 @testable import RealmStorage
+import RealmTestSupport
 
 /// The cryptographic primitives of issue 18 (`Sources/RealmStorage/Crypto`): known-answer tests
 /// from FIPS-197, NIST SP 800-38A, FIPS 180-4 and RFC 4231, run against every AES and SHA-256
@@ -103,7 +104,7 @@ import Testing
     /// page.
     @Test(.enabled(if: AES256.Implementation.isHardwareAvailable, "needs an x86-64 or arm64 CPU with AES"))
     func hardwareAgreesWithPortable() {
-        var generator = SeededGenerator(seed: 18)
+        var generator = SplitMix64(seed: 18)
         for _ in 0..<16 {
             let key = generator.bytes(32)
             let hardware = AES256(key: key, implementation: .hardware)
@@ -141,7 +142,7 @@ import Testing
     /// eight-block loop.
     @Test(.enabled(if: AES256.Implementation.isHardwareAvailable, "needs an x86-64 or arm64 CPU with AES"))
     func hardwareModesAgreeAtEveryLength() {
-        var generator = SeededGenerator(seed: 128)
+        var generator = SplitMix64(seed: 128)
         let key = generator.bytes(32)
         let hardware = AES256(key: key, implementation: .hardware)
         let portable = AES256(key: key, implementation: .portable)
@@ -184,7 +185,7 @@ import Testing
     /// Round trips at odd alignments and lengths, out of place and in place; a chunked CTR
     /// equals one call.
     @Test(arguments: implementations) func roundTripsOnUnalignedBuffers(_ implementation: AES256.Implementation) {
-        var generator = SeededGenerator(seed: UInt64(implementation == .hardware ? 2 : 1))
+        var generator = SplitMix64(seed: UInt64(implementation == .hardware ? 2 : 1))
         let aes = AES256(key: generator.bytes(32), implementation: implementation)
         let iv = AESBlock(low: generator.next(), high: generator.next())
         let plaintext = generator.bytes(4096 + 64)
@@ -324,7 +325,7 @@ import Testing
     /// keys of every length up to 140 bytes (shorter and longer than a block).
     @Test(.enabled(if: SHA256.Implementation.isHardwareAvailable, "needs an x86-64 CPU with SHA-NI or an arm64 one with SHA2"))
     func hardwareSHA256AgreesWithPortable() {
-        var generator = SeededGenerator(seed: 256)
+        var generator = SplitMix64(seed: 256)
         let message = generator.bytes(3 * 4096 + 100)
         message.withUnsafeBytes { raw in
             for count in Array(0...300) + [4096, 4096 + 55, 4096 + 64, 3 * 4096 + 100] {
@@ -355,7 +356,7 @@ import Testing
     /// sizes, paired with messages of other lengths, after random already-buffered prefixes; on
     /// every implementation (the portable one takes the sequential fallback).
     @Test(arguments: shaImplementations) func pairedSHA256AgreesWithSingle(_ implementation: SHA256.Implementation) {
-        var generator = SeededGenerator(seed: implementation == .hardware ? 512 : 513)
+        var generator = SplitMix64(seed: implementation == .hardware ? 512 : 513)
         let message = generator.bytes(3 * 4096 + 200)
         let key = generator.bytes(32)
         let mac = HMACSHA256(key: key, implementation: implementation)
@@ -396,7 +397,7 @@ import Testing
     /// `E(ivKey, E(ivKey, T ‖ t) ⊕ (page ‖ 0))`. `encrypt` of one page and of a pair (two
     /// interleaved HMACs) must both write exactly that, and `decrypt` must give the plaintext back.
     @Test func pageCipherFollowsTheFormat() throws {
-        var generator = SeededGenerator(seed: 4231)
+        var generator = SplitMix64(seed: 4231)
         let userKey = generator.bytes(64)
         let salt = generator.bytes(32)
         let cipher = try #require(PageCipher(userKey: userKey, salt: salt))
@@ -523,7 +524,7 @@ import Testing
         let userKey = Array(UInt8(0)..<64)
         let salt = Array(UInt8(100)..<132)
         let cipher = try #require(PageCipher(userKey: userKey, salt: salt, implementation: .portable))
-        var random = SeededGenerator(seed: 99)
+        var random = SplitMix64(seed: 99)
         var plain = random.bytes(2 * PageLayout.pageSize)
         let length = plain.count
         plain.withUnsafeMutableBytes { page in
@@ -553,7 +554,3 @@ import Testing
     }
 }
 
-extension SeededGenerator {
-    /// `count` deterministic random bytes.
-    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
-}

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RealmStorage
+import RealmTestSupport
 
 /// Encrypted files against someone who holds the files but not the key (FORMAT.md, "Encrypted
 /// files", the threat model): copies written on both sides, old authentic pages put back, old
@@ -44,7 +45,7 @@ import Testing
         let (trees, _) = try EncryptionTests.writtenFile(at: original, seed: 11)
         try Self.write(Self.bytes(original), to: copy)
 
-        var random = SeededGenerator(seed: 77)
+        var random = SplitMix64(seed: 77)
         let secrets = [random.bytes(3_000), random.bytes(3_000)]
         for (path, secret) in zip([original, copy], secrets) {
             let database = try Database.open(path: path, options: Self.options())
@@ -117,7 +118,7 @@ import Testing
         }
         #expect(candidates.count > 10)
         var staleRefused = 0
-        var random = SeededGenerator(seed: 5)
+        var random = SplitMix64(seed: 5)
         let sample = candidates.count <= 80 ? candidates : (0..<80).map { _ in candidates[Int(random.next() % UInt64(candidates.count))] }
         for page in Set(sample).sorted() {
             var spliced = current

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RealmStorage
+import RealmTestSupport
 
 /// Encrypted files at the storage layer: every page round-trips through `PageCipher`, nothing
 /// written reaches the disk in the clear, and wrong keys, missing keys and damaged pages are
@@ -19,7 +20,7 @@ import Testing
     /// Writes value, table (wide leaves: 2 KB rows) and index trees and overflow values, in
     /// several commits; returns the trees.
     static func fill(_ database: Database, seed: UInt64) throws -> (values: TreeID, table: TreeID, index: TreeID) {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         let write = try database.beginWrite()
         let values = try write.createTree()
         let table = try write.createTree()

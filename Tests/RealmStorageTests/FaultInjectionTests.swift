@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RealmStorage
+import RealmTestSupport
 
 /// Failing and torn writes, failed syncs and group commit, injected in-process through
 /// `DatabaseOptions.faults`, on the in-place path (`writeAheadLog: false`: every batch as a
@@ -17,7 +18,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let disk = ScriptedDisk()
-        var generator = SeededGenerator(seed: 11)
+        var generator = SplitMix64(seed: 11)
         var committed: Model = [:]
         var failedAtData = 0
         var failedAtMeta = 0
@@ -35,7 +36,7 @@ import Testing
                 let write = try database.beginWrite()
                 var changed = committed
                 let seed = generator.next()
-                var replay = SeededGenerator(seed: seed)
+                var replay = SplitMix64(seed: seed)
                 Self.change(write, tree, &changed[tree]!, &replay, version: UInt64(round), keys: 60)
                 if round % 3 == 0 {
                     disk.tearMeta(with: .fail(errno: ENOSPC), thenDie: false)
@@ -60,7 +61,7 @@ import Testing
                 let retry = try database.beginWrite()
                 #expect(retry.transaction > durable + 1, "a discarded batch's transaction id is never reused")
                 var again = committed
-                replay = SeededGenerator(seed: seed)
+                replay = SplitMix64(seed: seed)
                 Self.change(retry, tree, &again[tree]!, &replay, version: UInt64(round), keys: 60)
                 disk.mark()
                 try retry.commit()
@@ -167,7 +168,7 @@ import Testing
     /// the disk "dies"; the database is dropped without `close()`.
     static func tornWriteScenario(path: String, disk: ScriptedDisk, tear: (write: Int, fault: WriteFault)?) throws
         -> (before: Model, after: Model, durable: TransactionID, batch: [(offset: UInt64, length: Int)]) {
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         var model: Model = [:]
         let database = try Database.open(path: path, options: DatabaseOptions(faults: disk, writeAheadLog: false))
         var tree: TreeID = 0
@@ -263,7 +264,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let disk = ScriptedDisk()
-        var generator = SeededGenerator(seed: 5)
+        var generator = SplitMix64(seed: 5)
         var model: Model = [:]
         do {
             let database = try Database.open(path: path, options: DatabaseOptions(faults: disk, writeAheadLog: false))
@@ -299,7 +300,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let faults = FaultPlan()
-        var generator = SeededGenerator(seed: 3)
+        var generator = SplitMix64(seed: 3)
         var before: Model = [:]
         var after: Model = [:]
         var durable: TransactionID = 0
@@ -345,7 +346,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let faults = FaultPlan()
-        var generator = SeededGenerator(seed: 9)
+        var generator = SplitMix64(seed: 9)
         var model: Model = [:]
         let database = try Database.open(path: path, options: DatabaseOptions(faults: faults))
         let setup = try database.beginWrite()
@@ -390,7 +391,7 @@ import Testing
 
     /// Random puts (some of multi-page overflow size) and removes of existing keys, mirrored in `model`.
     static func change(_ write: WriteTransaction, _ tree: TreeID, _ model: inout [UInt64: [UInt8]],
-                       _ generator: inout SeededGenerator, version: UInt64, keys: Int) {
+                       _ generator: inout SplitMix64, version: UInt64, keys: Int) {
         for _ in 0..<keys {
             let key = generator.next() % 2_000
             if generator.next() % 4 == 0, model[key] != nil {

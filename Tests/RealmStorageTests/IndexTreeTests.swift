@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RealmStorage
+import RealmTestSupport
 
 @Suite struct IndexTreeTests {
     /// Random inserts and removes against a sorted-set model; scans must return the model's order.
@@ -8,7 +9,7 @@ import Testing
     func randomKeysMatchASortedModel(seed: UInt64) throws {
         let directory = try TemporaryDirectory()
         var database = try Database.open(path: directory.path(), options: DatabaseOptions(durability: .none))
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var model = Set<[UInt8]>()
         var index: TreeID = 0
         for round in 0..<6 {
@@ -54,7 +55,7 @@ import Testing
 
     /// The encodings must order like the values they encode.
     @Test func encodingsPreserveOrder() {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         let ints: [Int64] = [.min, -1_000_000, -1, 0, 1, 255, 256, 1 << 40, .max]
             + (0..<200).map { _ in Int64(bitPattern: generator.next()) }
         for a in ints { for b in ints.prefix(20) {

@@ -1,5 +1,6 @@
 import Testing
 @testable import RealmStorage
+import RealmTestSupport
 
 /// `PageTable`, the open-addressing map of a transaction's pages, against a `Dictionary` model.
 @Suite struct PageTableTests {
@@ -13,7 +14,7 @@ import Testing
     /// small range (dense runs, as a transaction allocates them) or far apart (collisions of
     /// the top bits): after every step, every number in play maps as the model does.
     @Test(arguments: 0..<24) func behavesLikeADictionary(seed: UInt64) {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         var table = PageTable()
         var model: [PageNumber: Int] = [:]
         let spread: PageNumber = seed % 3 == 0 ? 1 << 40 : 300

@@ -1,12 +1,13 @@
 import Testing
 @testable import RealmStorage
+import RealmTestSupport
 
 /// ``PendingIndexEntries`` hands out its keys sorted and without duplicates, against a model
 /// (`Set`, then byte order): keys that differ only past their 8-byte prefix (integers), that are
 /// shorter than 8 bytes, prefixes of each other, and keys whose prefixes differ in any byte, so
 /// that every pass of the radix sort and the comparison of tied runs are exercised.
 @Suite struct PendingIndexEntriesTests {
-    static func randomKey(_ generator: inout SeededGenerator) -> [UInt8] {
+    static func randomKey(_ generator: inout SplitMix64) -> [UInt8] {
         let shape = generator.next() % 4
         switch shape {
         case 0:  // an integer: tag + 8 bytes + object key, mostly equal high bytes
@@ -23,7 +24,7 @@ import Testing
 
     @Test(arguments: 0..<6)
     func keysComeOutSortedAndDistinct(seed: UInt64) {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var pending = PendingIndexEntries()
         var model = Set<[UInt8]>()
         let count = [0, 1, 2, 100, 5_000, 40_000][Int(seed)]
@@ -40,7 +41,7 @@ import Testing
 
     /// `append(value:objectKey:)` buffers exactly the key `IndexKey.key(_:objectKey:)` builds.
     @Test func valueAndObjectKeyMatchTheBuiltKey() {
-        var generator = SeededGenerator(seed: 9)
+        var generator = SplitMix64(seed: 9)
         var pending = PendingIndexEntries()
         var model = Set<[UInt8]>()
         for objectKey in [0, 1, 255, 256, 1 << 24, 1 << 40, .max] as [UInt64] {

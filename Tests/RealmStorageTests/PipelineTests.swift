@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RealmStorage
+import RealmTestSupport
 
 /// Group commit: the writer builds the next versions while a sync is in flight, one sync makes
 /// several commits durable, and readers see a version only once it is durable.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RealmStorage
+import RealmTestSupport
 
 /// Replication slots: a slot keeps a change record per commit and every version after its
 /// position readable — across closes and reopens, while later commits run — until it confirms
@@ -32,7 +33,7 @@ import Testing
     /// Random inserts, updates and removes, `commits` of them (some editing nothing), each made
     /// by transaction `t` with values naming it.
     static func randomCommits(_ database: Database, tree: TreeID, model: inout [UInt64: [Int64]], commits: Int,
-                              random: inout SeededGenerator) throws -> [Version] {
+                              random: inout SplitMix64) throws -> [Version] {
         var versions: [Version] = []
         for _ in 0..<commits {
             let write = try database.beginWrite()
@@ -63,7 +64,7 @@ import Testing
     @Test(arguments: [1, 2, 3] as [UInt64])
     func aSlotKeepsEveryLaterVersionAcrossReopens(seed: UInt64) throws {
         let directory = try TemporaryDirectory()
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         var model: [UInt64: [Int64]] = [:]
         var database = try Database.open(path: directory.path())
         let setup = try database.beginWrite()
@@ -148,7 +149,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let database = try Database.open(path: directory.path())
         var model: [UInt64: [Int64]] = [:]
-        var random = SeededGenerator(seed: 9)
+        var random = SplitMix64(seed: 9)
         let setup = try database.beginWrite()
         let tree = try setup.createTree()
         try setup.commit()

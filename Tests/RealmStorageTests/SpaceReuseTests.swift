@@ -1,5 +1,6 @@
 import Testing
 @testable import RealmStorage
+import RealmTestSupport
 
 /// Freed pages are reused once no reader can see them: a steady workload keeps the file at a
 /// fixed size, a pinned reader makes it grow, and releasing the reader lets the space be reused.

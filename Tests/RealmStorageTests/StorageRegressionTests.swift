@@ -1,5 +1,6 @@
 import Testing
 @testable import RealmStorage
+import RealmTestSupport
 
 /// Regressions found through the object layer, pinned at the storage layer.
 @Suite struct StorageRegressionTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import RealmStorage
+import RealmTestSupport
 
 /// Tables of cluster leaves checked against a dictionary model: every column kind, nulls, ints
 /// that need wider columns, strings that spill to overflow runs, a column added part-way.
@@ -10,7 +11,7 @@ import Testing
     ]
     static let addedColumn = ColumnSpec(.double, nullable: true)
 
-    static func randomValue(_ spec: ColumnSpec, _ generator: inout SeededGenerator) -> ColumnValue {
+    static func randomValue(_ spec: ColumnSpec, _ generator: inout SplitMix64) -> ColumnValue {
         if spec.nullable && generator.next() % 4 == 0 { return .null }
         switch spec.kind {
         case .int:
@@ -35,7 +36,7 @@ import Testing
     func randomRowOperationsMatchAModel(seed: UInt64) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var layout = Self.baseLayout
         var model: [UInt64: [ColumnValue]] = [:]
         var table: TreeID = 0
@@ -124,7 +125,7 @@ import Testing
     func ascendingInsertsKeepTheirChecks(seed: UInt64) throws {
         let database = try Database.inMemory()
         let layout = [ColumnSpec(.int), ColumnSpec(.bytes)]
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         for round in 0..<3 {
             let write = try database.beginWrite()
             var models: [TreeID: Set<UInt64>] = [:]
@@ -260,7 +261,7 @@ import Testing
         let write = try database.beginWrite()
         let table = try write.createTree()
         let layout = [ColumnSpec(.int), ColumnSpec(.bytes), ColumnSpec(.int)]
-        var generator = SeededGenerator(seed: 13)
+        var generator = SplitMix64(seed: 13)
         var payload = 0
         for key in 1...UInt64(3_000) {
             let length = Int(generator.next() % 4_001)
@@ -299,7 +300,7 @@ import Testing
     func mediumValuesMatchAModel(seed: UInt64) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let layout = [ColumnSpec(.bytes), ColumnSpec(.int), ColumnSpec(.bytes, nullable: true)]
         func body() -> ColumnValue {
             .bytes((0..<Int(generator.next() % 4_501)).map { _ in UInt8(truncatingIfNeeded: generator.next()) })

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RealmStorage
+import RealmTestSupport
 
 /// The write-ahead log under power cuts: every acknowledged commit survives losing any subset
 /// of the data file's unsynced writes (torn pages and a lost growth included), a torn or failed
@@ -18,7 +19,7 @@ import Testing
         let path = directory.path()
         let key: [UInt8]? = encrypted ? (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) } : nil
         let disk = PowerCutDisk(path: path)
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var model: Model = [:]
         var torn = 0
         var direct = 0
@@ -69,7 +70,7 @@ import Testing
     }
 
     /// Creates a tree holding `keys` random entries, in one commit, mirrored in `model`.
-    static func createTree(_ database: Database, _ model: inout Model, _ generator: inout SeededGenerator, keys: Int) throws -> TreeID {
+    static func createTree(_ database: Database, _ model: inout Model, _ generator: inout SplitMix64, keys: Int) throws -> TreeID {
         let write = try database.beginWrite()
         let tree = try write.createTree()
         model[tree] = [:]
@@ -80,7 +81,7 @@ import Testing
 
     /// Creates a realm at `path`, commits five small changes (logged), and "crashes": every later
     /// write fails, so the log keeps its records. Returns the committed content.
-    static func crashWithCommitsInTheLog(path: String, _ generator: inout SeededGenerator) throws -> Model {
+    static func crashWithCommitsInTheLog(path: String, _ generator: inout SplitMix64) throws -> Model {
         let disk = PowerCutDisk(path: path)
         let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
         var model: Model = [:]
@@ -120,7 +121,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let disk = PowerCutDisk(path: path)
-        var generator = SeededGenerator(seed: 51)
+        var generator = SplitMix64(seed: 51)
         var model: Model = [:]
         do {
             let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
@@ -148,7 +149,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let disk = PowerCutDisk(path: path)
-        var generator = SeededGenerator(seed: 61)
+        var generator = SplitMix64(seed: 61)
         var model: Model = [:]
         do {
             let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
@@ -184,7 +185,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let disk = PowerCutDisk(path: path)
-        var generator = SeededGenerator(seed: 71)
+        var generator = SplitMix64(seed: 71)
         var model: Model = [:]
         var pageCount: UInt64 = 0
         var written: UInt64 = 0
@@ -227,7 +228,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let disk = PowerCutDisk(path: path)
-        var generator = SeededGenerator(seed: UInt64(bytes) + 11)
+        var generator = SplitMix64(seed: UInt64(bytes) + 11)
         var model: Model = [:]
         do {
             let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
@@ -254,7 +255,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let disk = PowerCutDisk(path: path)
-        var generator = SeededGenerator(seed: 21)
+        var generator = SplitMix64(seed: 21)
         var model: Model = [:]
         var attempted: Model = [:]
         do {
@@ -283,7 +284,7 @@ import Testing
         let path = directory.path()
         let key: [UInt8]? = encrypted ? (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ 3) } : nil
         let disk = PowerCutDisk(path: path)
-        var generator = SeededGenerator(seed: 31)
+        var generator = SplitMix64(seed: 31)
         var model: Model = [:]
         do {
             let database = try Database.open(path: path, options: DatabaseOptions(faults: disk, encryptionKey: key))
@@ -321,7 +322,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let other = directory.path("other.realm")
-        var generator = SeededGenerator(seed: 41)
+        var generator = SplitMix64(seed: 41)
         var otherModel: Model = [:]
         do {
             let database = try Database.open(path: other)
@@ -355,7 +356,7 @@ import Testing
     @Test func aLogLeftBesideADeletedFileIsNeverReplayedOntoANewOne() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        var generator = SeededGenerator(seed: 81)
+        var generator = SplitMix64(seed: 81)
         for round in 0..<4 {
             _ = try Self.crashWithCommitsInTheLog(path: path, &generator)
             unlink(path)
@@ -374,7 +375,7 @@ import Testing
     @Test func anOlderCopyWrittenOverTheFileIsNotReplayedOnto() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        var generator = SeededGenerator(seed: 91)
+        var generator = SplitMix64(seed: 91)
         var model: Model = [:]
         var tree: TreeID = 0
         do {
@@ -408,7 +409,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let other = directory.path("other.realm")
-        var generator = SeededGenerator(seed: 101)
+        var generator = SplitMix64(seed: 101)
         var otherModel: Model = [:]
         do {
             // Three opens: each continues 2^20 ids above the last, past the first file's base.
@@ -565,7 +566,7 @@ final class PowerCutDisk: IOFaultInjector, @unchecked Sendable {
     /// Dies, then rewrites the data file and the log as a power cut could leave them. Returns
     /// how many pages differed from the last synced states.
     /// With `loseGrowth`, the data file falls back to its synced length.
-    func cutPower(_ generator: inout SeededGenerator, loseGrowth: Bool = false) throws -> (changedPages: Int, lost: Int, torn: Int) {
+    func cutPower(_ generator: inout SplitMix64, loseGrowth: Bool = false) throws -> (changedPages: Int, lost: Int, torn: Int) {
         let (synced, syncedLog) = lock.withLock { dead = true; return (self.synced, self.syncedLog) }
         let data = try Self.cut(path, synced: synced, &generator, loseGrowth: loseGrowth)
         let log = try Self.cut(path + ".log", synced: syncedLog, &generator)
@@ -574,7 +575,7 @@ final class PowerCutDisk: IOFaultInjector, @unchecked Sendable {
 
     /// Rewrites `path` in place (a log names its file by device and inode, not by path): each
     /// page that differs from `synced` kept, lost or torn, and growth possibly lost.
-    private static func cut(_ path: String, synced: [UInt8], _ generator: inout SeededGenerator,
+    private static func cut(_ path: String, synced: [UInt8], _ generator: inout SplitMix64,
                             loseGrowth: Bool = false) throws -> (changed: Int, lost: Int, torn: Int) {
         guard var current = try? Array(Data(contentsOf: URL(fileURLWithPath: path))) else { return (0, 0, 0) }
         let page = PageLayout.pageSize

@@ -42,9 +42,10 @@ struct QueryBinder {
         }
         let path = try resolve(components, aggregate: aggregate, from: table, at: pathPosition)
         // (`map.@keys CONTAINS 'e'` and `map.@values CONTAINS 'e'` search each key or value, as Realm
-        // Swift's `$0.map.keys.contains("e")` means.)
-        if op == .contains, path.last.property.collection != nil, path.last.isMultiValued, path.last.selection == nil,
-           aggregate == nil, case .value = right {
+        // Swift's `$0.map.keys.contains("e")` means; so does a written modifier, `ALL tags CONTAINS
+        // 'e'`: every tag holds an 'e'.)
+        if op == .contains, comparison.modifier == nil, path.last.property.collection != nil, path.last.isMultiValued,
+           path.last.selection == nil, aggregate == nil, case .value = right {
             isMembership = true
             op = .equal
         }

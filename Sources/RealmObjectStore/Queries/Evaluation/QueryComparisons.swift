@@ -111,6 +111,12 @@ package enum QueryComparisons {
     /// `@count`, `@min`, `@max`, `@sum`, `@avg` over gathered values.
     package static func aggregate(_ aggregate: QueryAggregate, of values: [ColumnValue], kind: PropertyKind, isCollection: Bool) -> ColumnValue {
         if aggregate == .count {
+            if !isCollection, kind == .string || kind == .data {
+                // The length in bytes; a nil string (or none, past a nil link) has no length, as
+                // nil has no value: `name.@count == nil` holds, `name.@count < 2` does not.
+                guard let first = values.first, case .bytes(let bytes) = first else { return .null }
+                return .int(Int64(bytes.count))
+            }
             if !isCollection, let first = values.first, case .bytes(let bytes) = first { return .int(Int64(bytes.count)) }
             // Links count the objects linked: a nil to-one link counts 0.
             if kind == .object { return .int(values.reduce(0) { $0 + ($1 == .null ? 0 : 1) }) }

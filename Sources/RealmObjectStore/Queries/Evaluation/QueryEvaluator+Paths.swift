@@ -52,8 +52,9 @@ extension QueryEvaluator {
                 return .int(Int64(container.isMap ? container.elements.count / 2 : container.elements.count))
             }
         }
+        // (To-one hops reach one value: `friend.name.@count` is the length of the friend's name.)
         return [QueryComparisons.aggregate(aggregate, of: gathered, kind: last.property.kind,
-                                           isCollection: last.property.collection != nil || !path.hops.isEmpty)]
+                                           isCollection: last.property.collection != nil || path.hops.contains(where: \.isMultiValued))]
     }
 
     /// The values `selections` reach inside a stored mixed value (see ``PathStep/nested``): a

@@ -27,12 +27,13 @@ extension PredicateParser {
             case "INF", "INFINITY": try next(); return .value(.double(.infinity))
             case "NAN": try next(); return .value(.double(.nan))
             case "SUBQUERY": return try parseSubquery()
-            case "OID": return try parseWrapped(name: "oid", start: start) { text in
+            // `oid(…)` and `uuid(…)` are literals; the word alone is a property of that name.
+            case "OID" where opensParenthesis(after: word, at: start): return try parseWrapped(name: "oid", start: start) { text in
                     let bytes = Self.hexBytes(text)
                     guard let bytes, bytes.count == 12 else { return nil }
                     return .objectId(bytes)
                 }
-            case "UUID": return try parseWrapped(name: "uuid", start: start) { text in
+            case "UUID" where opensParenthesis(after: word, at: start): return try parseWrapped(name: "uuid", start: start) { text in
                     guard let uuid = UUID(uuidString: text) else { return nil }
                     return .uuid(withUnsafeBytes(of: uuid.uuid) { Array($0) })
                 }
@@ -74,6 +75,13 @@ extension PredicateParser {
         default:
             throw QueryError("Expected a property or a value but found \(token.description)", at: start)
         }
+    }
+
+    /// Whether `(` follows `word` (written at `start`), spaces aside.
+    func opensParenthesis(after word: String, at start: Int) -> Bool {
+        var index = start + word.utf8.count
+        while index < bytes.count, bytes[index] == 0x20 { index += 1 }
+        return index < bytes.count && bytes[index] == 0x28
     }
 
     /// `name(…)`: the text between the parentheses, converted.
