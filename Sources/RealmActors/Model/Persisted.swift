@@ -230,9 +230,10 @@ protocol PersistedProperty {
     var originPropertyName: String? { get }
     /// The wrapper's own value (before `add`).
     var unmanagedRealmValue: _RealmValue { get }
-    /// Whether the wrapper's own value never holds anything to release (an `Int`, a `Date`, a
-    /// `UUID`…: a trivial type), so that dropping it after `add` would free nothing.
-    static var unmanagedValueIsTrivial: Bool { get }
+    /// Whether the wrapper's own value may reference an object — a link, a collection of links,
+    /// an `AnyRealmValue` (not linking objects, which hold none) — and so close a cycle of
+    /// unmanaged objects that dropping it after `add` breaks. A string or a number cannot.
+    static var unmanagedValueMayReferenceObjects: Bool { get }
     /// Sets the own value of the wrapper of this type at `wrapper` to nil ("the type's
     /// default"), releasing what it held. See ``PersistedFieldLayout/dropUnmanagedValues(of:)``
     /// for when this is called and why the pointer is valid.
@@ -255,7 +256,10 @@ extension Persisted: PersistedProperty {
     var originPropertyName: String? { originProperty }
     var unmanagedRealmValue: _RealmValue { (unmanagedValue ?? Value._rlmDefaultValue)._rlmValue }
     static var storesValue: Bool { !Value._rlmType.isLinkingObjects }
-    static var unmanagedValueIsTrivial: Bool { _isPOD(Value?.self) }
+    static var unmanagedValueMayReferenceObjects: Bool {
+        let type = Value._rlmType
+        return !type.isLinkingObjects && (type.kind == .object || type.kind == .mixed)
+    }
 
     static func dropUnmanagedValue(at wrapper: UnsafeMutableRawPointer) {
         wrapper.assumingMemoryBound(to: Persisted<Value>.self).pointee.unmanagedValue = nil

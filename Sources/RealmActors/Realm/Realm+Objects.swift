@@ -129,7 +129,10 @@ extension Realm {
     private func manage(_ object: ObjectBase, table: Table, key: UInt64) {
         object.attach(to: self, table: table, key: key)
         object.dynamicValues = nil
-        fieldColumns(of: type(of: object), in: table)?.layout.dropUnmanagedValues(of: object)
+        // Only a value that references an object can close a cycle: a table with no link,
+        // collection or mixed value keeps its wrappers' values (freed with the instance), at no
+        // cost per insert (dropping every string cost W1 11–17 %).
+        if table.hasLinksOrCollections { fieldColumns(of: type(of: object), in: table)?.layout.dropUnmanagedValues(of: object) }
     }
 
     /// Every physical column's value for a new row; links and collections start empty (see
