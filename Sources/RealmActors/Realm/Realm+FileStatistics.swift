@@ -124,11 +124,13 @@ extension Realm {
             // The schema of the version checked says which trees hold tables and what their
             // columns are (a table on a tree of another kind, or a column of another kind,
             // passes every page's check but cannot be read), and what the links point at.
+            // Both closures get the same version: its schema is decoded once, by the first.
+            var schema: SchemaCatalog?
             let report = try file.database.verify(treeNames: treeNames) { read in
-                try read.storedSchema().map { SchemaCatalog($0).tableColumns } ?? [:]
+                schema = try read.storedSchema().map(SchemaCatalog.init)
+                return schema?.tableColumns ?? [:]
             } contents: { read in
-                guard let stored = try read.storedSchema() else { return [] }
-                let schema = SchemaCatalog(stored)
+                guard let schema else { return [] }
                 return try read.contentProblems(of: schema.tables.values, in: schema)
             }
             return IntegrityReport(version: report.transaction, pages: report.pageCount, usedPages: report.usedPages,
