@@ -170,7 +170,9 @@ extension Database {
         }
     }
 
-    /// Writes the batch's pages, then the meta page.
+    /// Writes the batch's pages, then the meta page: through the log when the batch fits in one
+    /// record (``writeThroughLog(_:entries:bytes:meta:file:log:)``), in place otherwise
+    /// (``writeInPlace(_:file:)``), or into the map of an in-memory database.
     ///
     /// Only the batch's last version becomes readable (the others were never published), so a
     /// page that one commit wrote and a later commit of the batch replaced is skipped: under
@@ -178,21 +180,7 @@ extension Database {
     /// eight. Nothing can read a skipped page: no published version reaches it, and it may be
     /// reused only after the commit that freed it is durable.
     private func writeBatch(_ batch: [PreparedCommit], meta: MetaPage, slot: Int) throws {
-        // The first commit's table as it is (a lone commit's is not copied), then each later
-        // commit's pages over it, once the earlier pages it replaced are dropped.
-        var pages = batch[0].pages
-        for commit in batch.dropFirst() {
-            for run in commit.freed where !pages.isEmpty {
-                if run.count > UInt64(pages.count) {
-                    for (number, _) in pages where number >= run.start && number < run.end { pages[number] = nil }
-                } else {
-                    for number in run.start..<run.end { pages[number] = nil }
-                }
-            }
-            for (number, page) in commit.pages { pages[number] = page }
-        }
-        var sorted = pages.map { (key: $0.number, value: $0.page) }
-        sorted.sort { $0.key < $1.key }
+        let sorted = Self.pagesWritten(by: batch)
         let metaPage = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { metaPage.deallocate() }
         meta.encode(into: metaPage)
@@ -203,7 +191,7 @@ extension Database {
         // log record, or at a replay), and readers' map covers the version before it is durable.
         // Pages at the end may be allocated yet unwritten (freed again before the commit); the
         // file must still cover the version's page count, or open would call it truncated.
-        let end = sorted.last.map { $0.key + UInt64($0.value.pages) } ?? 0
+        let end = sorted.last.map { $0.number + UInt64($0.page.pages) } ?? 0
         try file?.extend(toPages: max(meta.pageCount, end))
         try state.withLock { _ in try map.ensureMapped(pageCount: meta.pageCount) }
         if map.isStoredThrough {
@@ -217,19 +205,55 @@ extension Database {
             map.store(metaPage, byteCount: PageLayout.pageSize, atPage: PageNumber(slot))
             return
         }
-        // One vectored write per run of consecutive page numbers, then the meta page, in one
-        // call (an encrypted file tags the pages of all of them two at a time). The order of
-        // writes before the sync does not matter: recovery checks the whole batch (or replays
-        // the whole record).
+        var (groups, entries) = Self.writeGroups(sorted)
+        groups.append((UInt64(slot) << PageLayout.pageShift, [iovec(iov_base: metaPage, iov_len: PageLayout.pageSize)]))
+        entries.append(LogLayout.Entry(page: PageNumber(slot), pages: 1, transaction: meta.transaction))
+        defer { map.decryption?.invalidate(PageNumber(slot)) }  // see writeMeta
+        let bytes = entries.reduce(0) { $0 + Int($1.pages) } * PageLayout.pageSize
+        if let log, bytes <= WriteAheadLog.recordLimit {
+            try writeThroughLog(groups, entries: entries, bytes: bytes, meta: meta, file: file, log: log)
+        } else {
+            try writeInPlace(groups, file: file)
+        }
+    }
+
+    /// The pages a batch writes, in page order: the first commit's table as it is (a lone
+    /// commit's is not copied), then each later commit's pages over it, once the earlier pages it
+    /// freed are dropped.
+    /// - Complexity: O(p log p) for p pages written, plus the freed runs' lengths where they are
+    ///   shorter than the table.
+    private static func pagesWritten(by batch: [PreparedCommit]) -> [(number: PageNumber, page: DirtyPage)] {
+        var pages = batch[0].pages
+        for commit in batch.dropFirst() {
+            for run in commit.freed where !pages.isEmpty {
+                if run.count > UInt64(pages.count) {
+                    for (number, _) in pages where number >= run.start && number < run.end { pages[number] = nil }
+                } else {
+                    for number in run.start..<run.end { pages[number] = nil }
+                }
+            }
+            for (number, page) in commit.pages { pages[number] = page }
+        }
+        var sorted = pages.map { (number: $0.number, page: $0.page) }
+        sorted.sort { $0.number < $1.number }
+        return sorted
+    }
+
+    /// One vectored write per run of consecutive page numbers of `sorted`, with the log entry of
+    /// each page. The caller appends the meta page, so that it goes in the same call (an
+    /// encrypted file tags the pages of all of them two at a time). The order of writes before
+    /// the sync does not matter: recovery checks the whole batch (or replays the whole record).
+    private static func writeGroups(_ sorted: [(number: PageNumber, page: DirtyPage)])
+        -> (groups: [(offset: UInt64, buffers: [iovec])], entries: [LogLayout.Entry]) {
         var groups: [(offset: UInt64, buffers: [iovec])] = []
         var entries: [LogLayout.Entry] = []
         var index = 0
         while index < sorted.count {
-            let start = sorted[index].key
+            let start = sorted[index].number
             var next = start
             var buffers: [iovec] = []
-            while index < sorted.count, sorted[index].key == next {
-                let page = sorted[index].value
+            while index < sorted.count, sorted[index].number == next {
+                let page = sorted[index].page
                 buffers.append(iovec(iov_base: page.pointer, iov_len: page.pages * PageLayout.pageSize))
                 entries.append(LogLayout.Entry(page: next, pages: UInt64(page.pages), transaction: UnsafeRawPointer(page.pointer).pageTransaction))
                 next += UInt64(page.pages)
@@ -237,74 +261,80 @@ extension Database {
             }
             groups.append((start << PageLayout.pageShift, buffers))
         }
-        groups.append((UInt64(slot) << PageLayout.pageShift, [iovec(iov_base: metaPage, iov_len: PageLayout.pageSize)]))
-        entries.append(LogLayout.Entry(page: PageNumber(slot), pages: 1, transaction: meta.transaction))
-        defer { map.decryption?.invalidate(PageNumber(slot)) }  // see writeMeta
-        let bytes = entries.reduce(0) { $0 + Int($1.pages) } * PageLayout.pageSize
-        if let log, bytes <= WriteAheadLog.recordLimit {
-            try file.forEachStoredChunk(of: groups, chunkBytes: bytes) { stored in
-                do {
-                    try log.append(entries: entries, images: stored, transaction: meta.transaction, pageCount: meta.pageCount)
-                } catch let error as StorageError {
-                    // A failed append is not a valid record (see `WriteAheadLog`).
-                    throw BatchFailure.discarded(error, stopsWrites: false)
-                }
-                // The data pages go to their places while the record travels to the disk (the
-                // append started its write-back): they are at page numbers no version recovery
-                // can choose uses, as in an in-place batch. The meta page, which names the new
-                // version, only once the record is durable.
-                precondition(stored.last.map { $0.offset < UInt64(2 * PageLayout.pageSize) } ?? false, "the meta page is written last")
-                var failure: (error: StorageError, isSync: Bool)?
-                do {
-                    try file.writeStored(stored.dropLast())
-                } catch let error as StorageError {
-                    failure = (error, false)
-                }
-                if failure == nil {
-                    do { try log.sync() } catch let error as StorageError { failure = (error, true) }
-                }
-                if let failure {
-                    // The record is whole in the log's page cache: a reopen would replay it, and
-                    // write-back may make it durable. Taken back, the batch did not happen.
-                    do {
-                        try log.retractLastRecord()
-                    } catch let retraction as StorageError {
-                        throw BatchFailure.unknown(Self.unknownOutcome(failure.error, retraction))
-                    }
-                    throw BatchFailure.discarded(failure.error, stopsWrites: failure.isSync)
-                }
-                do {
-                    try file.writeStored(stored.suffix(1))
-                } catch let error as StorageError {
-                    throw BatchFailure.durable(error)
-                }
-            }
-        } else {
+        return (groups, entries)
+    }
+
+    /// A batch that fits in one log record: the record appended, the data pages written to their
+    /// places while it travels to the disk, the log synced, then the meta page written (the meta
+    /// page, which names the new version, only once the record is durable). `groups` ends with
+    /// the meta page's; `bytes` is the record's page images' size.
+    private func writeThroughLog(_ groups: [(offset: UInt64, buffers: [iovec])], entries: [LogLayout.Entry], bytes: Int,
+                                 meta: MetaPage, file: PageFile, log: WriteAheadLog) throws {
+        try file.forEachStoredChunk(of: groups, chunkBytes: bytes) { stored in
             do {
-                // Nothing of the batch is written yet; a failure leaves the log as it was, or
-                // empty with the data file synced.
-                try checkpointLogLocked()
+                try log.append(entries: entries, images: stored, transaction: meta.transaction, pageCount: meta.pageCount)
             } catch let error as StorageError {
-                throw BatchFailure.discarded(error, stopsWrites: true)
-            }
-            do {
-                try file.write(groups: Array(groups.dropLast()))
-            } catch let error as StorageError {
+                // A failed append is not a valid record (see `WriteAheadLog`).
                 throw BatchFailure.discarded(error, stopsWrites: false)
             }
+            // The data pages go to their places while the record travels to the disk (the
+            // append started its write-back): they are at page numbers no version recovery
+            // can choose uses, as in an in-place batch.
+            precondition(stored.last.map { $0.offset < UInt64(2 * PageLayout.pageSize) } ?? false, "the meta page is written last")
+            var failure: (error: StorageError, isSync: Bool)?
             do {
-                // A write that fails may still have written some of the page: all of the new
-                // meta's fields, as the bytes it did not write (a no-replication meta's zeros,
-                // the file id) are those of the version it overwrites.
-                try file.write(groups: Array(groups.suffix(1)))
+                try file.writeStored(stored.dropLast())
             } catch let error as StorageError {
-                throw BatchFailure.metaToRetract(error, stopsWrites: false)
+                failure = (error, false)
+            }
+            if failure == nil {
+                do { try log.sync() } catch let error as StorageError { failure = (error, true) }
+            }
+            if let failure {
+                // The record is whole in the log's page cache: a reopen would replay it, and
+                // write-back may make it durable. Taken back, the batch did not happen.
+                do {
+                    try log.retractLastRecord()
+                } catch let retraction as StorageError {
+                    throw BatchFailure.unknown(Self.unknownOutcome(failure.error, retraction))
+                }
+                throw BatchFailure.discarded(failure.error, stopsWrites: failure.isSync)
             }
             do {
-                if options.durability == .full { try file.sync() }
+                try file.writeStored(stored.suffix(1))
             } catch let error as StorageError {
-                throw BatchFailure.metaToRetract(error, stopsWrites: true)
+                throw BatchFailure.durable(error)
             }
+        }
+    }
+
+    /// A batch too large for a log record: the log checkpointed (emptied), the pages written to
+    /// their places, then the meta page, then one sync. `groups` ends with the meta page's.
+    private func writeInPlace(_ groups: [(offset: UInt64, buffers: [iovec])], file: PageFile) throws {
+        do {
+            // Nothing of the batch is written yet; a failure leaves the log as it was, or
+            // empty with the data file synced.
+            try checkpointLogLocked()
+        } catch let error as StorageError {
+            throw BatchFailure.discarded(error, stopsWrites: true)
+        }
+        do {
+            try file.write(groups: Array(groups.dropLast()))
+        } catch let error as StorageError {
+            throw BatchFailure.discarded(error, stopsWrites: false)
+        }
+        do {
+            // A write that fails may still have written some of the page: all of the new
+            // meta's fields, as the bytes it did not write (a no-replication meta's zeros,
+            // the file id) are those of the version it overwrites.
+            try file.write(groups: Array(groups.suffix(1)))
+        } catch let error as StorageError {
+            throw BatchFailure.metaToRetract(error, stopsWrites: false)
+        }
+        do {
+            if options.durability == .full { try file.sync() }
+        } catch let error as StorageError {
+            throw BatchFailure.metaToRetract(error, stopsWrites: true)
         }
     }
 
