@@ -46,7 +46,7 @@ final class ReplicatedCustomer: Object {
         try await realm.asyncWrite { try realm.createReplicationSlot(named: "warehouse") }
         let slots = try realm.replicationSlots
         #expect(slots.map(\.name) == ["warehouse"])
-        #expect(realm.fileStatistics.formatVersion == 6)
+        #expect(realm.fileStatistics.formatVersion == 7)
         await #expect(throws: Realm.Error.self) { try await realm.asyncWrite { try realm.createReplicationSlot(named: "warehouse") } }
         await #expect(throws: Realm.Error.self) { try await realm.asyncWrite { try realm.createReplicationSlot(named: "no spaces") } }
         await #expect(throws: Realm.Error.self) { try await realm.asyncWrite { try realm.dropReplicationSlot(named: "missing") } }

@@ -107,7 +107,7 @@ import RealmTestSupport
 
     /// A newer format is refused with "upgrade"; the development formats 1 to 4 are refused as
     /// such, not misread (their index keys, table leaves, free lists or inline limits differ).
-    @Test(arguments: [MetaPage.formatVersion + 1, 1, 2, 3, 4])
+    @Test(arguments: [MetaPage.formatVersion + 1, 1, 2, 3, 4, 6])
     func aFileOfAnotherFormatIsRejected(version: UInt32) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()

@@ -81,7 +81,7 @@ import RealmTestSupport
         // The slot's own commit edited no table: it keeps no record.
         var versions: [Version] = [(slot.confirmed, model, false), (create.transaction, model, false)]
         versions += try Self.randomCommits(database, tree: tree, model: &model, commits: 60, random: &random)
-        #expect(database.spaceUsage.formatVersion == 6)
+        #expect(database.spaceUsage.formatVersion == 7)
         #expect(database.spaceUsage.retainedBytes > 0)
         _ = try database.verify()
 
@@ -185,5 +185,66 @@ import RealmTestSupport
         try again.confirmReplicationSlot(named: "a_1", through: 1)  // backwards: ignored
         try again.commit()
         #expect(try database.beginRead().replicationSlots()[0].confirmed == again.base.meta.transaction)
+    }
+
+    /// A slot's stored form keeps every field — identity, position identity, limits and an
+    /// invalidation — and bytes no slot encodes to are damage, not a slot: a zero id, an
+    /// invalidation reason without a date (or the reverse), an unknown reason.
+    @Test func slotsRoundTripAndMalformedSlotsAreDamage() throws {
+        let slot = ReplicationSlot(number: 3, name: "sink_1", confirmed: 77, createdBy: 70, id: 0xABCD, confirmedCommit: 0x1234,
+                                   recordedAtPosition: 9, maximumRetainedPages: 64, maximumLag: 5_000, invalidatedAt: 1_700_000_000_000_000_000,
+                                   invalidation: .lag)
+        let bytes = slot.encoded()
+        #expect(try bytes.withUnsafeBytes { try ReplicationSlot.decode(number: 3, $0) } == slot)
+        func damaged(_ edit: (inout [UInt8]) -> Void) -> Bool {
+            var copy = bytes
+            edit(&copy)
+            return (try? copy.withUnsafeBytes { try ReplicationSlot.decode(number: 3, $0) }) == nil
+        }
+        #expect(damaged { for i in 16..<24 { $0[i] = 0 } })      // no id
+        #expect(damaged { for i in 56..<64 { $0[i] = 0 } })      // invalidated without a date
+        #expect(damaged { $0[64] = 0 })                          // a date without a reason
+        #expect(damaged { $0[64] = 9 })                          // an unknown reason
+        #expect(damaged { $0.removeLast($0.count - ReplicationSlot.headerSize) })  // no name
+        #expect(!damaged { _ in })
+    }
+
+    /// Each record names its commit with a random id, and the meta's recorded-pages counter only
+    /// grows while replication state exists — freeing records does not lower it — so a slot's
+    /// retained pages are the counter's growth since its position.
+    @Test func recordsCarryCommitIdsAndTheRecordedCounterOnlyGrows() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database.open(path: directory.path())
+        let setup = try database.beginWrite()
+        let tree = try setup.createTree()
+        try setup.commit()
+        let create = try database.beginWrite()
+        try create.createReplicationSlot(named: "sink")
+        try create.commit()  // edits no table: no record
+        var random = SplitMix64(seed: 11)
+        var model: [UInt64: [Int64]] = [:]
+        let versions = try Self.randomCommits(database, tree: tree, model: &model, commits: 40, random: &random)
+        let reader = try database.beginRead()
+        let records = try reader.changeRecords(after: 0, limit: 1_000)
+        #expect(records.map(\.transaction) == versions.filter(\.edited).map(\.transaction))
+        #expect(Set(records.map(\.record.commitID)).count == records.count)
+        #expect(records.map(\.record.recordedThrough) == records.map(\.record.recordedThrough).sorted())
+        #expect(reader.meta.recordedPages == records.last?.record.recordedThrough)
+        #expect(reader.meta.recordedPages >= reader.meta.retainedPages)
+        let recordedBefore = reader.meta.recordedPages
+        withExtendedLifetime(reader) {}
+        // Confirming frees records; the counter stays.
+        let confirm = try database.beginWrite()
+        try confirm.confirmReplicationSlot(named: "sink", through: versions[30].transaction)
+        try confirm.commit()
+        let after = try database.beginRead()
+        #expect(after.meta.recordedPages == recordedBefore)
+        #expect(after.meta.retainedPages < recordedBefore)
+        let slot = try #require(try after.replicationSlots().first)
+        let confirmedRecord = records.last { $0.transaction <= versions[30].transaction }!
+        #expect(slot.confirmedCommit == confirmedRecord.record.commitID)
+        #expect(slot.recordedAtPosition == confirmedRecord.record.recordedThrough)
+        #expect(try after.replicationPosition(slot.confirmed, commit: slot.confirmedCommit) == .retained)
+        #expect(try after.replicationPosition(slot.confirmed, commit: slot.confirmedCommit &+ 1) == .otherHistory)
     }
 }

@@ -69,6 +69,10 @@ enum RealmLogging {
             logger.info("realm compacted", metadata: [
                 "realm.bytes_before": "\(before)", "realm.bytes_after": "\(after)", "realm.duration_ms": milliseconds(duration),
             ])
+        case .replicationSlotInvalidated(let slot, let invalidation):
+            logger.error("a replication slot passed its retention limit and was invalidated: its consumer must start again from a snapshot", metadata: [
+                "realm.slot": "\(slot)", "realm.reason": "\(invalidation.reason)", "realm.invalidated_at": "\(invalidation.date)",
+            ])
         }
     }
 }

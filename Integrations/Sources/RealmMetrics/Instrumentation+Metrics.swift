@@ -18,6 +18,7 @@ extension Realm.Instrumentation {
     /// | `realm.versions.active` | gauge | versions live in the process |
     /// | `realm.versions.held` | counter | versions held longer than the alarm |
     /// | `realm.migrations`, `realm.compactions` | counters | |
+    /// | `realm.replication.slots_invalidated` | counter | slots a retention limit invalidated |
     ///
     /// `factory` is the process's `MetricsSystem` unless given (tests pass a `TestMetrics`).
     public static func metrics(label: String = "realm", dimensions: [(String, String)] = [],
@@ -32,7 +33,7 @@ extension Realm.Instrumentation {
 struct RealmMetricSet: Sendable {
     let openDuration, commitLatency, flushDuration, notifierLag: Metrics.Timer
     let flushCommits: Recorder
-    let flushFailures, versionsHeld, migrations, compactions: Counter
+    let flushFailures, versionsHeld, migrations, compactions, slotsInvalidated: Counter
     let fileBytes, liveBytes, freeBytes, pinnedBytes, activeVersions: Gauge
 
     init(label: String, dimensions: [(String, String)], factory: any MetricsFactory) {
@@ -46,6 +47,7 @@ struct RealmMetricSet: Sendable {
         versionsHeld = Counter(label: name("versions.held"), dimensions: dimensions, factory: factory)
         migrations = Counter(label: name("migrations"), dimensions: dimensions, factory: factory)
         compactions = Counter(label: name("compactions"), dimensions: dimensions, factory: factory)
+        slotsInvalidated = Counter(label: name("replication.slots_invalidated"), dimensions: dimensions, factory: factory)
         fileBytes = Gauge(label: name("file.bytes"), dimensions: dimensions, factory: factory)
         liveBytes = Gauge(label: name("file.live_bytes"), dimensions: dimensions, factory: factory)
         freeBytes = Gauge(label: name("file.free_bytes"), dimensions: dimensions, factory: factory)
@@ -75,6 +77,7 @@ struct RealmMetricSet: Sendable {
         case .versionHeld: versionsHeld.increment()
         case .changesComputed(_, let lag): notifierLag.record(duration: lag)
         case .compacted: compactions.increment()
+        case .replicationSlotInvalidated: slotsInvalidated.increment()
         }
     }
 }

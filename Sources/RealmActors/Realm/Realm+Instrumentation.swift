@@ -71,6 +71,9 @@ extension Realm {
         case changesComputed(version: UInt64, lag: Duration)
         /// The file was compacted as it opened (``Configuration/shouldCompactOnLaunch``).
         case compacted(bytesBefore: UInt64, bytesAfter: UInt64, duration: Duration)
+        /// A durable commit invalidated replication slot `slot`, which passed a retention limit
+        /// (``Realm/ReplicationRetentionLimits``): its consumer must start again from a snapshot.
+        case replicationSlotInvalidated(slot: String, invalidation: Realm.ReplicationSlotInvalidation)
     }
 
     /// Reports `event` to this handle's instrumentation, if any.
@@ -98,6 +101,10 @@ extension Realm.Instrumentation {
                 sink(.versionHeld(version: version, age: age, pinnedBytes: pinnedBytes))
             case .compacted(let before, let after, let duration):
                 sink(.compacted(bytesBefore: before, bytesAfter: after, duration: duration))
+            case .replicationSlotInvalidated(let slot):
+                if let invalidation = Realm.ReplicationSlotInvalidation(slot) {
+                    sink(.replicationSlotInvalidated(slot: slot.name, invalidation: invalidation))
+                }
             }
         }
     }

@@ -56,6 +56,16 @@ extension Realm {
             case maximumActiveVersionsExceeded = 1000
             /// The operation needs (or forbids) an open write transaction.
             case wrongTransactionState = 1001
+            /// A replication slot passed a retention limit and was invalidated: it keeps nothing
+            /// for its consumer, which must start again from a snapshot (drop the slot, create it
+            /// again, and read ``Realm/replicationSnapshot(forSlot:)``).
+            case replicationSlotInvalidated = 1002
+            /// A replication consumer's position is not a point of the realm's retained history:
+            /// the realm no longer keeps that version (the consumer's store was restored to an
+            /// older state, or the slot moved past it), or the version was made by another commit
+            /// (the realm was replaced by an older copy, or it is another realm). Applying the
+            /// commits after it would skip or double changes; the consumer must resynchronize.
+            case replicationPositionLost = 1003
 
             /// ``fileFormatUpgradeRequired``, by the name earlier versions of RealmActors used.
             public static var formatUpgradeRequired: Code { .fileFormatUpgradeRequired }
@@ -183,4 +193,8 @@ extension Realm.Error {
     public static let maximumActiveVersionsExceeded = Code.maximumActiveVersionsExceeded
     /// ``Code/wrongTransactionState``
     public static let wrongTransactionState = Code.wrongTransactionState
+    /// ``Code/replicationSlotInvalidated``
+    public static let replicationSlotInvalidated = Code.replicationSlotInvalidated
+    /// ``Code/replicationPositionLost``
+    public static let replicationPositionLost = Code.replicationPositionLost
 }

@@ -24,11 +24,106 @@ extension Realm {
     public struct ReplicationSlot: Sendable, Hashable {
         /// The slot's name.
         public let name: String
+        /// Random, chosen when the slot was created: a slot dropped and created again under the
+        /// same name has another id. A consumer that records it (the PostgreSQL sink does, in
+        /// its progress row) can tell its slot from a new one, or from another realm's.
+        public let id: UInt64
         /// The newest version whose commits the consumer has confirmed; ``Realm/commits(since:)``
         /// starts after it.
-        public let confirmedVersion: UInt64
+        public var confirmedVersion: UInt64 { position.version }
+        /// The slot's position with its identity: the version the consumer confirmed and the
+        /// commit that made it. ``Realm/replicationSnapshot(forSlot:)`` reads the realm here.
+        public let position: ReplicationPosition
         /// The commits the consumer has yet to confirm: what the slot holds in the file.
         public let backlog: ReplicationBacklog
+        /// The bytes of older versions the slot alone would keep in the file: the pages the
+        /// commits after its position stopped using. The slowest slot's is the file's
+        /// ``Realm/FileStatistics/retainedBytes``.
+        public let retainedBytes: Int
+        /// The most the slot may keep, given when it was created; past either limit it is
+        /// invalidated.
+        public let limits: ReplicationRetentionLimits
+        /// Why and when a retention limit invalidated the slot; nil while it is valid. An
+        /// invalidated slot keeps nothing: ``Realm/commits(since:)`` throws
+        /// ``Realm/Error/Code/replicationSlotInvalidated``, and its consumer must start again
+        /// from a snapshot of a new slot.
+        public let invalidation: ReplicationSlotInvalidation?
+    }
+
+    /// What a replication slot may keep before it is invalidated (PostgreSQL's
+    /// `max_slot_wal_keep_size`): a consumer that is gone must not make the file grow forever.
+    public struct ReplicationRetentionLimits: Sendable, Hashable {
+        /// The most bytes of older versions the slot may keep (rounded up to whole pages); nil
+        /// for no limit.
+        public var maximumRetainedBytes: Int?
+        /// The longest the oldest commit the consumer has not confirmed may have been made before
+        /// a new commit; nil for no limit.
+        public var maximumLag: Duration?
+
+        /// Limits; both nil (the default) is no limit.
+        public init(maximumRetainedBytes: Int? = nil, maximumLag: Duration? = nil) {
+            self.maximumRetainedBytes = maximumRetainedBytes
+            self.maximumLag = maximumLag
+        }
+    }
+
+    /// Why and when a replication slot was invalidated.
+    public struct ReplicationSlotInvalidation: Sendable, Hashable, CustomStringConvertible {
+        /// Which limit the slot passed.
+        public enum Reason: Sendable, Hashable {
+            /// It kept more than ``ReplicationRetentionLimits/maximumRetainedBytes``.
+            case retainedBytes
+            /// Its oldest unconfirmed commit was older than ``ReplicationRetentionLimits/maximumLag``.
+            case lag
+        }
+        /// Which limit the slot passed.
+        public let reason: Reason
+        /// When the commit that found it past the limit was made.
+        public let date: Date
+
+        /// A sentence for logs and errors.
+        public var description: String {
+            switch reason {
+            case .retainedBytes: "invalidated at \(date) for keeping more than its maximum retained bytes"
+            case .lag: "invalidated at \(date) for falling further behind than its maximum lag"
+            }
+        }
+    }
+
+    /// A point of a realm's history as a replication consumer keeps it: a version and the
+    /// random id of the commit that made it. A version number alone does not name a point of
+    /// the history — a realm restored from an older copy makes new commits under numbers the
+    /// lost ones had — so a consumer stores both and resumes with ``Realm/commits(after:)``
+    /// taking a position, which refuses one the realm's history does not hold.
+    public struct ReplicationPosition: Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The version.
+        public let version: UInt64
+        /// The id of the commit that made it (or, for a slot's first position when no commit
+        /// record names it, the id the slot drew for it).
+        public let commitID: UInt64
+
+        /// A position, as a consumer stored it.
+        public init(version: UInt64, commitID: UInt64) {
+            self.version = version
+            self.commitID = commitID
+        }
+
+        /// `version 42 (commit 3f9a…)`.
+        public var description: String { "version \(version) (commit \(String(commitID, radix: 16)))" }
+    }
+
+    /// How a consumer's position relates to the realm's history: see
+    /// ``Realm/replicationPositionStatus(_:)``.
+    public enum ReplicationPositionStatus: Sendable, Hashable {
+        /// The realm keeps that version, made by that commit: the commits after it can be read.
+        case retained
+        /// The realm no longer keeps the version (every slot has moved past it, or no slot is
+        /// left), or has not made it yet.
+        case notRetained
+        /// The realm keeps a version of that number made by another commit: the position comes
+        /// from another history (the realm was replaced by an older copy and written since, or
+        /// it is another realm).
+        case otherHistory
     }
 
     /// The commits after a version — those a consumer at that version has yet to apply: how
@@ -60,8 +155,10 @@ extension Realm {
         get throws {
             do {
                 let slots = try writer.map { try $0.replicationSlots() } ?? reader.replicationSlots()
+                let recorded = writer?.recordedPages ?? reader.meta.recordedPages
                 return try slots.map { slot in
-                    ReplicationSlot(name: slot.name, confirmedVersion: slot.confirmed, backlog: try backlog(after: slot.confirmed))
+                    ReplicationSlot(slot, backlog: try backlog(after: slot.confirmed),
+                                    retainedPages: recorded - min(recorded, slot.recordedAtPosition))
                 }
             } catch {
                 throw Realm.Error.from(error, configuration: configuration)
@@ -90,12 +187,31 @@ extension Realm {
     }
 
     /// Creates a replication slot at the version this write transaction builds on: the slot's
-    /// first commit is this transaction's. Call it inside a write transaction.
+    /// first commit is this transaction's, and its consumer starts from a snapshot of the realm
+    /// at that version (``replicationSnapshot(forSlot:)``). Call it inside a write transaction.
     ///
-    /// - Parameter name: 1 to 63 ASCII letters, digits and underscores, unique in the realm.
-    /// - Throws: ``Realm/Error/Code/invalidInput`` for a malformed or taken name.
-    public func createReplicationSlot(named name: String) throws {
-        try replicating { try $0.createReplicationSlot(named: name) }
+    /// - Parameters:
+    ///   - name: 1 to 63 ASCII letters, digits and underscores, unique in the realm.
+    ///   - limits: the most the slot may keep for a consumer that falls behind; past a limit the
+    ///     first commit invalidates it (see ``ReplicationSlot/invalidation``). No limit by
+    ///     default.
+    /// - Throws: ``Realm/Error/Code/invalidInput`` for a malformed or taken name, or a limit
+    ///   that is not positive.
+    public func createReplicationSlot(named name: String, limits: ReplicationRetentionLimits = ReplicationRetentionLimits()) throws {
+        let pageSize = PageLayout.pageSize
+        var pages: UInt64 = 0, lag: UInt64 = 0
+        if let bytes = limits.maximumRetainedBytes {
+            guard bytes > 0 else { throw Realm.Error(.invalidInput, "A replication slot's maximum retained bytes must be positive, not \(bytes)") }
+            pages = UInt64((bytes + pageSize - 1) / pageSize)
+        }
+        if let maximumLag = limits.maximumLag {
+            let (seconds, attoseconds) = maximumLag.components
+            guard maximumLag > .zero, seconds < Int64.max / 1_000_000_000 else {
+                throw Realm.Error(.invalidInput, "A replication slot's maximum lag must be positive and under 292 years, not \(maximumLag)")
+            }
+            lag = max(1, UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000))  // 0 would be no limit
+        }
+        try replicating { try $0.createReplicationSlot(named: name, maximumRetainedPages: pages, maximumLag: lag) }
     }
 
     /// Drops a replication slot; the versions only it retained are freed when the write
@@ -131,23 +247,116 @@ extension Realm {
     /// Each ``Commit`` is computed, when the sequence reaches it, from the commit's record and
     /// the two versions around it — never on the writers' path. The sequence does not move the
     /// slot: confirm what was applied with ``confirmReplicationSlot(named:through:)``, and a
-    /// consumer that restarts resumes after its last confirmation.
+    /// consumer that restarts resumes after its last confirmation. A new slot's consumer reads
+    /// the realm at the slot's position first (``replicationSnapshot(forSlot:)``): the commits
+    /// are what changed since.
     ///
-    /// - Throws: from iteration, ``Realm/Error/Code/invalidInput`` if no slot has the name.
+    /// - Throws: from iteration, ``Realm/Error/Code/invalidInput`` if no slot has the name,
+    ///   ``Realm/Error/Code/replicationSlotInvalidated`` if a retention limit invalidated it.
     public func commits(since slot: String) -> Commits {
         Commits(file: file, configuration: configuration, start: .slot(slot))
     }
 
+    /// The commits after `position`, which must be a point of this realm's retained history
+    /// (``replicationPositionStatus(_:)``): what a consumer that stored its position with what
+    /// it applied (a ``Commit/position``, or a snapshot's) resumes from. See ``commits(since:)``.
+    ///
+    /// - Throws: from iteration, ``Realm/Error/Code/replicationPositionLost`` if the realm does
+    ///   not keep that version, or a version of that number was made by another commit — the
+    ///   commits after it would not be those the consumer lacks.
+    public func commits(after position: ReplicationPosition) -> Commits {
+        Commits(file: file, configuration: configuration, start: .position(position))
+    }
+
     /// The commits after `version`, which a replication slot must still retain (at or after the
-    /// oldest slot's position): see ``commits(since:)``.
+    /// oldest slot's position): see ``commits(since:)``. Prefer ``commits(after:)-(ReplicationPosition)``,
+    /// which also checks that the version is the commit the consumer applied.
+    ///
+    /// - Throws: from iteration, ``Realm/Error/Code/replicationPositionLost`` if the realm does
+    ///   not keep the version (no slot's position is at or before it) or has not made it.
     public func commits(after version: UInt64) -> Commits {
         Commits(file: file, configuration: configuration, start: .version(version))
+    }
+
+    /// Whether the realm keeps `position`, made by the same commit: whether a consumer there can
+    /// go on with ``commits(after:)-(ReplicationPosition)``, and if not, why.
+    ///
+    /// - Throws: ``Realm/Error`` if the file is damaged.
+    public func replicationPositionStatus(_ position: ReplicationPosition) throws -> ReplicationPositionStatus {
+        do {
+            return try Self.status(of: position, in: file.database.beginRead())
+        } catch {
+            throw Realm.Error.from(error, configuration: configuration)
+        }
+    }
+
+    static func status(of position: ReplicationPosition, in newest: ReadTransaction) throws -> ReplicationPositionStatus {
+        switch try newest.replicationPosition(position.version, commit: position.commitID) {
+        case .retained: .retained
+        case .notRetained: .notRetained
+        case .otherHistory: .otherHistory
+        }
+    }
+
+    /// The realm as it was at the slot's position, and that position: what a new slot's
+    /// consumer loads first (PostgreSQL's initial snapshot), then goes on from with
+    /// ``commits(after:)-(ReplicationPosition)``. The slot keeps that version in the file until
+    /// the consumer confirms past it, so the snapshot is consistent however long loading takes
+    /// and however many commits are made meanwhile; read it in bounded memory by iterating its
+    /// results (`snapshot.realm.objects(className)`), which load objects as they are reached.
+    ///
+    /// - Throws: ``Realm/Error/Code/invalidInput`` if no slot has the name,
+    ///   ``Realm/Error/Code/replicationSlotInvalidated`` if a retention limit invalidated it.
+    public func replicationSnapshot(forSlot name: String) throws -> ReplicationSnapshot {
+        do {
+            let newest = try file.database.beginRead()
+            let slot = try Self.slot(named: name, in: newest)
+            let version = try CommitChangeSet.frozenVersion(of: file, at: slot.confirmed, reusing: nil)
+            return ReplicationSnapshot(slotName: slot.name, slotID: slot.id,
+                                       position: ReplicationPosition(version: slot.confirmed, commitID: slot.confirmedCommit),
+                                       realm: FrozenRealm(snapshot: FrozenSnapshot(configuration: configuration, version: version)))
+        } catch let error as Realm.Error {
+            throw error
+        } catch {
+            throw Realm.Error.from(error, configuration: configuration)
+        }
+    }
+
+    /// The valid slot named `name` at `newest`.
+    /// - Throws: `invalidInput` if there is none; `replicationSlotInvalidated` if it is invalidated.
+    static func slot(named name: String, in newest: ReadTransaction) throws -> RealmStorage.ReplicationSlot {
+        guard let slot = try newest.replicationSlots().first(where: { $0.name == name }) else {
+            throw Realm.Error(.invalidInput, "There is no replication slot named '\(name)'")
+        }
+        if slot.isInvalidated, let invalidation = ReplicationSlotInvalidation(slot) {
+            throw Realm.Error(.replicationSlotInvalidated, "Replication slot '\(name)' was \(invalidation): it keeps nothing for its consumer, which must start again from a snapshot (drop the slot and create it again)")
+        }
+        return slot
+    }
+
+    /// A realm as it was at a replication slot's position, for its consumer to load before the
+    /// commits after it: see ``Realm/replicationSnapshot(forSlot:)``.
+    public struct ReplicationSnapshot: Sendable {
+        /// The slot's name.
+        public let slotName: String
+        /// The slot's id (``ReplicationSlot/id``).
+        public let slotID: UInt64
+        /// The version the snapshot reads, with its identity: store it with what was loaded, and
+        /// go on with ``Realm/commits(after:)-(ReplicationPosition)``.
+        public let position: ReplicationPosition
+        /// The realm at ``position``: every object as it was then.
+        public let realm: FrozenRealm
     }
 
     /// One commit, as a replication consumer reads it.
     public struct Commit: Sendable {
         /// The version the commit made.
         public let version: UInt64
+        /// The commit's random id: with ``version``, its ``position``.
+        public let commitID: UInt64
+        /// The point of the realm's history the commit made: what a consumer stores with what it
+        /// applied, and resumes from with ``Realm/commits(after:)-(ReplicationPosition)``.
+        public var position: ReplicationPosition { ReplicationPosition(version: version, commitID: commitID) }
         /// The version it was built on.
         public let previousVersion: UInt64
         /// When the commit was made.
@@ -213,6 +422,7 @@ extension Realm {
         public typealias Element = Commit
         enum Start: Sendable {
             case slot(String)
+            case position(ReplicationPosition)
             case version(UInt64)
         }
         let file: SharedRealmFile
@@ -263,6 +473,9 @@ extension Realm {
             let configuration: Realm.Configuration
             var start: Start?
             var position: UInt64 = 0
+            /// The slot a ``Realm/commits(since:)`` sequence follows: a gap met later is
+            /// reported as its invalidation, if that is the cause.
+            var slotName: String?
             var pending: [CommitChangeSet] = []
             var signal: NewVersionSignal?
 
@@ -284,14 +497,20 @@ extension Realm {
             public mutating func nextBatch(maximumCount: Int) async throws -> [Commit] {
                 do {
                     if let start {
+                        let newest = try file.database.beginRead()
                         switch start {
                         case .version(let version): position = version
-                        case .slot(let name):
-                            let reader = try file.database.beginRead()
-                            guard let slot = try reader.replicationSlots().first(where: { $0.name == name }) else {
-                                throw Realm.Error(.invalidInput, "There is no replication slot named '\(name)'")
+                        case .position(let start):
+                            switch try Realm.status(of: start, in: newest) {
+                            case .retained: position = start.version
+                            case .notRetained:
+                                throw Realm.Error(.replicationPositionLost, "The realm no longer keeps \(start) (no replication slot's position is at or before it, or it is newer than the newest version \(newest.transaction)): the commits after it cannot all be read. Start again from a snapshot.")
+                            case .otherHistory:
+                                throw Realm.Error(.replicationPositionLost, "\(start) is not a point of this realm's history: a commit with another id made that version (the realm was replaced by an older copy and written since, or it is another realm). Start again from a snapshot.")
                             }
-                            position = slot.confirmed
+                        case .slot(let name):
+                            position = try Realm.slot(named: name, in: newest).confirmed
+                            slotName = name
                         }
                         self.start = nil
                         signal = NewVersionSignal(file: file)
@@ -300,7 +519,14 @@ extension Realm {
                         if Task.isCancelled { return [] }
                         // The newest durable version before reading: a commit after it wakes the wait.
                         let newest = file.database.latestTransaction
-                        pending = try CommitChangeSet.commits(of: file, after: position, limit: Swift.max(16, maximumCount))
+                        do {
+                            pending = try CommitChangeSet.commits(of: file, after: position, limit: Swift.max(16, maximumCount))
+                        } catch let error as StorageError where error.code == .invalidInput {
+                            // An invalidated slot moved past its consumer: say so rather than
+                            // "not retained".
+                            if let slotName { _ = try Realm.slot(named: slotName, in: file.database.beginRead()) }
+                            throw Realm.Error(.replicationPositionLost, error.message, fileURL: configuration.fileURL)
+                        }
                         if pending.isEmpty {
                             guard await signal?.wait(after: newest) == true else { return [] }
                         }
@@ -322,6 +548,7 @@ extension Realm {
 extension Realm.Commit {
     init(_ changeSet: CommitChangeSet, configuration: Realm.Configuration) {
         version = changeSet.version.transaction
+        commitID = changeSet.commitID
         previousVersion = changeSet.base.transaction
         commitTime = changeSet.commitTime
         let after = FrozenSnapshot(configuration: configuration, version: changeSet.version)
@@ -377,5 +604,31 @@ extension Realm.ObjectKey {
         case let value as UUID: self = .uuid(value)
         default: self = .null
         }
+    }
+}
+
+extension Realm.ReplicationSlot {
+    init(_ slot: ReplicationSlot, backlog: Realm.ReplicationBacklog, retainedPages: UInt64) {
+        name = slot.name
+        id = slot.id
+        position = Realm.ReplicationPosition(version: slot.confirmed, commitID: slot.confirmedCommit)
+        self.backlog = backlog
+        retainedBytes = Int(clamping: retainedPages) &* PageLayout.pageSize
+        limits = Realm.ReplicationRetentionLimits(
+            maximumRetainedBytes: slot.maximumRetainedPages == 0 ? nil : Int(clamping: slot.maximumRetainedPages) &* PageLayout.pageSize,
+            maximumLag: slot.maximumLag == 0 ? nil : .nanoseconds(Int64(clamping: slot.maximumLag)))
+        invalidation = Realm.ReplicationSlotInvalidation(slot)
+    }
+}
+
+extension Realm.ReplicationSlotInvalidation {
+    /// The invalidation a stored slot records; nil for a valid slot.
+    init?(_ slot: ReplicationSlot) {
+        switch slot.invalidation {
+        case .none: return nil
+        case .retainedPages: reason = .retainedBytes
+        case .lag: reason = .lag
+        }
+        date = Date(timeIntervalSince1970: Double(slot.invalidatedAt) / 1e9)
     }
 }

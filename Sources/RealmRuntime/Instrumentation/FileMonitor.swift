@@ -15,6 +15,8 @@ package enum FileEvent: Sendable {
     case versionHeld(version: TransactionID, age: Duration, pinnedBytes: UInt64)
     /// The file was compacted when it opened.
     case compacted(bytesBefore: UInt64, bytesAfter: UInt64, duration: Duration)
+    /// A durable commit invalidated a replication slot that passed a retention limit.
+    case replicationSlotInvalidated(ReplicationSlot)
 }
 
 /// Where a file's events go, and when to raise the two that are judgements.
@@ -48,6 +50,9 @@ package final class FileMonitor: Sendable {
         var lastSpaceReport: ContinuousClock.Instant?
         /// Versions up to this one were reported held already.
         var alarmedThrough: TransactionID = 0
+        /// Slots that prepared commits invalidated, by commit: reported once the commit is
+        /// durable, dropped if its flush fails (the slot is then still valid).
+        var invalidations: [(version: TransactionID, slots: [ReplicationSlot])] = []
     }
 
     private let instrumentation: FileInstrumentation
@@ -63,12 +68,30 @@ package final class FileMonitor: Sendable {
     /// notifier's lag is measured from here.
     func versionBecameDurable(_ version: TransactionID) {
         let now = ContinuousClock.now
-        state.withLock { $0.durableAt.append((version, now)) }
+        let invalidated = state.withLock { state -> [ReplicationSlot] in
+            state.durableAt.append((version, now))
+            guard !state.invalidations.isEmpty else { return [] }
+            let durable = state.invalidations.filter { $0.version <= version }.flatMap(\.slots)
+            state.invalidations.removeAll { $0.version <= version }
+            return durable
+        }
+        for slot in invalidated { instrumentation.sink(.replicationSlotInvalidated(slot)) }
+    }
+
+    /// Notes that prepared commit `version` invalidated `slots`, to report once it is durable.
+    func commitInvalidated(_ slots: [ReplicationSlot], at version: TransactionID) {
+        state.withLock { $0.invalidations.append((version, slots)) }
     }
 
     /// Reports a flush; after one that made versions durable, the space statistics (if due) and
     /// a version held for too long (if any).
     func didFlush(commits: Int, duration: Duration, failure: (any Error)?) {
+        if failure != nil {
+            // The batch's commits are gone, and with them their invalidations; a later commit
+            // finds the slot past its limit again.
+            let durable = database.latestTransaction
+            state.withLock { $0.invalidations.removeAll { $0.version > durable } }
+        }
         instrumentation.sink(.flushed(commits: commits, duration: duration, failure: failure))
         guard commits > 0 else { return }
         let now = ContinuousClock.now

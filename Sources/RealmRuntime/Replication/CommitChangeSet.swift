@@ -29,6 +29,9 @@ package struct CommitChangeSet: Sendable {
     package let base: FrozenVersion
     /// When the commit was prepared.
     package let commitTime: Date
+    /// The commit's random id (``ChangeRecord/commitID``): with ``version``, the position a
+    /// consumer keeps, which names this commit in this file's history alone.
+    package let commitID: UInt64
     /// The top-level classes whose objects the commit changed, in table order (classes the
     /// commit dropped first). An embedded object is not listed: its change is a modification of
     /// the top-level object it lives in, in the property leading to it.
@@ -37,10 +40,14 @@ package struct CommitChangeSet: Sendable {
     /// Reads the commits after `version` that the file's change records hold, oldest first, at
     /// most `limit`: those a replication slot has not confirmed.
     ///
-    /// - Throws: `StorageError` if `version` is not retained (older than every slot's position)
-    ///   or the file is damaged.
+    /// - Throws: `StorageError` (`invalidInput`) if `version` is not retained — older than every
+    ///   slot's position, or newer than the newest version: the commits after it cannot all be
+    ///   read, and a consumer must not go on past a gap — or if the file is damaged.
     package static func commits(of file: SharedRealmFile, after version: TransactionID, limit: Int) throws -> [CommitChangeSet] {
         let newest = try file.database.beginRead()
+        guard version <= newest.transaction, let horizon = try newest.replicationHorizon(), version >= horizon else {
+            throw StorageError(.invalidInput, "Version \(version) is not retained: only the versions from the oldest replication slot's position to the newest (\(newest.transaction)) can be read from", path: file.database.path)
+        }
         var previous: FrozenVersion?
         var changeSets: [CommitChangeSet] = []
         for (transaction, record) in try newest.changeRecords(after: version, limit: limit) {
@@ -56,7 +63,7 @@ package struct CommitChangeSet: Sendable {
     /// `file` at `version` (the newest, or one a slot retains), with the schema of that version:
     /// `known`'s, when that version's schema record is the same tree (most commits change no
     /// schema; decoding it for each would cost more than the commit's changes), else decoded.
-    static func frozenVersion(of file: SharedRealmFile, at version: TransactionID, reusing known: FrozenVersion?) throws -> FrozenVersion {
+    package static func frozenVersion(of file: SharedRealmFile, at version: TransactionID, reusing known: FrozenVersion?) throws -> FrozenVersion {
         let reader = try file.database.beginRead(atVersion: version)
         if let known, let root = try? reader.root(of: StoredSchema.metadataTree),
            root == (try? known.reader.root(of: StoredSchema.metadataTree)) {
@@ -70,6 +77,7 @@ package struct CommitChangeSet: Sendable {
         self.version = version
         self.base = base
         commitTime = Date(timeIntervalSince1970: Double(record.commitTime) / 1e9)
+        commitID = record.commitID
         // Tree ids to tables: a table created by the commit is in the new schema only, one
         // dropped by it in the old one only.
         var tables: [TreeID: (new: Table?, old: Table?)] = [:]

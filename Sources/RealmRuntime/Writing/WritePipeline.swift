@@ -46,9 +46,12 @@ package final class WritePipeline: Sendable {
     package let lock = WriteLock()
     /// Makes prepared commits durable, several per sync.
     let groupCommit: GroupCommit
+    /// Told of the replication slots a commit invalidates.
+    private let monitor: FileMonitor?
 
     init(database: Database, schemas: SchemaVersions, changeFeed: ChangeFeed, label: String, monitor: FileMonitor?) {
         self.database = database
+        self.monitor = monitor
         self.schemas = schemas
         self.changeFeed = changeFeed
         groupCommit = GroupCommit(database: database, label: label, monitor: monitor) { version in
@@ -119,6 +122,7 @@ package final class WritePipeline: Sendable {
             changeFeed.record(changes, for: transaction.transaction)
             let id = try transaction.prepare()
             if let schema { schemas.didPrepare(schema, at: id) }
+            if !transaction.invalidatedSlots.isEmpty { monitor?.commitInvalidated(transaction.invalidatedSlots, at: id) }
             return id
         } catch {
             changeFeed.discard(transaction.transaction)

@@ -345,7 +345,7 @@ extension Database {
             for (_, result) in candidates {
                 if case .failure(.obsoleteFormat(let version)) = result {
                     throw StorageError(.invalidDatabase,
-                                       "The realm file has format version \(version), written by a development build of RealmActors; this library reads versions 5 and 6 only",
+                                       "The realm file has format version \(version), written by a development build of RealmActors; this library reads versions 5 and 7 only",
                                        path: path)
                 }
             }

@@ -18,19 +18,21 @@
 /// | 64 | 24 | catalog tree root (page, transaction, entry count) |
 /// | 88 | 16 | free-list chain head (page, transaction) |
 /// | 104 | 8 | file id: random, chosen when the file is created (0 in files created before it existed) |
-/// | 112 | 24 | format 6 only: replication slots tree root (page, transaction, entry count) |
-/// | 136 | 24 | format 6 only: change records tree root (page, transaction, entry count) |
-/// | 160 | 8 | format 6 only: the pages the change records keep out of the free list |
+/// | 112 | 24 | format 7 only: replication slots tree root (page, transaction, entry count) |
+/// | 136 | 24 | format 7 only: change records tree root (page, transaction, entry count) |
+/// | 160 | 8 | format 7 only: the pages the change records keep out of the free list |
+/// | 168 | 8 | format 7 only: recorded pages — the pages change records have retained in all, never decreasing |
 ///
 /// A version with no replication slot and no change record is written as format 5, which
-/// libraries without replication read; one with either is written as format 6, which they refuse
+/// libraries without replication read; one with either is written as format 7, which they refuse
 /// as newer — they would neither write change records nor keep the versions slots retain.
+/// Format 6 (development builds) stored slots and records without identities or limits.
 package struct MetaPage: Equatable, Sendable {
     package static let magic: UInt64 = 0x0052_5443_414D_4C52  // "RLMACTR\0" little-endian
-    /// The newest format this library reads and writes (6: with replication; see above). Files
-    /// of a higher version are refused as newer; versions 1 to 4 (development builds: see
+    /// The newest format this library reads and writes (7: with replication; see above). Files
+    /// of a higher version are refused as newer; versions 1 to 4 and 6 (development builds: see
     /// FORMAT.md) are refused as unsupported rather than misread: no release wrote them.
-    package static let formatVersion: UInt32 = 6
+    package static let formatVersion: UInt32 = 7
     /// The format of a version without replication.
     static let formatWithoutReplication: UInt32 = 5
 
@@ -51,11 +53,16 @@ package struct MetaPage: Equatable, Sendable {
     /// The pages of older versions the change records keep (``ChangeRecord``'s retained runs):
     /// neither reachable from this version nor free.
     package var retainedPages: UInt64 = 0
+    /// The pages change records have retained in all, since the file last had no replication
+    /// state: grows by each record's retained pages, never decreases (freeing a record does not
+    /// lower it). A slot's retained pages are its growth since the slot's position (see
+    /// ``ReplicationSlot/recordedAtPosition``).
+    package var recordedPages: UInt64 = 0
 
-    /// Whether the version has replication state, and so is written as format 6.
+    /// Whether the version has replication state, and so is written as format 7.
     package var hasReplication: Bool { !slots.isEmpty || !changeRecords.isEmpty }
 
-    /// The format this version is written in: 6 with replication state, else 5.
+    /// The format this version is written in: 7 with replication state, else 5.
     package var version: UInt32 { hasReplication ? Self.formatVersion : Self.formatWithoutReplication }
 
     /// Encodes into a zeroed page buffer and seals it.
@@ -82,6 +89,7 @@ package struct MetaPage: Equatable, Sendable {
             page.setU64(144, changeRecords.transaction)
             page.setU64(152, changeRecords.count)
             page.setU64(160, retainedPages)
+            page.setU64(168, recordedPages)
         }
         PageChecksum.seal(page, length: PageLayout.pageSize)
     }
@@ -101,7 +109,7 @@ package struct MetaPage: Equatable, Sendable {
         guard page.u64(24) == magic, page.pageKind == .meta else { return .failure(.notARealmFile) }
         let version = page.u32(32)
         guard version <= formatVersion else { return .failure(.futureFormat(version)) }
-        guard version >= formatWithoutReplication else { return .failure(.obsoleteFormat(version)) }
+        guard version >= formatWithoutReplication, version != 6 else { return .failure(.obsoleteFormat(version)) }
         guard PageChecksum.isValid(page, length: PageLayout.pageSize) else { return .failure(.badChecksum) }
         guard page.u32(36) == UInt32(PageLayout.pageSize) else {
             return .failure(.unsupportedPageSize(page.u32(36)))
@@ -114,16 +122,17 @@ package struct MetaPage: Equatable, Sendable {
             freeList: ChainHead(page: page.u64(88), transaction: page.u64(96)),
             fileID: page.u64(104)
         )
-        if version >= 6 {
+        if version == formatVersion {
             meta.slots = TreeRoot(page: page.u64(112), transaction: page.u64(120), count: page.u64(128))
             meta.changeRecords = TreeRoot(page: page.u64(136), transaction: page.u64(144), count: page.u64(152))
             meta.retainedPages = page.u64(160)
+            meta.recordedPages = page.u64(168)
         }
         guard meta.transaction == page.pageTransaction, meta.durableBase <= meta.transaction,
               meta.pageCount >= PageLayout.firstDataPage,
               meta.catalog.page < meta.pageCount, meta.freeList.page < meta.pageCount,
               meta.slots.page < meta.pageCount, meta.changeRecords.page < meta.pageCount,
-              meta.retainedPages < meta.pageCount
+              meta.retainedPages < meta.pageCount, meta.retainedPages <= meta.recordedPages
         else { return .failure(.inconsistent("meta page fields out of range")) }
         return .success(meta)
     }

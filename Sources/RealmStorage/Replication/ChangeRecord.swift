@@ -16,8 +16,10 @@ import Foundation
 /// | 16 | 24 | the base version's catalog root (page, transaction, entry count) |
 /// | 40 | 4 | change entry count *n* |
 /// | 44 | 4 | retained run count *m* |
-/// | 48 | 32 *n* | changes: tree, first key, key count, column (i32), kind (u8: insert, update, remove, drop), 3 zero bytes |
-/// | 48 + 32 *n* | 24 *m* | retained runs: first page, page count, the transaction that wrote them |
+/// | 48 | 8 | commit id: random, nonzero (see ``ReplicationSlot``, "Identity") |
+/// | 56 | 8 | the meta's recorded-pages counter after this record |
+/// | 64 | 32 *n* | changes: tree, first key, key count, column (i32), kind (u8: insert, update, remove, drop), 3 zero bytes |
+/// | 64 + 32 *n* | 24 *m* | retained runs: first page, page count, the transaction that wrote them |
 ///
 /// The version a commit made is readable from the next record's base root, or, for the newest
 /// commit, from the meta page.
@@ -32,11 +34,17 @@ package struct ChangeRecord: Sendable {
     package var changes: RowChangeLog
     /// The pages of older versions the commit stopped using, kept until every slot confirmed it.
     var retained: [FreedRun]
+    /// Random and nonzero: names this commit, which its version number alone does not (a file
+    /// restored from a copy reuses numbers; see ``ReplicationSlot``).
+    package var commitID: UInt64
+    /// ``MetaPage/recordedPages`` once this record is stored: a slot at this commit's version
+    /// counts the pages later records retain from here.
+    package var recordedThrough: UInt64
 
     /// The number of pages the record keeps out of the free list.
     package var retainedPages: UInt64 { retained.reduce(0) { $0 + $1.run.count } }
 
-    static let headerSize = 48
+    static let headerSize = 64
     static let changeSize = 32
     static let runSize = 24
 
@@ -52,6 +60,8 @@ package struct ChangeRecord: Sendable {
             store(baseCatalog.count, 32)
             store(UInt32(entries.count), 40)
             store(UInt32(retained.count), 44)
+            store(commitID, 48)
+            store(recordedThrough, 56)
             var offset = Self.headerSize
             for entry in entries {
                 store(entry.tree, offset)
@@ -71,13 +81,22 @@ package struct ChangeRecord: Sendable {
         return bytes
     }
 
-    /// The commit time of an encoded record, without decoding the rest (a lag gauge reads one
-    /// per slot; a record can hold thousands of changes).
-    static func commitTime(of bytes: UnsafeRawBufferPointer, transaction: TransactionID) throws -> Int64 {
+    /// A record's fixed fields, read without decoding its changes and runs (a lag gauge, a
+    /// slot's retention limits and a position's identity each read one; a record can hold
+    /// thousands of changes).
+    package struct Summary: Sendable {
+        package var commitTime: Int64
+        package var commitID: UInt64
+        package var recordedThrough: UInt64
+    }
+
+    /// The fixed fields of an encoded record (see ``Summary``).
+    static func summary(of bytes: UnsafeRawBufferPointer, transaction: TransactionID) throws -> Summary {
         guard bytes.count >= headerSize else {
             throw StorageError(.invalidDatabase, "Realm file is damaged: the change record of transaction \(transaction) is malformed")
         }
-        return Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: 0, as: Int64.self))
+        func load<T: FixedWidthInteger>(_ offset: Int, as type: T.Type) -> T { T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self)) }
+        return Summary(commitTime: load(0, as: Int64.self), commitID: load(48, as: UInt64.self), recordedThrough: load(56, as: UInt64.self))
     }
 
     /// Decodes the record of commit `transaction`; throws for bytes no record encodes to (damage).
@@ -88,7 +107,7 @@ package struct ChangeRecord: Sendable {
         guard bytes.count >= headerSize else { throw damaged() }
         func load<T: FixedWidthInteger>(_ offset: Int, as type: T.Type) -> T { T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self)) }
         let changeCount = Int(load(40, as: UInt32.self)), runCount = Int(load(44, as: UInt32.self))
-        guard bytes.count == headerSize + changeCount * changeSize + runCount * runSize else { throw damaged() }
+        guard bytes.count == headerSize + changeCount * changeSize + runCount * runSize, load(48, as: UInt64.self) != 0 else { throw damaged() }
         var log = RowChangeLog()
         var offset = headerSize
         for _ in 0..<changeCount {
@@ -108,6 +127,6 @@ package struct ChangeRecord: Sendable {
         return ChangeRecord(commitTime: load(0, as: Int64.self), baseTransaction: load(8, as: UInt64.self),
                             baseCatalog: TreeRoot(page: load(16, as: UInt64.self), transaction: load(24, as: UInt64.self),
                                                   count: load(32, as: UInt64.self)),
-                            changes: log, retained: retained)
+                            changes: log, retained: retained, commitID: load(48, as: UInt64.self), recordedThrough: load(56, as: UInt64.self))
     }
 }

@@ -21,7 +21,7 @@ extension PageSource {
         var oldest: Int64?
         try forEach(in: root) { key, value in
             guard key > version else { behind += 1; return true }
-            oldest = try ChangeRecord.commitTime(of: value, transaction: key)
+            oldest = try ChangeRecord.summary(of: value, transaction: key).commitTime
             return false
         }
         return (Int(root.count) - behind, oldest)
@@ -38,6 +38,45 @@ extension ReadTransaction {
     /// was made. See ``PageSource/replicationBacklog(in:after:)``.
     package func replicationBacklog(after version: TransactionID) throws -> (commits: Int, oldestCommitTime: Int64?) {
         try replicationBacklog(in: meta.changeRecords, after: version)
+    }
+
+    /// How a consumer's position — a version and the commit id it was given with it — relates
+    /// to this file's history (see ``ReplicationSlot``, "Identity").
+    package enum PositionCheck: Equatable, Sendable {
+        /// A version the file retains, made by that very commit: commits after it can be read.
+        case retained
+        /// The file retains a version of that number, made by another commit: the position comes
+        /// from another history (a file restored from an older copy and written since, another
+        /// file, a slot dropped and created again).
+        case otherHistory
+        /// The file no longer retains the version (every slot is past it, or no slot is left) or
+        /// never made it (newer than its newest).
+        case notRetained
+    }
+
+    /// Whether the file still retains the version a consumer reached, and it is the same
+    /// commit: a slot's position with its identity, or a commit whose record is kept.
+    ///
+    /// - Complexity: O(slots + log records).
+    package func replicationPosition(_ version: TransactionID, commit: UInt64) throws -> PositionCheck {
+        let slots = try replicationSlots()
+        if let slot = slots.first(where: { $0.confirmed == version && !$0.isInvalidated }) {
+            if slot.confirmedCommit == commit { return .retained }
+            if slots.contains(where: { $0.confirmed == version && $0.confirmedCommit == commit }) { return .retained }
+        }
+        var summary: ChangeRecord.Summary?
+        try forEach(in: meta.changeRecords, from: version) { key, value in
+            if key == version { summary = try ChangeRecord.summary(of: value, transaction: key) }
+            return false
+        }
+        if let summary { return summary.commitID == commit ? .retained : .otherHistory }
+        if slots.contains(where: { $0.confirmed == version }) { return .otherHistory }
+        return .notRetained
+    }
+
+    /// The oldest version a slot retains (the oldest valid slot's position), nil without one.
+    package func replicationHorizon() throws -> TransactionID? {
+        try replicationSlots().map(\.confirmed).min()
     }
 
     /// The change records of the commits after `version`, oldest first, at most `limit` of them.

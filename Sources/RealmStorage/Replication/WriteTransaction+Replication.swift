@@ -38,11 +38,13 @@ extension WriteTransaction {
     }
 
     /// Creates a slot at the version this transaction is built on: the consumer's first commit
-    /// to read is this transaction's.
+    /// to read is this transaction's. `maximumRetainedPages` and `maximumLag` (nanoseconds) limit
+    /// what it may keep (0: no limit; see ``ReplicationSlot``, "Bounded retention").
     ///
     /// - Throws: `invalidInput` for a malformed name or one a slot already has.
     @discardableResult
-    package func createReplicationSlot(named name: String) throws -> ReplicationSlot {
+    package func createReplicationSlot(named name: String, maximumRetainedPages: UInt64 = 0,
+                                       maximumLag: UInt64 = 0) throws -> ReplicationSlot {
         try checkActive()
         guard ReplicationSlot.isValidName(name) else {
             throw StorageError(.invalidInput, "A replication slot's name is 1 to 63 letters, digits and underscores, not '\(name)'")
@@ -51,9 +53,14 @@ extension WriteTransaction {
         guard !slots.contains(where: { $0.name == name }) else {
             throw StorageError(.invalidInput, "A replication slot named '\(name)' exists already")
         }
-        let slot = ReplicationSlot(number: (slots.last?.number ?? 0) + 1, name: name,
-                                   confirmed: base.meta.transaction, createdBy: transaction)
-        _ = try slot.encoded().withUnsafeBytes { try put(into: &slotsRoot, key: slot.number, value: $0) }
+        let position = base.meta.transaction
+        // The position's identity: its commit's, if a record names it (another slot retains it);
+        // otherwise one drawn now, which this slot's consumer keeps with the version.
+        let commit = try record(at: position)?.commitID ?? Self.randomID()
+        let slot = ReplicationSlot(number: (slots.last?.number ?? 0) + 1, name: name, confirmed: position, createdBy: transaction,
+                                   id: Self.randomID(), confirmedCommit: commit, recordedAtPosition: recordedPages,
+                                   maximumRetainedPages: maximumRetainedPages, maximumLag: maximumLag)
+        try store(slot)
         return slot
     }
 
@@ -70,7 +77,11 @@ extension WriteTransaction {
 
     /// Records that the slot's consumer has applied every commit through `version`; the commits
     /// no slot needs any more are freed by this commit. A position at or before the slot's own
-    /// changes nothing (confirmations are idempotent).
+    /// changes nothing (confirmations are idempotent), and so does any confirmation of an
+    /// invalidated slot (its position is the commit that invalidated it).
+    ///
+    /// The slot's new position takes the identity of the newest commit at or before `version`
+    /// that has a record (`version`'s own, when the consumer confirms a commit it applied).
     ///
     /// - Throws: `invalidInput` if no slot has the name, or `version` is newer than the version
     ///   this transaction is built on.
@@ -82,31 +93,75 @@ extension WriteTransaction {
         guard version <= base.meta.transaction else {
             throw StorageError(.invalidInput, "Cannot confirm version \(version) for slot '\(name)': the newest version is \(base.meta.transaction)")
         }
-        guard version > slot.confirmed else { return }
+        guard version > slot.confirmed, !slot.isInvalidated else { return }
+        if let (_, summary) = try newestRecord(after: slot.confirmed, through: version) {
+            slot.confirmedCommit = summary.commitID
+            slot.recordedAtPosition = summary.recordedThrough
+        }
         slot.confirmed = version
+        try store(slot)
+    }
+
+    private func store(_ slot: ReplicationSlot) throws {
         _ = try slot.encoded().withUnsafeBytes { try put(into: &slotsRoot, key: slot.number, value: $0) }
+    }
+
+    /// The decoded record of commit `transaction`, if the records tree (as this transaction sees
+    /// it) holds one.
+    private func record(at transaction: TransactionID) throws -> ChangeRecord? {
+        var found: ChangeRecord?
+        try forEach(in: changeRecordsRoot, from: transaction) { key, value in
+            if key == transaction { found = try ChangeRecord.decode(value, transaction: key) }
+            return false
+        }
+        return found
+    }
+
+    /// The newest record after `start` and at or before `end`, as its fixed fields.
+    /// - Complexity: O(log records + the records in the range).
+    private func newestRecord(after start: TransactionID, through end: TransactionID) throws -> (TransactionID, ChangeRecord.Summary)? {
+        guard start < end else { return nil }
+        var found: (TransactionID, ChangeRecord.Summary)?
+        try forEach(in: changeRecordsRoot, from: start + 1) { key, value in
+            guard key <= end else { return false }
+            found = (key, try ChangeRecord.summary(of: value, transaction: key))
+            return true
+        }
+        return found
+    }
+
+    /// A random nonzero id: a slot's, or a commit's.
+    static func randomID() -> UInt64 {
+        var generator = SystemRandomNumberGenerator()
+        return max(1, generator.next())
     }
 
     // MARK: Change records
 
     /// At prepare, after the catalog is final: with a slot, stores this commit's change record,
-    /// retaining the pages it freed; then frees the records every slot has confirmed (all of
-    /// them once no slot is left). Without slots or records, does nothing (one check).
+    /// retaining the pages it freed; invalidates the slots whose limits it passes; then frees the
+    /// records every slot has confirmed (all of them once no slot is left). Without slots or
+    /// records, does nothing (one check).
     func recordChanges() throws {
         guard !slotsRoot.isEmpty || !changeRecordsRoot.isEmpty else { return }
-        let slots = try replicationSlots()
+        var slots = try replicationSlots()
+        let now = Int64(Date().timeIntervalSince1970 * 1e9)
         // A commit that changed no table and no catalog entry (one that only creates, drops or
         // confirms slots) keeps no record: no retained version reads the pages it freed (slot
         // and record trees are read at the newest version only), and a consumer confirming
         // what it applied does not see its own confirmation as a commit to apply.
         if !slots.isEmpty, !changeLog.isEmpty || catalog != base.meta.catalog {
+            let retained = freed.reduce(0) { $0 + $1.run.count }
             let record = ChangeRecord(
-                commitTime: Int64(Date().timeIntervalSince1970 * 1e9), baseTransaction: base.meta.transaction,
-                baseCatalog: base.meta.catalog, changes: changeLog, retained: freed)
+                commitTime: now, baseTransaction: base.meta.transaction,
+                baseCatalog: base.meta.catalog, changes: changeLog, retained: freed,
+                commitID: Self.randomID(), recordedThrough: recordedPages + retained)
             freed = []
-            retainedPages += record.retainedPages
+            retainedPages += retained
+            recordedPages += retained
             _ = try record.encoded().withUnsafeBytes { try put(into: &changeRecordsRoot, key: transaction, value: $0) }
         }
+        slots = try enforceRetentionLimits(slots, now: now)
         // Records every slot has confirmed: the commit's changes are applied everywhere, and no
         // slot reads the versions before it.
         let horizon = slots.map(\.confirmed).min() ?? .max
@@ -123,5 +178,50 @@ extension WriteTransaction {
             // from when the pages were written to now.
             freed += record.retained.map { FreedRun(run: $0.run, createdBy: $0.createdBy, freedBy: transaction) }
         }
+        // No replication state left: the file is format 5 again, and the counter starts over.
+        if slotsRoot.isEmpty, changeRecordsRoot.isEmpty { recordedPages = 0 }
+    }
+
+    /// Invalidates each slot whose records retain more than its page limit, or whose oldest
+    /// unconfirmed commit is older than its lag limit: its position moves to this commit (the
+    /// newest record's identity) so it retains nothing from now on, and it is listed in
+    /// ``invalidatedSlots``. Returns the slots as they are after.
+    ///
+    /// - Complexity: O(1) for a slot without limits; O(log records) for one with a lag limit.
+    private func enforceRetentionLimits(_ slots: [ReplicationSlot], now: Int64) throws -> [ReplicationSlot] {
+        var result = slots
+        for index in result.indices where !result[index].isInvalidated
+            && (result[index].maximumRetainedPages > 0 || result[index].maximumLag > 0) {
+            var slot = result[index]
+            var reason = ReplicationSlot.Invalidation.none
+            if slot.maximumRetainedPages > 0, recordedPages - min(recordedPages, slot.recordedAtPosition) > slot.maximumRetainedPages {
+                reason = .retainedPages
+            } else if slot.maximumLag > 0, let oldest = try oldestRecord(after: slot.confirmed),
+                      now - oldest.commitTime > Int64(clamping: slot.maximumLag) {
+                reason = .lag
+            }
+            guard reason != .none else { continue }
+            if let (key, newest) = try newestRecord(after: slot.confirmed, through: transaction) {
+                slot.confirmed = key
+                slot.confirmedCommit = newest.commitID
+            }
+            slot.recordedAtPosition = recordedPages
+            slot.invalidatedAt = now
+            slot.invalidation = reason
+            try store(slot)
+            result[index] = slot
+            invalidatedSlots.append(slot)
+        }
+        return result
+    }
+
+    /// The oldest record after `version`, as its fixed fields.
+    private func oldestRecord(after version: TransactionID) throws -> ChangeRecord.Summary? {
+        var found: ChangeRecord.Summary?
+        try forEach(in: changeRecordsRoot, from: version + 1) { key, value in
+            found = try ChangeRecord.summary(of: value, transaction: key)
+            return false
+        }
+        return found
     }
 }

@@ -35,10 +35,15 @@ package final class WriteTransaction: PageSource {
     @exclusivity(unchecked) var dirty = PageTable()
     var catalog: TreeRoot
     /// The replication slots and change records of this version (see ``ReplicationSlot``),
-    /// and the pages the records retain: the base's, as edited by this transaction.
+    /// the pages the records retain and the counter of pages they have retained in all: the
+    /// base's, as edited by this transaction.
     var slotsRoot: TreeRoot
     var changeRecordsRoot: TreeRoot
     var retainedPages: UInt64
+    package internal(set) var recordedPages: UInt64
+    /// The slots a retention limit invalidated at this commit's prepare (see ``recordChanges()``),
+    /// for the runtime to report.
+    package internal(set) var invalidatedSlots: [ReplicationSlot] = []
     /// Roots of the trees this transaction has touched; `nil` for a dropped tree.
     var roots: [TreeID: TreeRoot?] = [:]
     /// Index entries added but not yet in their trees (see ``indexInsert(_:key:)``).
@@ -78,6 +83,7 @@ package final class WriteTransaction: PageSource {
         slotsRoot = base.meta.slots
         changeRecordsRoot = base.meta.changeRecords
         retainedPages = base.meta.retainedPages
+        recordedPages = base.meta.recordedPages
         var freeList = base.freeList
         newlyReusable = freeList.release(pins: pins, durable: durable)
         self.freeList = freeList
@@ -312,7 +318,8 @@ package final class WriteTransaction: PageSource {
             fileID: base.meta.fileID,
             slots: slotsRoot,
             changeRecords: changeRecordsRoot,
-            retainedPages: retainedPages
+            retainedPages: retainedPages,
+            recordedPages: recordedPages
         )
         let commit = PreparedCommit(
             tip: VersionTip(meta: meta, freeList: freeList, chain: chain), pages: dirty, freed: released + chainFreed)

@@ -33,8 +33,15 @@ struct Info: InspectorCommand {
                 ("logRecordsReplayed", "\(statistics.logRecordsReplayed)"),
                 ("replicationSlots", "[" + slots.map { slot in
                     let oldest = slot.backlog.oldestCommitTime.map { ValueText.quoted(ValueText.iso8601($0)) } ?? "null"
-                    return "{\"name\":\(ValueText.quoted(slot.name)),\"confirmedVersion\":\(slot.confirmedVersion),"
-                        + "\"pendingCommits\":\(slot.backlog.commits),\"oldestPendingCommitTime\":\(oldest)}"
+                    let invalidation = slot.invalidation.map {
+                        "{\"reason\":\(ValueText.quoted("\($0.reason)")),\"date\":\(ValueText.quoted(ValueText.iso8601($0.date)))}"
+                    } ?? "null"
+                    return "{\"name\":\(ValueText.quoted(slot.name)),\"id\":\(ValueText.quoted(String(slot.id, radix: 16))),"
+                        + "\"confirmedVersion\":\(slot.confirmedVersion),\"confirmedCommit\":\(ValueText.quoted(String(slot.position.commitID, radix: 16))),"
+                        + "\"pendingCommits\":\(slot.backlog.commits),\"oldestPendingCommitTime\":\(oldest),\"retainedBytes\":\(slot.retainedBytes),"
+                        + "\"maximumRetainedBytes\":\(slot.limits.maximumRetainedBytes.map(String.init) ?? "null"),"
+                        + "\"maximumLagSeconds\":\(slot.limits.maximumLag.map { "\(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18)" } ?? "null"),"
+                        + "\"invalidated\":\(invalidation)}"
                 }.joined(separator: ",") + "]"),
                 ("objects", "{" + classes.map { ValueText.quoted($0.0) + ":" + ($0.1.map(String.init) ?? "null") }.joined(separator: ",") + "}"),
             ]
@@ -45,7 +52,8 @@ struct Info: InspectorCommand {
             for slot in slots {
                 // The lag: how long ago the oldest commit the consumer has not confirmed was made.
                 let lag = slot.backlog.oldestCommitTime.map { String(format: ", oldest %.1f s ago", max(0, Date.now.timeIntervalSince($0))) } ?? ""
-                output.write("  \(slot.name): confirmed version \(slot.confirmedVersion), pending commits \(slot.backlog.commits)\(lag)\n")
+                output.write("  \(slot.name): confirmed version \(slot.confirmedVersion), pending commits \(slot.backlog.commits)\(lag), retains \(slot.retainedBytes) bytes\n")
+                if let invalidation = slot.invalidation { output.write("    INVALIDATED: \(invalidation); its consumer must start again from a snapshot\n") }
             }
             output.write("classes: \(classes.count)\n")
             for (name, count) in classes { output.write("  \(name): \(count.map { "\($0) objects" } ?? "embedded")\n") }
