@@ -74,9 +74,10 @@ let package = Package(
         // Crash-safety torture: writes through the public API while a driver SIGKILLs it.
         .executableTarget(name: "realm-torture", dependencies: ["RealmActors", "RealmStorage"], swiftSettings: strictSettings),
 
-        // What every test target shares (the seeded generator, temporary directories), one copy
-        // instead of one per target. Foundation only, so that any test target can use it.
-        .target(name: "RealmTestSupport", path: "Tests/RealmTestSupport", swiftSettings: strictSettings),
+        // What every test target shares (the seeded generator, temporary directories, a small
+        // file system, the fault injector), one copy instead of one per target. On the storage
+        // layer only, for the fault injector's protocol: every test target can use it.
+        .target(name: "RealmTestSupport", dependencies: ["RealmStorage"], path: "Tests/RealmTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "RealmStorageTests", dependencies: ["RealmStorage", "RealmTestSupport", "realm-crash-writer"], swiftSettings: strictSettings),
         .testTarget(name: "RealmObjectStoreTests", dependencies: ["RealmObjectStore", "RealmTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "RealmRuntimeTests", dependencies: ["RealmRuntime", "RealmTestSupport"], swiftSettings: strictSettings),

@@ -9,55 +9,12 @@ final class Ledger: Object {
     @Persisted var note = ""
 }
 
-/// A disk that fails on cue: the next writes or syncs fail (a full disk, an I/O error) or are
-/// torn, as `SharedRealmFile.faultInjectors` hands it to the file's storage.
-final class FailingDisk: IOFaultInjector, @unchecked Sendable {
-    // @unchecked: every stored property is guarded by `lock`.
-    private let lock = NSLock()
-    private var writeFault: WriteFault?
-    private var writesBeforeFault = 0
-    private var syncFault: Int32?
-    private(set) var faults = 0
-
-    /// Write number `after` (0: the next one) behaves as `fault`, and every write after it fails
-    /// the same way until ``heal()``: a disk that stays full.
-    func failWrites(after: Int = 0, with fault: WriteFault) {
-        lock.withLock { writeFault = fault; writesBeforeFault = after }
-    }
-
-    func failSyncs(with code: Int32) { lock.withLock { syncFault = code } }
-
-    func heal() { lock.withLock { writeFault = nil; syncFault = nil } }
-
-    var faultCount: Int { lock.withLock { faults } }
-
-    func beforeWrite(offset: UInt64, length: Int) -> WriteFault {
-        lock.withLock {
-            guard let fault = writeFault else { return .none }
-            if writesBeforeFault > 0 { writesBeforeFault -= 1; return .none }
-            faults += 1
-            if case .partial(_, let code) = fault { writeFault = .fail(errno: code) }  // torn once, then failing
-            return fault
-        }
-    }
-
-    /// A disk is full (or failing) for the log as for the data file.
-    func beforeLogWrite(offset: UInt64, length: Int) -> WriteFault { beforeWrite(offset: offset, length: length) }
-
-    func beforeSync() -> Int32? {
-        lock.withLock {
-            if syncFault != nil { faults += 1 }
-            return syncFault
-        }
-    }
-}
-
 /// A full disk, a failed sync and a torn write, met through the public API: the failing call
 /// throws a clear `Realm.Error`, every acknowledged commit survives, the file opens afterwards,
 /// and nothing of a failed commit is ever visible.
 @Suite struct IOFaultTests {
     /// A configuration whose file, when first opened, gets `disk`'s faults.
-    static func configuration(_ directory: TemporaryDirectory, disk: FailingDisk) -> Realm.Configuration {
+    static func configuration(_ directory: TemporaryDirectory, disk: FaultInjector) -> Realm.Configuration {
         let configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("faults.realm"), objectTypes: [Ledger.self])
         SharedRealmFile.injectFaults(disk, forPath: configuration.fileURL!.standardizedFileURL.path)
         return configuration
@@ -76,7 +33,7 @@ final class FailingDisk: IOFaultInjector, @unchecked Sendable {
 
     @Test func aFullDiskFailsTheCommitCleanlyAndTheRealmCarriesOn() throws {
         let directory = try TemporaryDirectory()
-        let disk = FailingDisk()
+        let disk = FaultInjector()
         let configuration = Self.configuration(directory, disk: disk)
         do {
             let realm = try Realm(configuration: configuration)
@@ -102,7 +59,7 @@ final class FailingDisk: IOFaultInjector, @unchecked Sendable {
     /// the file, and none of the failed ones.
     @Test func aFullDiskDuringAGroupCommitFailsEveryCommitOfTheBatchAndNoOther() async throws {
         let directory = try TemporaryDirectory()
-        let disk = FailingDisk()
+        let disk = FaultInjector()
         let configuration = Self.configuration(directory, disk: disk)
         let realm = try Realm(configuration: configuration)
         try realm.write { realm.add(Ledger(value: ["id": 0])) }
@@ -142,12 +99,12 @@ final class FailingDisk: IOFaultInjector, @unchecked Sendable {
     /// nothing of the failed one (issue 36: it threw, so it did not happen).
     @Test func aFailedSyncFailsTheCommitAndTheFileOpensWhole() throws {
         let directory = try TemporaryDirectory()
-        let disk = FailingDisk()
+        let disk = FaultInjector()
         let configuration = Self.configuration(directory, disk: disk)
         do {
             let realm = try Realm(configuration: configuration)
             try realm.write { for id in 1...20 { realm.add(Ledger(value: ["id": id])) } }
-            disk.failSyncs(with: EIO)
+            disk.failSyncs(errno: EIO)
             #expect(throws: Realm.Error.self) { try realm.write { for id in 21...40 { realm.add(Ledger(value: ["id": id])) } } }
             #expect(realm.objects(Ledger.self).count == 20)
             disk.heal()
@@ -163,7 +120,7 @@ final class FailingDisk: IOFaultInjector, @unchecked Sendable {
     /// it is visible, now or after reopening.
     @Test func aTornWriteFailsTheCommitAndLeavesNoTrace() throws {
         let directory = try TemporaryDirectory()
-        let disk = FailingDisk()
+        let disk = FaultInjector()
         let configuration = Self.configuration(directory, disk: disk)
         do {
             let realm = try Realm(configuration: configuration)
@@ -188,10 +145,8 @@ final class FailingDisk: IOFaultInjector, @unchecked Sendable {
 
 
 /// A set of ids shared by concurrent tasks.
-final class LockedIDs: @unchecked Sendable {
-    // @unchecked: `storage` is guarded by `lock`.
-    private let lock = NSLock()
-    private var storage = Set<Int>()
-    func insert(_ id: Int) { lock.withLock { _ = storage.insert(id) } }
-    var ids: Set<Int> { lock.withLock { storage } }
+final class LockedIDs: Sendable {
+    private let storage = Lock(Set<Int>())
+    func insert(_ id: Int) { storage.withLock { _ = $0.insert(id) } }
+    var ids: Set<Int> { storage.withLock { $0 } }
 }

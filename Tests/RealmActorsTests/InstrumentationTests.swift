@@ -165,12 +165,12 @@ final class EventLog: Sendable {
     @Test func aFailedSyncIsReportedWithItsError() throws {
         let directory = try TemporaryDirectory()
         let log = EventLog()
-        let disk = FailingDisk()
+        let disk = FaultInjector()
         let configuration = Self.configuration(directory, log)
         SharedRealmFile.injectFaults(disk, forPath: configuration.fileURL!.standardizedFileURL.path)
         defer { SharedRealmFile.injectFaults(nil, forPath: configuration.fileURL!.standardizedFileURL.path) }
         let realm = try Realm(configuration: configuration)
-        disk.failSyncs(with: EIO)
+        disk.failSyncs(errno: EIO)
         #expect(throws: Realm.Error.self) { try realm.write { realm.add(InstrumentedItem(value: ["id": 1])) } }
         let failures = log.all.compactMap { if case .flushed(_, _, let error?) = $0 { error } else { nil } }
         #expect(failures.count == 1)

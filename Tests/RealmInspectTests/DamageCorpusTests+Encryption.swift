@@ -20,8 +20,7 @@ extension DamageCorpusTests {
     /// `checkIntegrity()`, whether it did), or the error the open threw.
     static func openOutcome(_ path: String, key: Data) -> Result<Bool, any Error> {
         do {
-            let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), encryptionKey: key, readOnly: true,
-                                                                     objectTypes: [DCOwner.self, DCHome.self, DCPet.self]))
+            let realm = try InspectorWorkspace.openReadOnly(path, encryptionKey: key, objectTypes: objectTypes)
             return .success((try? realm.checkIntegrity()) != nil)
         } catch {
             return .failure(error)
@@ -29,24 +28,18 @@ extension DamageCorpusTests {
     }
 
     @Test func everyCommandSurvivesEveryDamagedEncryptedVariant() throws {
-        let base = directory.url.appendingPathComponent("base.realm").path
-        try makeRealm(at: base, encryptionKey: Self.encryptionKey)
+        let base = workspace.path("base.realm")
+        try Self.makeRealm(at: base, encryptionKey: Self.encryptionKey)
         let original = try Data(contentsOf: URL(fileURLWithPath: base))
-        let keyFile = directory.url.appendingPathComponent("key.bin"), wrongKeyFile = directory.url.appendingPathComponent("wrong.bin")
         let wrongKey = Data(Self.encryptionKey.reversed())
-        try Self.encryptionKey.write(to: keyFile)
-        try wrongKey.write(to: wrongKeyFile)
+        let keyFile = try workspace.keyFile(Self.encryptionKey, named: "key.bin"), wrongKeyFile = try workspace.keyFile(wrongKey, named: "wrong.bin")
 
         var failures: [String] = []
         var unnamed: [String] = []
         var passedCheck = 0
         for variant in 0..<Self.encryptedVariantCount {
-            let (data, what) = Self.damaged(original, seed: UInt64(variant))
+            let (scratch, path, what) = try damagedCopy(of: original, variant: variant, in: "e\(variant)")
             let context = "variant \(variant) (\(what))"
-            let scratch = directory.url.appendingPathComponent("e\(variant)", isDirectory: true)
-            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-            let path = scratch.appendingPathComponent("damaged.realm").path
-            try data.write(to: URL(fileURLWithPath: path))
 
             // The API, with the key and with a wrong one.
             let opened = Self.openOutcome(path, key: Self.encryptionKey)
@@ -56,8 +49,8 @@ extension DamageCorpusTests {
             case .failure(let error): if !(error is Realm.Error) { failures.append("\(context): a wrong key threw \(type(of: error)): \(error)") }
             }
 
-            for arguments in try Self.commands(path: path, scratch: scratch, options: ["--encryption-key-file", keyFile.path]) {
-                let outcome = try inspector.run(arguments, timeout: Self.timeout)
+            for arguments in try Self.commands(path: path, scratch: scratch, options: ["--encryption-key-file", keyFile]) {
+                let outcome = try workspace.run(arguments, timeout: Self.timeout)
                 if let problem = Self.misbehaviour(outcome) { failures.append("\(context), \(arguments[0]): \(problem)") }
                 if outcome.status == 1, !outcome.standardError.contains("page"), !["load", "drop-slot"].contains(arguments[0]) {
                     unnamed.append("\(context), \(arguments[0]): \(outcome.standardError.prefix(200))")
@@ -70,7 +63,7 @@ extension DamageCorpusTests {
             }
             for arguments in [["info", path], ["count", path, "DCOwner"], ["check", path], ["dump", path],
                               ["recover", path, scratch.appendingPathComponent("wrong-key.realm").path]] {
-                let outcome = try inspector.run(arguments + ["--encryption-key-file", wrongKeyFile.path], timeout: Self.timeout)
+                let outcome = try workspace.run(arguments + ["--encryption-key-file", wrongKeyFile], timeout: Self.timeout)
                 if let problem = Self.misbehaviour(outcome) { failures.append("\(context), \(arguments[0]) with a wrong key: \(problem)") }
                 if outcome.status != 1 { failures.append("\(context), \(arguments[0]) with a wrong key: exit \(outcome.status)") }
             }

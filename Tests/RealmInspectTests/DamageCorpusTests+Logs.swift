@@ -38,10 +38,10 @@ extension DamageCorpusTests {
     /// its data file as the open left it, commits `loggedCommits` times — each adding
     /// `petsPerCommit` pets and renaming an owner — and takes the log before the close
     /// checkpoints it.
-    func makeLoggedRealm(at path: String, encryptionKey: Data?) throws -> LoggedRealm {
+    static func makeLoggedRealm(at path: String, encryptionKey: Data?) throws -> LoggedRealm {
         try makeRealm(at: path, encryptionKey: encryptionKey)
         let url = URL(fileURLWithPath: path)
-        let configuration = Realm.Configuration(fileURL: url, encryptionKey: encryptionKey, objectTypes: [DCOwner.self, DCHome.self, DCPet.self])
+        let configuration = InspectorWorkspace.configuration(path, encryptionKey: encryptionKey, objectTypes: objectTypes)
         let (data, log): (Data, Data) = try {
             let realm = try Realm(configuration: configuration)
             let data = try Data(contentsOf: url)
@@ -152,10 +152,8 @@ extension DamageCorpusTests {
     /// The number of logged commits the realm at `path` shows (from its pet count), or the error
     /// that opening it threw; a count that matches no commit is recorded as an issue.
     static func commitsSeen(at path: String, encryptionKey: Data?, context: String) -> Result<Int, any Error> {
-        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), encryptionKey: encryptionKey, readOnly: true,
-                                                objectTypes: [DCOwner.self, DCHome.self, DCPet.self])
         do {
-            let realm = try Realm(configuration: configuration)
+            let realm = try InspectorWorkspace.openReadOnly(path, encryptionKey: encryptionKey, objectTypes: objectTypes)
             _ = try realm.checkIntegrity()
             let pets = realm.objects(DCPet.self).count - 300
             guard pets >= 0, pets % petsPerCommit == 0, pets / petsPerCommit <= loggedCommits else {
@@ -175,15 +173,10 @@ extension DamageCorpusTests {
     @Test(arguments: [false, true])
     func everyCommandSurvivesEveryDamagedLog(encrypted: Bool) throws {
         let key = encrypted ? Data((0..<64).map { UInt8(($0 * 11 + 5) & 0xFF) }) : nil
-        var options: [String] = []
-        if let key {
-            let keyFile = directory.url.appendingPathComponent("key.bin")
-            try key.write(to: keyFile)
-            options = ["--encryption-key-file", keyFile.path]
-        }
-        let base = directory.url.appendingPathComponent("base.realm").path
-        let logged = try makeLoggedRealm(at: base, encryptionKey: key)
-        let other = try makeLoggedRealm(at: directory.url.appendingPathComponent("other.realm").path, encryptionKey: key)
+        let options = try key.map { ["--encryption-key-file", try workspace.keyFile($0, named: "key.bin")] } ?? []
+        let base = workspace.path("base.realm")
+        let logged = try Self.makeLoggedRealm(at: base, encryptionKey: key)
+        let other = try Self.makeLoggedRealm(at: workspace.path("other.realm"), encryptionKey: key)
         let inode = try Self.inode(base)
 
         // The undamaged log: the open replays every commit.
@@ -213,11 +206,10 @@ extension DamageCorpusTests {
                 if !(error is Realm.Error) { failures.append("\(context): the open threw \(type(of: error)): \(error)") }
                 if mustKeep == Self.loggedCommits { failures.append("\(context): only the tail was damaged, but the open threw \(error)") }
             }
-            let scratch = directory.url.appendingPathComponent("log-v\(variant)", isDirectory: true)
-            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            let scratch = try workspace.subdirectory("log-v\(variant)")
             for arguments in try Self.commands(path: base, scratch: scratch, options: options, dropSlotInPlace: true) {
                 try restore()
-                let outcome = try inspector.run(arguments, timeout: Self.timeout)
+                let outcome = try workspace.run(arguments, timeout: Self.timeout)
                 if let problem = Self.misbehaviour(outcome) { failures.append("\(context), \(arguments[0]): \(problem)") }
                 // Only the tail damaged: every read-only command reads every commit.
                 if mustKeep == Self.loggedCommits, ["check", "dump", "count", "query", "info", "schema", "versions", "copy"].contains(arguments[0]),

@@ -32,15 +32,14 @@ final class DCPet: Object {
 /// runs N. Variant `n` is damaged by the generator seeded with `n`, so a failure names a
 /// variant that reproduces.
 @Suite struct DamageCorpusTests {
-    let directory: TemporaryDirectory
-    let inspector: InspectorProcess
+    let workspace: InspectorWorkspace
 
     init() throws {
-        directory = try TemporaryDirectory()
-        inspector = InspectorProcess(directory: directory.url)
+        workspace = try InspectorWorkspace()
     }
 
-    static let pageSize = 4096
+    static let pageSize = InspectorWorkspace.pageSize
+    static let objectTypes: [ObjectBase.Type] = [DCOwner.self, DCHome.self, DCPet.self]
     static var variantCount: Int { variants(default: 24) }
     /// `REALM_DAMAGE_VARIANTS` if set (every corpus runs that many: `Scripts/damage.sh N`), else
     /// `default`: the suite's share, which keeps the four corpora to about a minute in all on
@@ -55,11 +54,8 @@ final class DCPet: Object {
 
     /// 300 owners (strings, an index, an embedded object, a link, lists) and 300 pets: a file of
     /// some tens of pages, so damage lands in leaves, inner pages, the index and the catalog.
-    func makeRealm(at path: String, encryptionKey: Data? = nil) throws {
-        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), encryptionKey: encryptionKey,
-                                                objectTypes: [DCOwner.self, DCHome.self, DCPet.self])
-        let realm = try Realm(configuration: configuration)
-        try realm.write {
+    static func makeRealm(at path: String, encryptionKey: Data? = nil) throws {
+        try InspectorWorkspace.makeRealm(at: path, encryptionKey: encryptionKey, objectTypes: objectTypes) { realm in
             for id in 0..<300 {
                 let pet = DCPet()
                 pet.name = "pet \(id)"
@@ -117,6 +113,17 @@ final class DCPet: Object {
         }
     }
 
+    /// Variant `variant`'s damaged copy of `original` (see ``damaged(_:seed:)``), as
+    /// `damaged.realm` in a new subdirectory `name` for the files its commands write: the
+    /// subdirectory, the copy's path, and what the damage was.
+    func damagedCopy(of original: Data, variant: Int, in name: String) throws -> (scratch: URL, path: String, what: String) {
+        let (data, what) = Self.damaged(original, seed: UInt64(variant))
+        let scratch = try workspace.subdirectory(name)
+        let path = scratch.appendingPathComponent("damaged.realm").path
+        try data.write(to: URL(fileURLWithPath: path))
+        return (scratch, path, what)
+    }
+
     /// Every command, on the damaged file at `path` (commands that write get their own copy or a
     /// new file under `scratch`), each with `options` (an encryption key file). `dropSlotInPlace`:
     /// `drop-slot` — a writable open that fails — runs on `path` itself, so that a log beside
@@ -157,45 +164,38 @@ final class DCPet: Object {
     }
 
     @Test func recoverCopiesAnIntactFileWhole() throws {
-        let base = directory.url.appendingPathComponent("base.realm").path
-        try makeRealm(at: base)
-        let out = directory.url.appendingPathComponent("recovered.realm").path
-        let recovered = try inspector.run("recover", base, out)
+        let base = workspace.path("base.realm")
+        try Self.makeRealm(at: base)
+        let out = workspace.path("recovered.realm")
+        let recovered = try workspace.run("recover", base, out)
         #expect(recovered.status == 0, "\(recovered.standardError)")
         #expect(recovered.lines.contains("  DCOwner: 300 saved, 0 lost"), "\(recovered.standardOutput)")
         #expect(recovered.lines.contains("  DCPet: 300 saved, 0 lost"), "\(recovered.standardOutput)")
         #expect(recovered.lines.last == "file check: ok", "\(recovered.standardOutput)")
         // The same objects, links, lists and embedded objects: the dumps are equal.
-        let before = try inspector.run("dump", base), after = try inspector.run("dump", out)
+        let before = try workspace.run("dump", base), after = try workspace.run("dump", out)
         #expect(before.status == 0 && after.status == 0)
         #expect(before.lines == after.lines)
         // An existing file is never overwritten.
-        let again = try inspector.run("recover", base, out)
+        let again = try workspace.run("recover", base, out)
         #expect(again.status == 1 && again.standardError.contains("exists already"), "\(again.standardError)")
     }
 
     @Test func recoverSavesTheIntactClassesAndReportsWhatWasLost() throws {
-        let base = directory.url.appendingPathComponent("base.realm").path
-        try makeRealm(at: base)
+        let base = workspace.path("base.realm")
+        try Self.makeRealm(at: base)
         // One bit of a table leaf of the owners (the pages holding their bios), which the pets do not need.
-        var data = try Data(contentsOf: URL(fileURLWithPath: base))
-        let bio = Data("bio of ".utf8)
-        let page = try #require((2..<data.count / Self.pageSize).first { page in
-            let bytes = data[page * Self.pageSize..<(page + 1) * Self.pageSize]
-            return bytes[bytes.startIndex + 16] == 6 && bytes.range(of: bio) != nil
-        })
-        data[page * Self.pageSize + 100] ^= 0x04
-        try data.write(to: URL(fileURLWithPath: base))
+        let page = try #require(try InspectorWorkspace.tableLeaves(of: base, holding: "bio of ").first)
+        try InspectorWorkspace.flipBits(0x04, at: 100, inPage: page, of: base)
 
-        let out = directory.url.appendingPathComponent("recovered.realm").path
-        let recovered = try inspector.run("recover", base, out, "--format", "json")
+        let out = workspace.path("recovered.realm")
+        let result = try workspace.recover(base, to: out)
+        let (recovered, report, classes) = (result.outcome, result.report, result.classes)
         #expect(recovered.status == 1 && !recovered.crashed, "\(recovered.standardError)")
         #expect(recovered.standardError.contains("page \(page)") && recovered.standardError.contains("table 'DCOwner'"),
                 "\(recovered.standardError)")
-        let report = try InspectorTests.jsonObject(recovered.lines.first ?? "")
         #expect(report["complete"] as? Bool == false)
         #expect((report["fileCheck"] as? String)?.contains("page \(page)") == true, "\(recovered.standardOutput)")
-        let classes = Dictionary(uniqueKeysWithValues: (report["classes"] as? [[String: Any]] ?? []).map { ($0["class"] as? String ?? "", $0) })
         // The pets are all saved; the owners but those of the damaged leaf, and their homes with them.
         #expect(classes["DCPet"]?["saved"] as? Int == 300 && classes["DCPet"]?["lost"] as? Int == 0, "\(recovered.standardOutput)")
         let saved = try #require(classes["DCOwner"]?["saved"] as? Int), lost = try #require(classes["DCOwner"]?["lost"] as? Int)
@@ -205,7 +205,7 @@ final class DCPet: Object {
 
         // The new realm opens through the API with the whole schema, the pets and the owners
         // saved, their links, lists and embedded objects as they were.
-        let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: out), readOnly: true, objectTypes: [DCOwner.self, DCHome.self, DCPet.self]))
+        let realm = try InspectorWorkspace.openReadOnly(out, objectTypes: Self.objectTypes)
         #expect(realm.objects(DCPet.self).count == 300)
         #expect(realm.objects(DCOwner.self).count == saved)
         for owner in realm.objects(DCOwner.self) {
@@ -216,15 +216,14 @@ final class DCPet: Object {
     }
 
     @Test func everyCommandSurvivesEveryDamagedVariant() throws {
-        let base = directory.url.appendingPathComponent("base.realm").path
-        try makeRealm(at: base)
+        let base = workspace.path("base.realm")
+        try Self.makeRealm(at: base)
         let original = try Data(contentsOf: URL(fileURLWithPath: base))
         #expect(original.count / Self.pageSize >= 20, "the realm is too small to damage in many places")
         // The undamaged file: every command succeeds (what the damaged runs are measured against).
-        let clean = directory.url.appendingPathComponent("clean", isDirectory: true)
-        try FileManager.default.createDirectory(at: clean, withIntermediateDirectories: true)
+        let clean = try workspace.subdirectory("clean")
         for arguments in try Self.commands(path: base, scratch: clean) where arguments[0] != "load" {
-            let outcome = try inspector.run(arguments, timeout: Self.timeout)
+            let outcome = try workspace.run(arguments, timeout: Self.timeout)
             // The file has no slot named "none": drop-slot says so (the run only checks it never traps).
             #expect(outcome.status == (arguments[0] == "drop-slot" ? 1 : 0), "\(arguments): \(outcome.standardError)")
         }
@@ -235,13 +234,9 @@ final class DCPet: Object {
         var trappedVariants = Set<Int>()
         var unnamed: [String] = []  // exits with 1 whose message names no page
         for variant in 0..<Self.variantCount {
-            let (data, what) = Self.damaged(original, seed: UInt64(variant))
-            let scratch = directory.url.appendingPathComponent("v\(variant)", isDirectory: true)
-            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-            let path = scratch.appendingPathComponent("damaged.realm").path
-            try data.write(to: URL(fileURLWithPath: path))
+            let (scratch, path, what) = try damagedCopy(of: original, variant: variant, in: "v\(variant)")
             for arguments in try Self.commands(path: path, scratch: scratch) {
-                let outcome = try inspector.run(arguments, timeout: Self.timeout)
+                let outcome = try workspace.run(arguments, timeout: Self.timeout)
                 if let problem = Self.misbehaviour(outcome) {
                     failures.append("variant \(variant) (\(what)), \(arguments[0]): \(problem)")
                     if outcome.crashed { trappedVariants.insert(variant) }

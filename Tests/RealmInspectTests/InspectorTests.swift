@@ -1,7 +1,6 @@
 import Foundation
 import RealmActors
 import Testing
-import RealmTestSupport
 
 final class RIAddress: EmbeddedObject {
     @Persisted var city = ""
@@ -39,23 +38,20 @@ final class RIPet: Object {
 /// subcommand prints, and that bad input of every kind (command lines, predicates, files)
 /// gives a message and an exit status, never a crash.
 @Suite struct InspectorTests {
-    let directory: TemporaryDirectory
-    let inspector: InspectorProcess
+    let workspace: InspectorWorkspace
     let path: String
 
     init() throws {
-        directory = try TemporaryDirectory()
-        inspector = InspectorProcess(directory: directory.url)
-        path = directory.url.appendingPathComponent("people.realm").path
+        workspace = try InspectorWorkspace()
+        path = workspace.path("people.realm")
     }
+
+    static let objectTypes: [ObjectBase.Type] = [RIPerson.self, RIAddress.self, RIPet.self]
 
     /// 200 people (ids 0..<200, age = id % 50, the even ones with a score), each with a pet.
     @discardableResult
     func makeRealm(encryptionKey: Data? = nil) throws -> Realm.Configuration {
-        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), encryptionKey: encryptionKey,
-                                                objectTypes: [RIPerson.self, RIAddress.self, RIPet.self])
-        let realm = try Realm(configuration: configuration)
-        try realm.write {
+        try InspectorWorkspace.makeRealm(at: path, encryptionKey: encryptionKey, objectTypes: Self.objectTypes) { realm in
             var previous: RIPerson?
             for id in 0..<200 {
                 let person = RIPerson()
@@ -82,7 +78,6 @@ final class RIPet: Object {
                 previous = person
             }
         }
-        return configuration
     }
 
     /// A value of each kind `AnyRealmValue` holds, by `id % 12` (11: a link, set after the pet exists).
@@ -109,7 +104,7 @@ final class RIPet: Object {
 
     @Test func infoReportsHowThePagesAreUsed() throws {
         try makeRealm()
-        let outcome = try inspector.run("info", path, "--format", "json")
+        let outcome = try workspace.run("info", path, "--format", "json")
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let info = try Self.jsonObject(outcome.standardOutput)
         let file = try #require(info["fileBytes"] as? Int), live = try #require(info["liveBytes"] as? Int)
@@ -123,7 +118,7 @@ final class RIPet: Object {
         #expect(objects["RIPerson"] as? Int == 200)
         #expect(objects["RIPet"] as? Int == 200)
         #expect(objects["RIAddress"] is NSNull)
-        let text = try inspector.run("info", path)
+        let text = try workspace.run("info", path)
         #expect(text.status == 0)
         #expect(text.standardOutput.contains("RIPerson: 200 objects"))
         #expect(text.standardOutput.contains("format version: 5"))
@@ -131,7 +126,7 @@ final class RIPet: Object {
 
     @Test func schemaInEachFormat() throws {
         try makeRealm()
-        let json = try inspector.run("schema", path, "--format=json")
+        let json = try workspace.run("schema", path, "--format=json")
         #expect(json.status == 0, "\(json.standardError)")
         let classes = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
         #expect(classes.map { $0["className"] as? String } == ["RIAddress", "RIPerson", "RIPet"])
@@ -147,7 +142,7 @@ final class RIPet: Object {
         let computed = try #require(pet["computedProperties"] as? [[String: Any]])
         #expect(computed.first?["originProperty"] as? String == "pets")
 
-        let swift = try inspector.run("schema", path, "--format", "swift")
+        let swift = try workspace.run("schema", path, "--format", "swift")
         #expect(swift.status == 0)
         for declaration in ["class RIAddress: EmbeddedObject {", "@Persisted(primaryKey: true) var id: Int",
                             "@Persisted(indexed: true) var name: String", "@Persisted var score: Double?",
@@ -156,22 +151,22 @@ final class RIPet: Object {
                             "@Persisted var pets: List<RIPet>", "@Persisted(originProperty: \"pets\") var owners: LinkingObjects<RIPerson>"] {
             #expect(swift.standardOutput.contains(declaration), "missing: \(declaration)")
         }
-        let text = try inspector.run("schema", path)
+        let text = try workspace.run("schema", path)
         #expect(text.standardOutput.contains("  id: int, primary key"))
         #expect(text.standardOutput.contains("  tags: list<string>"))
     }
 
     @Test func countWithAndWithoutAPredicate() throws {
         try makeRealm()
-        #expect(try inspector.run("count", path, "RIPerson").lines == ["200"])
-        #expect(try inspector.run("count", path, "RIPerson", "age < 10").lines == ["40"])
-        #expect(try inspector.run("count", path, "RIPerson", "score != nil AND name BEGINSWITH 'person 1'").lines == ["55"])
-        #expect(try inspector.run("count", path, "RIPet", "ANY owners.age == 3").lines == ["4"])
+        #expect(try workspace.run("count", path, "RIPerson").lines == ["200"])
+        #expect(try workspace.run("count", path, "RIPerson", "age < 10").lines == ["40"])
+        #expect(try workspace.run("count", path, "RIPerson", "score != nil AND name BEGINSWITH 'person 1'").lines == ["55"])
+        #expect(try workspace.run("count", path, "RIPet", "ANY owners.age == 3").lines == ["4"])
     }
 
     @Test func queryWritesEachFormat() throws {
         try makeRealm()
-        let jsonl = try inspector.run("query", path, "RIPerson", "age == 3", "--format", "jsonl", "--sort", "id:desc")
+        let jsonl = try workspace.run("query", path, "RIPerson", "age == 3", "--format", "jsonl", "--sort", "id:desc")
         #expect(jsonl.status == 0, "\(jsonl.standardError)")
         let objects = try jsonl.lines.map(Self.jsonObject)
         #expect(objects.compactMap { $0["id"] as? Int } == [153, 103, 53, 3])
@@ -187,23 +182,23 @@ final class RIPet: Object {
         #expect(first["notes"] as? [String: String] == ["k": "v153"])
         #expect(first["born"] as? String == "1970-06-03T00:00:00.000Z")
 
-        let limited = try inspector.run("query", path, "RIPerson", "--sort", "age:desc,id", "--limit", "3", "--format", "json")
+        let limited = try workspace.run("query", path, "RIPerson", "--sort", "age:desc,id", "--limit", "3", "--format", "json")
         let array = try #require(try JSONSerialization.jsonObject(with: Data(limited.standardOutput.utf8)) as? [[String: Any]])
         #expect(array.compactMap { $0["id"] as? Int } == [49, 99, 149])
 
-        let csv = try inspector.run("query", path, "RIPerson", "id == 1", "--format", "csv")
+        let csv = try workspace.run("query", path, "RIPerson", "id == 1", "--format", "csv")
         let rows = csv.standardOutput.components(separatedBy: "\r\n").filter { !$0.isEmpty }
         #expect(rows.count == 2)
         #expect(rows[0].hasPrefix("id,name,age,score,"))
         #expect(rows[1].hasPrefix("1,\"person 1, \"\"quoted\"\"\",1,,0.5,false,"))
         #expect(rows[1].contains(",AQID,"))  // the photo, base64
 
-        let table = try inspector.run("query", path, "RIPerson", "id < 3")
+        let table = try workspace.run("query", path, "RIPerson", "id < 3")
         #expect(table.lines.count == 5)
         #expect(table.lines[0].hasPrefix("id  name"))
         #expect(table.lines[1].hasPrefix("--  ----"))
 
-        let empty = try inspector.run("query", path, "RIPerson", "id < 0", "--format", "json")
+        let empty = try workspace.run("query", path, "RIPerson", "id < 0", "--format", "json")
         #expect(try JSONSerialization.jsonObject(with: Data(empty.standardOutput.utf8)) as? [Any] != nil)
     }
 
@@ -213,18 +208,18 @@ final class RIPet: Object {
                           "tags.@count > 'a'", "ANY age == 1", "SUBQUERY(pets, $p, $p.nosuch == 1).@count > 0", String(repeating: "(", count: 10_000),
                           String(repeating: "NOT ", count: 10_000) + "age == 1"]
         for predicate in predicates {
-            let outcome = try inspector.run("query", path, "RIPerson", predicate)
+            let outcome = try workspace.run("query", path, "RIPerson", predicate)
             #expect(!outcome.crashed && outcome.status == 1, "\(predicate): status \(outcome.status), \(outcome.standardError)")
             #expect(outcome.standardError.hasPrefix("Error: "), "\(predicate)")
             #expect(outcome.standardOutput.isEmpty)
         }
-        let unknown = try inspector.run("count", path, "Nobody")
+        let unknown = try workspace.run("count", path, "Nobody")
         #expect(unknown.status == 1)
         #expect(unknown.standardError.contains("RIPerson"))
-        let embedded = try inspector.run("count", path, "RIAddress")
+        let embedded = try workspace.run("count", path, "RIAddress")
         #expect(embedded.status == 1)
         #expect(embedded.standardError.contains("embedded"))
-        let sort = try inspector.run("query", path, "RIPerson", "--sort", "nosuch")
+        let sort = try workspace.run("query", path, "RIPerson", "--sort", "nosuch")
         #expect(sort.status == 1)
     }
 
@@ -233,22 +228,22 @@ final class RIPet: Object {
         for arguments in [[], ["frobnicate", path], ["count", path], ["count", path, "RIPerson", "age > 1", "extra"],
                           ["query", path, "RIPerson", "--format", "xml"], ["query", path, "RIPerson", "--limit", "-1"],
                           ["query", path, "RIPerson", "--limit"], ["info", path, "--quiet=yes"], ["query", path, "RIPerson", "--sort", "age:up"],
-                          ["info", path, "--encryption-key-file", directory.url.appendingPathComponent("missing").path]] {
-            let outcome = try inspector.run(arguments)
+                          ["info", path, "--encryption-key-file", workspace.path("missing")]] {
+            let outcome = try workspace.run(arguments)
             #expect(outcome.status == 2, "\(arguments): \(outcome.status) \(outcome.standardError)")
             #expect(!outcome.standardError.isEmpty)
         }
         for arguments in [["--help"], ["help"], ["help", "query"], ["query", "--help"], ["--version"]] {
-            let outcome = try inspector.run(arguments)
+            let outcome = try workspace.run(arguments)
             #expect(outcome.status == 0, "\(arguments)")
             #expect(!outcome.standardOutput.isEmpty)
         }
-        #expect(try inspector.run("help", "query").standardOutput.contains("--sort <keypath>"))
+        #expect(try workspace.run("help", "query").standardOutput.contains("--sort <keypath>"))
     }
 
     @Test func checkFindsDamage() throws {
         try makeRealm()
-        let good = try inspector.run("check", path)
+        let good = try workspace.run("check", path)
         #expect(good.status == 0, "\(good.standardError)")
         #expect(good.standardOutput.hasPrefix("ok: version"))
 
@@ -256,16 +251,16 @@ final class RIPet: Object {
         var data = try Data(contentsOf: URL(fileURLWithPath: path))
         for page in stride(from: 2, to: data.count / 4096, by: 5) { data[page * 4096 + 2000] ^= 0x5A }
         try data.write(to: URL(fileURLWithPath: path))
-        let bad = try inspector.run("check", path)
+        let bad = try workspace.run("check", path)
         #expect(!bad.crashed && bad.status == 1, "\(bad.status) \(bad.standardError)")
         #expect(bad.standardError.hasPrefix("Error: "))
         #expect(bad.standardOutput.isEmpty)
 
-        let notARealm = directory.url.appendingPathComponent("text.realm").path
+        let notARealm = workspace.path("text.realm")
         try Data(repeating: 0x41, count: 20_000).write(to: URL(fileURLWithPath: notARealm))
         for arguments in [["check", notARealm], ["info", notARealm], ["query", notARealm, "X"],
-                          ["check", directory.url.appendingPathComponent("missing.realm").path]] {
-            let outcome = try inspector.run(arguments)
+                          ["check", workspace.path("missing.realm")]] {
+            let outcome = try workspace.run(arguments)
             #expect(!outcome.crashed && outcome.status == 1, "\(arguments): \(outcome.standardError)")
         }
     }
@@ -277,17 +272,17 @@ final class RIPet: Object {
             try realm.write { realm.delete(realm.objects(RIPerson.self).filter("id >= 20")) }
         }
         let before = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
-        let compact = try inspector.run("compact", path)
+        let compact = try workspace.run("compact", path)
         #expect(compact.status == 0, "\(compact.standardError)")
         let after = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         #expect(after < before)
-        #expect(try inspector.run("count", path, "RIPerson").lines == ["20"])
-        #expect(try inspector.run("check", path).status == 0)
+        #expect(try workspace.run("count", path, "RIPerson").lines == ["20"])
+        #expect(try workspace.run("check", path).status == 0)
 
-        let copyPath = directory.url.appendingPathComponent("copy.realm").path
-        #expect(try inspector.run("copy", path, copyPath).status == 0)
-        #expect(try inspector.run("count", copyPath, "RIPet").lines == ["200"])
-        let again = try inspector.run("copy", path, copyPath)
+        let copyPath = workspace.path("copy.realm")
+        #expect(try workspace.run("copy", path, copyPath).status == 0)
+        #expect(try workspace.run("count", copyPath, "RIPet").lines == ["200"])
+        let again = try workspace.run("copy", path, copyPath)
         #expect(again.status == 1)  // the destination exists
     }
 
@@ -300,47 +295,45 @@ final class RIPet: Object {
             try realm.write { try realm.createReplicationSlot(named: "warehouse") }
             try realm.write { realm.delete(realm.objects(RIPerson.self).filter("id >= 20")) }
         }
-        let info = try inspector.run("info", path)
+        let info = try workspace.run("info", path)
         #expect(info.lines.contains("replication slots: 1"), "\(info.lines)")
         // Its backlog: the one commit after it, and how long ago that was made.
         #expect(info.lines.contains { $0.hasPrefix("  warehouse: confirmed version ") && $0.contains(", pending commits 1, oldest ") }, "\(info.lines)")
-        let json = try Self.jsonObject(try inspector.run("info", path, "--format", "json").standardOutput)
+        let json = try Self.jsonObject(try workspace.run("info", path, "--format", "json").standardOutput)
         let slot = try #require((json["replicationSlots"] as? [[String: Any]])?.first)
         #expect(slot["pendingCommits"] as? Int == 1 && slot["oldestPendingCommitTime"] is String)
         #expect(info.lines.contains { $0.hasPrefix("retained bytes: ") && $0 != "retained bytes: 0" })
-        let refused = try inspector.run("compact", path)
+        let refused = try workspace.run("compact", path)
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("has replication slots (warehouse)"))
-        #expect(try inspector.run("drop-slot", path, "missing").status == 1)
-        let dropped = try inspector.run("drop-slot", path, "warehouse")
+        #expect(try workspace.run("drop-slot", path, "missing").status == 1)
+        let dropped = try workspace.run("drop-slot", path, "warehouse")
         #expect(dropped.status == 0, "\(dropped.standardError)")
-        #expect(try inspector.run("info", path).lines.contains("replication slots: 0"))
-        #expect(try inspector.run("compact", path).status == 0)
-        #expect(try inspector.run("check", path).status == 0)
+        #expect(try workspace.run("info", path).lines.contains("replication slots: 0"))
+        #expect(try workspace.run("compact", path).status == 0)
+        #expect(try workspace.run("check", path).status == 0)
     }
 
     @Test func encryptedFilesNeedTheirKey() throws {
         let key = Data((0..<64).map { UInt8($0 * 3 & 0xFF) })
         try makeRealm(encryptionKey: key)
-        let raw = directory.url.appendingPathComponent("key.bin"), hex = directory.url.appendingPathComponent("key.hex")
-        try key.write(to: raw)
-        try Data((key.map { String(format: "%02x", $0) }.joined() + "\n").utf8).write(to: hex)
+        let raw = try workspace.keyFile(key, named: "key.bin"), hex = try workspace.keyFile(key, named: "key.hex", hex: true)
         for keyFile in [raw, hex] {
-            let outcome = try inspector.run("count", path, "RIPerson", "--encryption-key-file", keyFile.path)
+            let outcome = try workspace.run("count", path, "RIPerson", "--encryption-key-file", keyFile)
             #expect(outcome.lines == ["200"], "\(outcome.standardError)")
         }
-        let withoutKey = try inspector.run("count", path, "RIPerson")
+        let withoutKey = try workspace.run("count", path, "RIPerson")
         #expect(withoutKey.status == 1)
         #expect(withoutKey.standardError.contains("encrypted"))
-        let info = try inspector.run("info", path, "--encryption-key-file", raw.path, "--format", "json")
+        let info = try workspace.run("info", path, "--encryption-key-file", raw, "--format", "json")
         #expect(try Self.jsonObject(info.standardOutput)["encrypted"] as? Bool == true)
-        #expect(try inspector.run("check", path, "--encryption-key-file", hex.path).status == 0)
+        #expect(try workspace.run("check", path, "--encryption-key-file", hex).status == 0)
     }
 
     @Test func aFileOpenForWritingInThisProcessIsRefused() throws {
         let configuration = try makeRealm()
         let realm = try Realm(configuration: configuration)
-        let outcome = try inspector.run("count", path, "RIPerson")
+        let outcome = try workspace.run("count", path, "RIPerson")
         #expect(outcome.status == 1)
         #expect(outcome.standardError.contains("another process"))
         withExtendedLifetime(realm) {}
@@ -348,7 +341,7 @@ final class RIPet: Object {
 
     @Test func dumpAndLoadRoundTripEveryKindOfValue() throws {
         try makeRealm()
-        let dump = try inspector.run("dump", path)
+        let dump = try workspace.run("dump", path)
         #expect(dump.status == 0, "\(dump.standardError)")
         #expect(dump.lines.count == 1 + 200 + 200)
         let header = try Self.jsonObject(dump.lines[0])
@@ -359,21 +352,19 @@ final class RIPet: Object {
         #expect(person["pets"] as? [[String: Int]] == [["$id": 5]])
         #expect((person["extra"] as? [String: Any])?["$type"] as? String == "date")
 
-        let dumpFile = directory.url.appendingPathComponent("people.jsonl")
+        let dumpFile = URL(fileURLWithPath: workspace.path("people.jsonl"))
         try Data(dump.standardOutput.utf8).write(to: dumpFile)
-        let loadedPath = directory.url.appendingPathComponent("loaded.realm").path
-        let load = try inspector.run("load", dumpFile.path, loadedPath)
+        let loadedPath = workspace.path("loaded.realm")
+        let load = try workspace.run("load", dumpFile.path, loadedPath)
         #expect(load.status == 0, "\(load.standardError)")
         #expect(load.standardOutput == "loaded 400 objects into \(loadedPath)\n")
-        let again = try inspector.run("dump", loadedPath)
+        let again = try workspace.run("dump", loadedPath)
         #expect(again.standardOutput == dump.standardOutput)
-        #expect(try inspector.run("check", loadedPath).status == 0)
+        #expect(try workspace.run("check", loadedPath).status == 0)
 
         // The loaded file opens with the model classes and reads the same objects.
-        let loaded = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: loadedPath), readOnly: true,
-                                                                  objectTypes: [RIPerson.self, RIAddress.self, RIPet.self]))
-        let original = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), readOnly: true,
-                                                                    objectTypes: [RIPerson.self, RIAddress.self, RIPet.self]))
+        let loaded = try InspectorWorkspace.openReadOnly(loadedPath, objectTypes: Self.objectTypes)
+        let original = try InspectorWorkspace.openReadOnly(path, objectTypes: Self.objectTypes)
         for (left, right) in zip(original.objects(RIPerson.self), loaded.objects(RIPerson.self)) {
             #expect(left.id == right.id && left.name == right.name && left.score == right.score && left.born == right.born)
             #expect(left.token == right.token && left.objectID == right.objectID && left.balance == right.balance)
@@ -390,7 +381,7 @@ final class RIPet: Object {
 
     @Test func aBadDumpIsRefusedAndLeavesNoFile() throws {
         try makeRealm()
-        let lines = try inspector.run("dump", path).lines
+        let lines = try workspace.run("dump", path).lines
         let first = lines[1]
         func edited(_ line: String, _ old: String, _ new: String) -> String { line.replacingOccurrences(of: old, with: new) }
         let cases: [(String, [String])] = [
@@ -410,15 +401,15 @@ final class RIPet: Object {
             ("pet numbered out of order", [lines[0]] + lines.filter { $0.contains("\"RIPet\"") }.dropFirst().prefix(1)),
         ]
         for (name, content) in cases {
-            let dumpFile = directory.url.appendingPathComponent("bad.jsonl")
+            let dumpFile = URL(fileURLWithPath: workspace.path("bad.jsonl"))
             try Data((content.joined(separator: "\n") + (content.isEmpty ? "" : "\n")).utf8).write(to: dumpFile)
-            let target = directory.url.appendingPathComponent("bad-\(UUID().uuidString).realm").path
-            let outcome = try inspector.run("load", dumpFile.path, target)
+            let target = workspace.path("bad-\(UUID().uuidString).realm")
+            let outcome = try workspace.run("load", dumpFile.path, target)
             #expect(!outcome.crashed && outcome.status == 1, "\(name): \(outcome.status) \(outcome.standardError)")
             #expect(outcome.standardError.hasPrefix("Error: "), "\(name)")
             #expect(!FileManager.default.fileExists(atPath: target), "\(name) left a file")
         }
-        let exists = try inspector.run("load", directory.url.appendingPathComponent("bad.jsonl").path, path)
+        let exists = try workspace.run("load", workspace.path("bad.jsonl"), path)
         #expect(exists.status == 1)
         #expect(exists.standardError.contains("exists"))
     }

@@ -1,7 +1,6 @@
 import Foundation
 import RealmActors
 import Testing
-import RealmTestSupport
 
 /// A class without a primary key (links to it are `$id`s in the dump), in many leaves.
 final class RCTarget: Object {
@@ -31,25 +30,20 @@ final class RCNode: Object {
 /// to objects that were lost (each left out as nil and counted, never a trap or a dangling
 /// link), and a file large enough to be copied in several batches.
 @Suite struct RecoverTests {
-    let directory: TemporaryDirectory
-    let inspector: InspectorProcess
+    let workspace: InspectorWorkspace
 
     init() throws {
-        directory = try TemporaryDirectory()
-        inspector = InspectorProcess(directory: directory.url)
+        workspace = try InspectorWorkspace()
     }
 
-    static let pageSize = 4096
     static let count = 400
+    static let objectTypes: [ObjectBase.Type] = [RCNode.self, RCTarget.self, RCKeyed.self]
 
     /// `count` nodes, node i linking to target i (map, mixed, mixed dictionary and list, list)
     /// and to keyed object i (mixed). Targets and keyed objects carry padding, so each class
     /// spans many table leaves.
-    func makeLinkedRealm(at path: String, encryptionKey: Data? = nil, count: Int = Self.count) throws -> Realm.Configuration {
-        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), encryptionKey: encryptionKey,
-                                                objectTypes: [RCNode.self, RCTarget.self, RCKeyed.self])
-        let realm = try Realm(configuration: configuration)
-        try realm.write {
+    static func makeLinkedRealm(at path: String, encryptionKey: Data? = nil, count: Int = Self.count) throws {
+        try InspectorWorkspace.makeRealm(at: path, encryptionKey: encryptionKey, objectTypes: objectTypes) { realm in
             for id in 0..<count {
                 let target = RCTarget(value: ["name": "target \(id)", "padding": String(repeating: "t\(id) ", count: 30)])
                 let keyed = RCKeyed(value: ["id": id, "padding": String(repeating: "k\(id) ", count: 30)])
@@ -64,49 +58,26 @@ final class RCNode: Object {
                 node.targets.append(target)
             }
         }
-        return configuration
-    }
-
-    /// The table leaves (page kind 6) of the plaintext file at `path` that hold `marker`.
-    static func leaves(of path: String, holding marker: String) throws -> [Int] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        return (2..<data.count / pageSize).filter { page in
-            let bytes = data[page * pageSize..<(page + 1) * pageSize]
-            return bytes[bytes.startIndex + 16] == 6 && bytes.range(of: Data(marker.utf8)) != nil
-        }
-    }
-
-    static func flipBit(inPage page: Int, of path: String) throws {
-        var data = try Data(contentsOf: URL(fileURLWithPath: path))
-        data[page * pageSize + 200] ^= 0x10
-        try data.write(to: URL(fileURLWithPath: path))
-    }
-
-    /// The report's classes by name.
-    static func classes(_ report: [String: Any]) -> [String: [String: Any]] {
-        Dictionary(uniqueKeysWithValues: (report["classes"] as? [[String: Any]] ?? []).map { ($0["class"] as? String ?? "", $0) })
     }
 
     @Test func linksToLostObjectsComeOutNilAndAreCounted() throws {
-        let path = directory.url.appendingPathComponent("linked.realm").path
-        _ = try makeLinkedRealm(at: path)
+        let path = workspace.path("linked.realm")
+        try Self.makeLinkedRealm(at: path)
         // One leaf of the targets and one of the keyed objects: the nodes stay whole.
-        let target = try #require(try Self.leaves(of: path, holding: "t17 ").first)
-        let keyed = try #require(try Self.leaves(of: path, holding: "k230 ").first)
-        try Self.flipBit(inPage: target, of: path)
-        try Self.flipBit(inPage: keyed, of: path)
+        let target = try #require(try InspectorWorkspace.tableLeaves(of: path, holding: "t17 ").first)
+        let keyed = try #require(try InspectorWorkspace.tableLeaves(of: path, holding: "k230 ").first)
+        try InspectorWorkspace.flipBits(inPage: target, of: path)
+        try InspectorWorkspace.flipBits(inPage: keyed, of: path)
 
-        let out = directory.url.appendingPathComponent("recovered.realm").path
-        let recovered = try inspector.run("recover", path, out, "--format", "json")
+        let out = workspace.path("recovered.realm")
+        let result = try workspace.recover(path, to: out)
+        let (recovered, report, classes) = (result.outcome, result.report, result.classes)
         #expect(recovered.status == 1 && !recovered.crashed, "\(recovered.standardError)")
-        let report = try InspectorTests.jsonObject(recovered.lines.first ?? "")
-        let classes = Self.classes(report)
         #expect(classes["RCNode"]?["saved"] as? Int == Self.count, "\(recovered.standardOutput)")
         let targetsLost = try #require(classes["RCTarget"]?["lost"] as? Int), keyedLost = try #require(classes["RCKeyed"]?["lost"] as? Int)
         #expect(targetsLost > 0 && keyedLost > 0, "\(recovered.standardOutput)")
 
-        let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: out), readOnly: true,
-                                                                 objectTypes: [RCNode.self, RCTarget.self, RCKeyed.self]))
+        let realm = try InspectorWorkspace.openReadOnly(out, objectTypes: Self.objectTypes)
         _ = try realm.checkIntegrity()
         let targets = Set(realm.objects(RCTarget.self).map(\.name)), keyedIDs = Set(realm.objects(RCKeyed.self).map(\.id))
         #expect(targets.count == Self.count - targetsLost && keyedIDs.count == Self.count - keyedLost)
@@ -133,47 +104,44 @@ final class RCNode: Object {
 
     @Test func anEncryptedFileIsRecoveredWithItsKey() throws {
         let key = Data((0..<64).map { UInt8(($0 * 7 + 1) & 0xFF) })
-        let keyFile = directory.url.appendingPathComponent("key.hex")
-        try Data((key.map { String(format: "%02x", $0) }.joined() + "\n").utf8).write(to: keyFile)
+        let keyFile = try workspace.keyFile(key, named: "key.hex", hex: true)
         // The same writes into a plaintext twin put every object on the same page (allocation
         // does not depend on encryption): its leaves say which page of the encrypted file to damage.
-        let plain = directory.url.appendingPathComponent("plain.realm").path
-        let path = directory.url.appendingPathComponent("encrypted.realm").path
-        _ = try makeLinkedRealm(at: plain)
-        _ = try makeLinkedRealm(at: path, encryptionKey: key)
-        let target = try #require(try Self.leaves(of: plain, holding: "t17 ").first)
+        let plain = workspace.path("plain.realm")
+        let path = workspace.path("encrypted.realm")
+        try Self.makeLinkedRealm(at: plain)
+        try Self.makeLinkedRealm(at: path, encryptionKey: key)
+        let target = try #require(try InspectorWorkspace.tableLeaves(of: plain, holding: "t17 ").first)
 
         // Intact: everything saved, the new file encrypted with the same key.
-        let whole = directory.url.appendingPathComponent("whole.realm").path
-        let intact = try inspector.run("recover", path, whole, "--encryption-key-file", keyFile.path)
+        let whole = workspace.path("whole.realm")
+        let intact = try workspace.run("recover", path, whole, "--encryption-key-file", keyFile)
         #expect(intact.status == 0, "\(intact.standardError)")
         #expect(intact.lines.contains("  RCTarget: \(Self.count) saved, 0 lost"), "\(intact.standardOutput)")
-        #expect(try inspector.run("count", whole, "RCTarget").status == 1, "the new file is not encrypted")
-        let dumps = try [path, whole].map { try inspector.run("dump", $0, "--encryption-key-file", keyFile.path) }
+        #expect(try workspace.run("count", whole, "RCTarget").status == 1, "the new file is not encrypted")
+        let dumps = try [path, whole].map { try workspace.run("dump", $0, "--encryption-key-file", keyFile) }
         #expect(dumps[0].status == 0 && dumps[0].lines == dumps[1].lines)
 
         // Without the key, or with another: a message, no new file.
-        let refused = directory.url.appendingPathComponent("refused.realm").path
-        let withoutKey = try inspector.run("recover", path, refused)
+        let refused = workspace.path("refused.realm")
+        let withoutKey = try workspace.run("recover", path, refused)
         #expect(withoutKey.status == 1 && withoutKey.standardError.contains("encrypted"), "\(withoutKey.standardError)")
-        let otherKey = directory.url.appendingPathComponent("other.key")
-        try Data(repeating: 0x5A, count: 64).write(to: otherKey)
-        let wrongKey = try inspector.run("recover", path, refused, "--encryption-key-file", otherKey.path)
+        let otherKey = try workspace.keyFile(Data(repeating: 0x5A, count: 64), named: "other.key")
+        let wrongKey = try workspace.run("recover", path, refused, "--encryption-key-file", otherKey)
         #expect(wrongKey.status == 1 && !wrongKey.crashed && wrongKey.standardError.hasPrefix("Error: "), "\(wrongKey.standardError)")
         #expect(!FileManager.default.fileExists(atPath: refused))
 
         // Damaged: the page's objects lost, the rest saved, links to the lost ones nil.
-        try Self.flipBit(inPage: target, of: path)
-        let out = directory.url.appendingPathComponent("recovered.realm").path
-        let recovered = try inspector.run("recover", path, out, "--encryption-key-file", keyFile.path, "--format", "json")
+        try InspectorWorkspace.flipBits(inPage: target, of: path)
+        let out = workspace.path("recovered.realm")
+        let result = try workspace.recover(path, to: out, options: ["--encryption-key-file", keyFile])
+        let (recovered, classes) = (result.outcome, result.classes)
         #expect(recovered.status == 1 && !recovered.crashed, "\(recovered.standardError)")
         #expect(recovered.standardError.contains("page \(target)"), "\(recovered.standardError)")
-        let classes = Self.classes(try InspectorTests.jsonObject(recovered.lines.first ?? ""))
         let lost = try #require(classes["RCTarget"]?["lost"] as? Int)
         #expect(lost > 0 && classes["RCTarget"]?["saved"] as? Int == Self.count - lost, "\(recovered.standardOutput)")
         #expect(classes["RCNode"]?["saved"] as? Int == Self.count && classes["RCKeyed"]?["lost"] as? Int == 0)
-        let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: out), encryptionKey: key, readOnly: true,
-                                                                 objectTypes: [RCNode.self, RCTarget.self, RCKeyed.self]))
+        let realm = try InspectorWorkspace.openReadOnly(out, encryptionKey: key, objectTypes: Self.objectTypes)
         _ = try realm.checkIntegrity()
         #expect(realm.objects(RCTarget.self).count == Self.count - lost)
         #expect(realm.objects(RCNode.self).filter("byName['own'] == nil").count == lost)
@@ -182,13 +150,13 @@ final class RCNode: Object {
     @Test func aFileOfSeveralBatchesIsCopiedWhole() throws {
         // More objects of each class than one write transaction of the copy takes (2,000), with
         // links across batches both ways (node i links to target i, created in another batch).
-        let path = directory.url.appendingPathComponent("large.realm").path
-        _ = try makeLinkedRealm(at: path, count: 2_500)
-        let out = directory.url.appendingPathComponent("recovered.realm").path
-        let recovered = try inspector.run("recover", path, out)
+        let path = workspace.path("large.realm")
+        try Self.makeLinkedRealm(at: path, count: 2_500)
+        let out = workspace.path("recovered.realm")
+        let recovered = try workspace.run("recover", path, out)
         #expect(recovered.status == 0, "\(recovered.standardError)")
         #expect(recovered.lines.contains("  RCTarget: 2500 saved, 0 lost"), "\(recovered.standardOutput)")
-        let before = try inspector.run("dump", path), after = try inspector.run("dump", out)
+        let before = try workspace.run("dump", path), after = try workspace.run("dump", out)
         #expect(before.status == 0 && after.status == 0 && before.lines.count == 1 + 3 * 2_500)
         #expect(before.lines == after.lines)
     }

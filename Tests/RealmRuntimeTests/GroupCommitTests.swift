@@ -1,54 +1,14 @@
 import Foundation
-import Synchronization
 import Testing
 import RealmRuntime
 import RealmTestSupport
 
-/// Counts syncs, can hold the next one until released, and can fail syncs.
-final class SyncGate: IOFaultInjector, @unchecked Sendable {
-    // @unchecked: the counters are atomics, `syncsInTasks` a mutex; `hold`/`entered`/`release`
-    // are semaphores.
-    let syncs = Atomic<Int>(0)
-    private let holding = Atomic<Bool>(false)
-    private let failing = Atomic<Bool>(false)
-    private let entered = DispatchSemaphore(value: 0)
-    private let release = DispatchSemaphore(value: 0)
-
-    func beforeWrite(offset: UInt64, length: Int) -> WriteFault { .none }
-
-    /// For each sync in order, whether it ran in a task (on a writer's thread) rather than on
-    /// the commit queue.
-    let syncsInTasks = Lock<[Bool]>([])
-
-    func beforeSync() -> Int32? {
-        syncs.add(1, ordering: .relaxed)
-        let inTask = withUnsafeCurrentTask { $0 != nil }
-        syncsInTasks.withLock { $0.append(inTask) }
-        if holding.exchange(false, ordering: .relaxed) {
-            entered.signal()
-            release.wait()
-        }
-        return failing.load(ordering: .relaxed) ? EIO : nil
-    }
-
-    /// The next sync will block until `releaseSync()`.
-    func holdNextSync() { holding.store(true, ordering: .relaxed) }
-    /// Waits (without blocking a cooperative thread) until the held sync has started.
-    func waitUntilSyncIsHeld() async {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { self.entered.wait(); continuation.resume() }
-        }
-    }
-    func releaseSync() { release.signal() }
-    func failSyncs() { failing.store(true, ordering: .relaxed) }
-}
-
 @Suite struct GroupCommitTests {
-    /// A new database whose syncs pass through `gate`, with one tree committed, and its directory.
-    static func database(_ gate: SyncGate) throws -> (Database, TreeID, TemporaryDirectory) {
+    /// A new database whose syncs pass through `disk`, with one tree committed, and its directory.
+    static func database(_ disk: FaultInjector) throws -> (Database, TreeID, TemporaryDirectory) {
         let directory = try TemporaryDirectory()
         let database = try Database.open(path: directory.path("p.realm"),
-                                         options: DatabaseOptions(faults: gate))
+                                         options: DatabaseOptions(faults: disk))
         let setup = try database.beginWrite()
         let tree = try setup.createTree()
         try setup.commit()
@@ -63,28 +23,28 @@ final class SyncGate: IOFaultInjector, @unchecked Sendable {
     }
 
     @Test func commitsPreparedDuringASyncShareTheNextOne() async throws {
-        let gate = SyncGate()
-        let (database, tree, directory) = try Self.database(gate)
+        let disk = FaultInjector()
+        let (database, tree, directory) = try Self.database(disk)
         defer { withExtendedLifetime(directory) {} }
         let durableVersions = Recorder<TransactionID>()
         let pipeline = GroupCommit(database: database, label: "test") { version in durableVersions.append(version) }
-        let before = gate.syncs.load(ordering: .relaxed)
+        let before = disk.syncCount
 
-        gate.holdNextSync()
+        disk.holdNextSync()
         let first = try Self.prepare(database, tree: tree, key: 1)
         let firstDurable = Task { try await pipeline.waitUntilDurable(first) }
-        await gate.waitUntilSyncIsHeld()
+        await disk.waitUntilSyncIsHeld()
         // While the first sync is in flight, five more commits are prepared and wait.
         var later: [TransactionID] = []
         for key in 2...6 as ClosedRange<UInt64> { later.append(try Self.prepare(database, tree: tree, key: key)) }
         #expect(database.latestTransaction < first, "nothing is visible before its sync")
         try await withThrowingTaskGroup(of: Void.self) { group in
             for transaction in later { group.addTask { try await pipeline.waitUntilDurable(transaction) } }
-            gate.releaseSync()
+            disk.releaseSync()
             try await firstDurable.value
             try await group.waitForAll()
         }
-        #expect(gate.syncs.load(ordering: .relaxed) - before == 2, "one sync for the first commit, one for the five after it")
+        #expect(disk.syncCount - before == 2, "one sync for the first commit, one for the five after it")
         #expect(database.latestTransaction == later.last)
         #expect(durableVersions.all.last == later.last)
         let read = try database.beginRead()
@@ -93,12 +53,12 @@ final class SyncGate: IOFaultInjector, @unchecked Sendable {
     }
 
     @Test func aFailedSyncFailsEveryCommitItCoveredAndLaterOnes() async throws {
-        let gate = SyncGate()
-        let (database, tree, directory) = try Self.database(gate)
+        let disk = FaultInjector()
+        let (database, tree, directory) = try Self.database(disk)
         defer { withExtendedLifetime(directory) {} }
         let durable = database.latestTransaction
         let pipeline = GroupCommit(database: database, label: "test") { _ in }
-        gate.failSyncs()
+        disk.failSyncs()
         let transactions = try (1...3 as ClosedRange<UInt64>).map { try Self.prepare(database, tree: tree, key: $0) }
         for transaction in transactions {
             await #expect(throws: StorageError.self) { try await pipeline.waitUntilDurable(transaction) }
@@ -112,55 +72,55 @@ final class SyncGate: IOFaultInjector, @unchecked Sendable {
 /// Where a flush runs: on the writer's own thread when nothing else is flushing and the disk is
 /// fast, else on the commit queue (see `GroupCommit`).
 extension GroupCommitTests {
-    /// A database with a tree, a pipeline with the given inline limit, and the gate.
-    static func pipeline(inlineFlushLimit: Duration) throws -> (Database, GroupCommit, SyncGate, TreeID, TemporaryDirectory) {
-        let gate = SyncGate()
-        let (database, tree, directory) = try Self.database(gate)
+    /// A database with a tree, a pipeline with the given inline limit, and its disk.
+    static func pipeline(inlineFlushLimit: Duration) throws -> (Database, GroupCommit, FaultInjector, TreeID, TemporaryDirectory) {
+        let disk = FaultInjector()
+        let (database, tree, directory) = try Self.database(disk)
         let pipeline = GroupCommit(database: database, label: "test", inlineFlushLimit: inlineFlushLimit) { _ in }
-        gate.syncsInTasks.withLock { $0 = [] }
-        return (database, pipeline, gate, tree, directory)
+        disk.mark()  // from here on, the pipeline's syncs
+        return (database, pipeline, disk, tree, directory)
     }
 
     @Test func aLoneWriterFlushesOnItsOwnThreadOnceTheDiskIsKnownFast() async throws {
-        let (database, pipeline, gate, tree, directory) = try Self.pipeline(inlineFlushLimit: .seconds(60))
+        let (database, pipeline, disk, tree, directory) = try Self.pipeline(inlineFlushLimit: .seconds(60))
         defer { withExtendedLifetime(directory) {} }
         for key in 1...3 as ClosedRange<UInt64> {
             try await pipeline.waitUntilDurable(try Self.prepare(database, tree: tree, key: key))
         }
         // The first flush has no measurement yet, so it goes to the queue; the others do not.
-        #expect(gate.syncsInTasks.withLock { $0 } == [false, true, true])
+        #expect(disk.stepsSinceMark(.anySync).map(\.inTask) == [false, true, true])
         #expect(try database.beginRead().value(tree, key: 3) == [3])
     }
 
     @Test func aSlowDiskIsFlushedOnTheQueue() async throws {
-        let (database, pipeline, gate, tree, directory) = try Self.pipeline(inlineFlushLimit: .zero)
+        let (database, pipeline, disk, tree, directory) = try Self.pipeline(inlineFlushLimit: .zero)
         defer { withExtendedLifetime(directory) {} }
         for key in 1...3 as ClosedRange<UInt64> {
             try await pipeline.waitUntilDurable(try Self.prepare(database, tree: tree, key: key))
         }
-        #expect(gate.syncsInTasks.withLock { $0 } == [false, false, false])
+        #expect(disk.stepsSinceMark(.anySync).map(\.inTask) == [false, false, false])
     }
 
     @Test @MainActor func theMainActorNeverFlushesOnItsThread() async throws {
-        let (database, pipeline, gate, tree, directory) = try Self.pipeline(inlineFlushLimit: .seconds(60))
+        let (database, pipeline, disk, tree, directory) = try Self.pipeline(inlineFlushLimit: .seconds(60))
         defer { withExtendedLifetime(directory) {} }
         for key in 1...3 as ClosedRange<UInt64> {
             try await pipeline.waitUntilDurable(try Self.prepare(database, tree: tree, key: key))
         }
-        #expect(gate.syncsInTasks.withLock { $0 } == [false, false, false])
+        #expect(disk.stepsSinceMark(.anySync).map(\.inTask) == [false, false, false])
     }
 
     /// Writers that wait while a writer flushes on its own thread are flushed on the queue, in
     /// one sync, and each learns its commit is durable.
     @Test func writersQueuedDuringAnInlineFlushAreFlushedOnTheQueue() async throws {
-        let (database, pipeline, gate, tree, directory) = try Self.pipeline(inlineFlushLimit: .seconds(60))
+        let (database, pipeline, disk, tree, directory) = try Self.pipeline(inlineFlushLimit: .seconds(60))
         defer { withExtendedLifetime(directory) {} }
         try await pipeline.waitUntilDurable(try Self.prepare(database, tree: tree, key: 1))  // measures the disk
 
-        gate.holdNextSync()
+        disk.holdNextSync()
         let inline = try Self.prepare(database, tree: tree, key: 2)
         let inlineDurable = Task { try await pipeline.waitUntilDurable(inline) }
-        await gate.waitUntilSyncIsHeld()
+        await disk.waitUntilSyncIsHeld()
         var later: [TransactionID] = []
         for key in 3...5 as ClosedRange<UInt64> { later.append(try Self.prepare(database, tree: tree, key: key)) }
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -168,12 +128,12 @@ extension GroupCommitTests {
             // Registered (they find the inline flush running) before it ends: they must be
             // flushed by the queue, not forgotten.
             while pipeline.waiterCount < later.count { await Task.yield() }
-            gate.releaseSync()
+            disk.releaseSync()
             try await inlineDurable.value
             try await group.waitForAll()
         }
         // The first, the inline one, one for the three after it.
-        #expect(gate.syncsInTasks.withLock { $0 } == [false, true, false])
+        #expect(disk.stepsSinceMark(.anySync).map(\.inTask) == [false, true, false])
         #expect(database.latestTransaction == later.last)
         let read = try database.beginRead()
         for key in 1...5 as ClosedRange<UInt64> { #expect(try read.value(tree, key: key) == [UInt8(key)]) }

@@ -26,19 +26,31 @@ import RealmTestSupport
         var testDescription: String { rawValue }
     }
 
+    typealias Step = FaultInjector.Operation
+
     /// How a step fails.
     enum Failure: CustomStringConvertible {
         /// This step fails with the errno (a torn write writes 100 bytes first); later ones work.
-        case once(StepDisk.Fault)
+        case once(WriteFault)
         /// This step fails with the errno, and so does every later one: a disk that died (a
         /// reopen, without a power cut, still sees the page cache).
-        case persistent(StepDisk.Fault)
+        case persistent(WriteFault)
 
         var description: String {
             switch self {
             case .once(let fault): "\(fault) once"
             case .persistent(let fault): "\(fault), then every step failing"
             }
+        }
+    }
+
+    /// The ways `step` can fail: a write fails or is torn after 100 bytes, a sync or the log's
+    /// cut fails, the data file's growth finds the disk full.
+    static func faults(for step: Step) -> [WriteFault] {
+        switch step {
+        case .write, .logWrite: [.fail(errno: ENOSPC), .partial(bytes: 100, errno: EIO)]
+        case .sync, .logSync, .logTruncate: [.fail(errno: EIO)]
+        case .extend: [.fail(errno: ENOSPC)]
         }
     }
 
@@ -57,7 +69,7 @@ import RealmTestSupport
         }
         for index in chosen {
             let step = steps[index]
-            for fault in StepDisk.faults(for: step) {
+            for fault in Self.faults(for: step) {
                 for failure in [Failure.once(fault), .persistent(fault)] {
                     let outcome = try Self.run(scenario, encrypted: encrypted, failing: (index, failure))
                     let context = "\(scenario), \(encrypted ? "encrypted" : "plain"): step \(index) (\(step)) failing: \(failure)"
@@ -79,7 +91,7 @@ import RealmTestSupport
 
     /// What one run found.
     struct Outcome {
-        var steps: [StepDisk.Step]
+        var steps: [Step]
         var injected: Bool
         var threw: Bool
         /// What was wrong, if anything.
@@ -91,7 +103,8 @@ import RealmTestSupport
     static func run(_ scenario: Scenario, encrypted: Bool, failing: (index: Int, failure: Failure)?) throws -> Outcome {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        let disk = StepDisk()
+        let disk = FaultInjector()
+        var steps: [Step] = []
         let key: [UInt8]? = encrypted ? (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) } : nil
         var generator = SplitMix64(seed: 36)
         var before: Model = [:]
@@ -139,7 +152,13 @@ import RealmTestSupport
             case .inPlaceAfterLogged, .inPlaceWithoutLog:
                 WriteAheadLogTests.putLargeValues(write, tree, &after[tree]!, version: 100)
             }
-            disk.arm(failing: failing.map { ($0.index, $0.failure) })
+            // From here on, the steps are the commit's, and step `failing.index` fails.
+            disk.mark()
+            switch failing {
+            case nil: break
+            case (let index, .once(let fault))?: disk.inject(fault, into: .every, after: index)
+            case (let index, .persistent(let fault))?: disk.inject(fault, into: .every, after: index, then: .dead)
+            }
             do {
                 try write.commit()
             } catch let error as StorageError {
@@ -150,9 +169,9 @@ import RealmTestSupport
                     mismatch = "after the failure, readers do not see the version before it"
                 }
             }
-            disk.disarmRecording()
+            steps = disk.stepsSinceMark().map(\.operation)
+            disk.heal()  // a once-only failure is over; a dead disk stays dead
         }
-        let steps = disk.steps
         // Dropped without a crash: a database still writable flushed and checkpointed on deinit,
         // with faults off (or, persistent, failing), as a process would on its way out.
         let reopened = try Database.open(path: path, options: DatabaseOptions(encryptionKey: key))
@@ -169,102 +188,6 @@ import RealmTestSupport
         if mismatch == nil {
             do { _ = try reopened.verify() } catch { mismatch = "the reopened file fails the integrity check: \(error)" }
         }
-        return Outcome(steps: steps, injected: failing == nil || disk.injected, threw: threw, mismatch: mismatch)
+        return Outcome(steps: steps, injected: failing == nil || disk.faultCount > 0, threw: threw, mismatch: mismatch)
     }
-}
-
-/// A disk that records the I/O steps of a commit (from ``arm(failing:)`` on) and fails the one
-/// chosen: a write of either file (failed, or torn after 100 bytes), a sync of either, the data
-/// file's growth, or the log's cut that takes a record back.
-final class StepDisk: IOFaultInjector, @unchecked Sendable {
-    // @unchecked: all state is guarded by `lock`.
-    private let lock = NSLock()
-
-    enum Step: Equatable, CustomStringConvertible {
-        case write, logWrite, sync, logSync, extend, logTruncate
-        var description: String {
-            switch self {
-            case .write: "data file write"
-            case .logWrite: "log write"
-            case .sync: "data file sync"
-            case .logSync: "log sync"
-            case .extend: "data file growth"
-            case .logTruncate: "log cut"
-            }
-        }
-    }
-
-    enum Fault: CustomStringConvertible {
-        case fail(Int32)
-        case tear(Int32)
-        var description: String {
-            switch self {
-            case .fail(let code): "errno \(code)"
-            case .tear(let code): "torn, errno \(code)"
-            }
-        }
-    }
-
-    /// The ways `step` can fail.
-    static func faults(for step: Step) -> [Fault] {
-        switch step {
-        case .write, .logWrite: [.fail(ENOSPC), .tear(EIO)]
-        case .sync, .logSync, .logTruncate: [.fail(EIO)]
-        case .extend: [.fail(ENOSPC)]
-        }
-    }
-
-    private var recording = false
-    private var recorded: [Step] = []
-    private var target: (index: Int, failure: CommitFaultTests.Failure)?
-    private var broken = false
-    private var hit = false
-
-    var steps: [Step] { lock.withLock { recorded } }
-    var injected: Bool { lock.withLock { hit } }
-
-    /// Starts recording steps; step `failing.index` (0-based, from now) fails as told.
-    func arm(failing: (index: Int, failure: CommitFaultTests.Failure)?) {
-        lock.withLock { recording = true; recorded = []; target = failing }
-    }
-
-    /// Stops recording; a once-only failure is over, a persistent one goes on.
-    func disarmRecording() { lock.withLock { recording = false; target = nil } }
-
-    /// The fault for the next step, if any.
-    private func next(_ step: Step) -> Fault? {
-        lock.withLock {
-            if broken { return .fail(step == .extend ? ENOSPC : EIO) }
-            guard recording else { return nil }
-            defer { recorded.append(step) }
-            guard let target, target.index == recorded.count else { return nil }
-            hit = true
-            switch target.failure {
-            case .once(let fault): return fault
-            case .persistent(let fault): broken = true; return fault
-            }
-        }
-    }
-
-    private func writeFault(_ step: Step) -> WriteFault {
-        switch next(step) {
-        case nil: .none
-        case .fail(let code)?: .fail(errno: code)
-        case .tear(let code)?: .partial(bytes: 100, errno: code)
-        }
-    }
-
-    private func code(_ step: Step) -> Int32? {
-        switch next(step) {
-        case nil: nil
-        case .fail(let code)?, .tear(let code)?: code
-        }
-    }
-
-    func beforeWrite(offset: UInt64, length: Int) -> WriteFault { writeFault(.write) }
-    func beforeLogWrite(offset: UInt64, length: Int) -> WriteFault { writeFault(.logWrite) }
-    func beforeSync() -> Int32? { code(.sync) }
-    func beforeLogSync() -> Int32? { code(.logSync) }
-    func beforeLogTruncate(length: UInt64) -> Int32? { code(.logTruncate) }
-    func beforeExtend(toLength length: UInt64) -> Int32? { code(.extend) }
 }

@@ -13,11 +13,11 @@ import RealmTestSupport
 
     /// Fails (ENOSPC) one write of a commit's batch, a data write or the meta page, ten times in
     /// a row; each time the database stays at the last durable version and the same changes then
-    /// commit. (`ScriptedDisk` rather than `FaultPlan`: it can aim at the meta page by offset.)
+    /// commit.
     @Test func aFailedWriteThrowsOutOfDiskSpaceAndKeepsTheDatabaseUsable() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        let disk = ScriptedDisk()
+        let disk = FaultInjector()
         var generator = SplitMix64(seed: 11)
         var committed: Model = [:]
         var failedAtData = 0
@@ -65,7 +65,7 @@ import RealmTestSupport
                 Self.change(retry, tree, &again[tree]!, &replay, version: UInt64(round), keys: 60)
                 disk.mark()
                 try retry.commit()
-                dataWrites = disk.writes(since: disk.markedWrite).count - 1
+                dataWrites = disk.stepsSinceMark([.write]).count - 1
                 committed = again
                 try Self.expectContent(database, committed, "round \(round) after the retry")
             }
@@ -85,7 +85,7 @@ import RealmTestSupport
     @Test func idsOfABatchACrashLostAreNeverGivenAgain() throws {
         let directory = try TemporaryDirectory()
         func crashDuringACommit(_ database: Database, _ key: UInt64) throws -> TransactionID {
-            let disk = try #require(database.options.faults as? ScriptedDisk)
+            let disk = try #require(database.options.faults as? FaultInjector)
             let write = try database.beginWrite()
             if try write.treeIDs().isEmpty { _ = try write.createTree() }
             for index in 0..<200 as Range<UInt64> { try write.put(1, key: key + index, value: [UInt8](repeating: 7, count: 100)) }
@@ -95,14 +95,14 @@ import RealmTestSupport
         }
         var lost: [TransactionID] = []
         do {
-            let first = try Database.open(path: directory.path(), options: DatabaseOptions(faults: ScriptedDisk(), writeAheadLog: false))
+            let first = try Database.open(path: directory.path(), options: DatabaseOptions(faults: FaultInjector(), writeAheadLog: false))
             let setup = try first.beginWrite()
             try setup.put(try setup.createTree(), key: 0, value: [0])
             try setup.commit()
             lost.append(try crashDuringACommit(first, 1_000))
         }
         do {  // dies before its first commit lands
-            let second = try Database.open(path: directory.path(), options: DatabaseOptions(faults: ScriptedDisk(), writeAheadLog: false))
+            let second = try Database.open(path: directory.path(), options: DatabaseOptions(faults: FaultInjector(), writeAheadLog: false))
             #expect(second.openedVersion < lost[0], "the lost batch is not in the file")
             lost.append(try crashDuringACommit(second, 2_000))
         }
@@ -126,7 +126,7 @@ import RealmTestSupport
     @Test func aTornWriteFollowedByACrashOpensAtTheLastGoodCommit() throws {
         // A probe run records the batch's writes; the scenario is deterministic, so every run
         // issues the same writes and a case can name one by index.
-        let probe = ScriptedDisk()
+        let probe = FaultInjector()
         let probeDirectory = try TemporaryDirectory()
         let writes = try Self.tornWriteScenario(path: probeDirectory.path(), disk: probe, tear: nil).batch
         try #require(writes.count >= 4, "the batch should have several runs: \(writes)")
@@ -146,7 +146,7 @@ import RealmTestSupport
         for (write, bytes) in cases {
             let context = "tear write \(write) of \(writes.count) (\(writes[write])) after \(bytes) bytes"
             let directory = try TemporaryDirectory()
-            let disk = ScriptedDisk()
+            let disk = FaultInjector()
             let models = try Self.tornWriteScenario(path: directory.path(), disk: disk, tear: (write, .partial(bytes: bytes, errno: EIO)))
             #expect(disk.isDead, "\(context): the torn write was never reached")
             let reopened = try Database.open(path: directory.path())
@@ -166,8 +166,8 @@ import RealmTestSupport
     /// Three base commits, then one commit whose batch has several runs (multi-page overflow
     /// values, a bulk append and scattered updates). With `tear`, that batch's write is torn and
     /// the disk "dies"; the database is dropped without `close()`.
-    static func tornWriteScenario(path: String, disk: ScriptedDisk, tear: (write: Int, fault: WriteFault)?) throws
-        -> (before: Model, after: Model, durable: TransactionID, batch: [(offset: UInt64, length: Int)]) {
+    static func tornWriteScenario(path: String, disk: FaultInjector, tear: (write: Int, fault: WriteFault)?) throws
+        -> (before: Model, after: Model, durable: TransactionID, batch: [FaultInjector.Step]) {
         var generator = SplitMix64(seed: 7)
         var model: Model = [:]
         let database = try Database.open(path: path, options: DatabaseOptions(faults: disk, writeAheadLog: false))
@@ -201,7 +201,7 @@ import RealmTestSupport
             if tear == nil { throw error }
             #expect(error.code == .fileAccess, "\(error)")
         }
-        return (before, model, durable, disk.writes(since: disk.markedWrite))  // before deinit's checkpoint
+        return (before, model, durable, disk.stepsSinceMark([.write]))  // before deinit's checkpoint
     }
 
     /// A failed flush discards its commits. If the failed batch's meta page reached the file (a
@@ -213,7 +213,7 @@ import RealmTestSupport
     func aRetryAfterAFailedFlushCannotBeMistakenForTheFailedBatch() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        let disk = ScriptedDisk()
+        let disk = FaultInjector()
         var model: Model = [:]
         var attemptModel: Model = [:]
         var retryModel: Model = [:]
@@ -263,7 +263,7 @@ import RealmTestSupport
     @Test func aTornGroupCommitLosesTheWholeBatch() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        let disk = ScriptedDisk()
+        let disk = FaultInjector()
         var generator = SplitMix64(seed: 5)
         var model: Model = [:]
         do {
@@ -299,7 +299,7 @@ import RealmTestSupport
     func aFailedSyncIsStickyAndTheFileHoldsOneWholeVersion(writeAheadLog: Bool) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        let faults = FaultPlan()
+        let faults = FaultInjector()
         var generator = SplitMix64(seed: 3)
         var before: Model = [:]
         var after: Model = [:]
@@ -345,7 +345,7 @@ import RealmTestSupport
     @Test func oneFlushSyncsEveryPreparedCommitOnceAndReadersSeeOnlyFlushedOnes() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        let faults = FaultPlan()
+        let faults = FaultInjector()
         var generator = SplitMix64(seed: 9)
         var model: Model = [:]
         let database = try Database.open(path: path, options: DatabaseOptions(faults: faults))
@@ -435,56 +435,18 @@ import RealmTestSupport
     }
 }
 
-/// A disk that records writes, can fail or tear one of them (chosen by index or as the next
-/// meta-page write), and can then "die": every later write and sync fails, as if the process had
-/// crashed right after the torn write. Dying matters because dropping a `Database` is not a
-/// crash: its `deinit` flushes and writes a checkpoint meta page, which would overwrite a torn
-/// meta. `FaultPlan` fails one write by index and goes on writing: right for a full disk, not
-/// for a crash, and it cannot tell which write is the meta page.
-final class ScriptedDisk: IOFaultInjector, @unchecked Sendable {
-    // @unchecked: all state is guarded by `lock`.
-    private let lock = NSLock()
-    private var log: [(offset: UInt64, length: Int)] = []
-    private var target: (matches: @Sendable (_ index: Int, _ offset: UInt64) -> Bool, fault: WriteFault, die: Bool)?
-    private var dead = false
-    private var faulted: (offset: UInt64, length: Int)?
-    private var mark_ = 0
-
-    var isDead: Bool { lock.withLock { dead } }
-    /// The write that was last failed or torn on purpose.
-    var lastFault: (offset: UInt64, length: Int)? { lock.withLock { faulted } }
-    /// The write count when `mark()` was last called.
-    var markedWrite: Int { lock.withLock { mark_ } }
-
-    func mark() { lock.withLock { mark_ = log.count } }
-
-    /// Write number `index` (0-based, counted from now) behaves as `fault`; afterwards every
-    /// write and sync fails if `thenDie`.
+extension FaultInjector {
+    /// Data file write number `index` (0: the next) behaves as `fault`; with `thenDie`, the
+    /// process dies with it (see `FaultInjector.Persistence.dead`): dropping a `Database` is not
+    /// a crash, its `deinit` flushes and writes a checkpoint meta page, which would overwrite a
+    /// torn meta.
     func tear(write index: Int, with fault: WriteFault, thenDie: Bool = true) {
-        lock.withLock {
-            let wanted = log.count + index
-            target = ({ index, _ in index == wanted }, fault, thenDie)
-        }
+        inject(fault, into: [.write], after: index, then: thenDie ? .dead : .once)
     }
 
-    /// The next write of a meta page (page 0 or 1) behaves as `fault`.
+    /// The next write of a meta page (page 0 or 1) behaves as `fault`; with `thenDie`, the
+    /// process dies with it.
     func tearMeta(with fault: WriteFault, thenDie: Bool = true) {
-        lock.withLock { target = ({ _, offset in offset < UInt64(2 * PageLayout.pageSize) }, fault, thenDie) }
+        inject(fault, into: [.write], matching: FaultInjector.writesMetaPage, then: thenDie ? .dead : .once)
     }
-
-    func writes(since start: Int) -> [(offset: UInt64, length: Int)] { lock.withLock { Array(log[start...]) } }
-
-    func beforeWrite(offset: UInt64, length: Int) -> WriteFault {
-        lock.withLock {
-            if dead { return .fail(errno: EIO) }
-            log.append((offset, length))
-            guard let target, target.matches(log.count - 1, offset) else { return .none }
-            self.target = nil
-            faulted = (offset, length)
-            dead = target.die
-            return target.fault
-        }
-    }
-
-    func beforeSync() -> Int32? { lock.withLock { dead ? EIO : nil } }
 }

@@ -6,41 +6,12 @@ import RealmTestSupport
 /// Group commit: the writer builds the next versions while a sync is in flight, one sync makes
 /// several commits durable, and readers see a version only once it is durable.
 @Suite struct PipelineTests {
-    /// Holds every sync until the test lets it go (while `isHolding`), and counts them.
-    final class HeldSync: IOFaultInjector, @unchecked Sendable {
-        // @unchecked: `syncs` and `holding` are guarded by `lock`; the semaphores are thread-safe.
-        private let lock = NSLock()
-        private var syncs = 0
-        private var holding = true
-
-        var isHolding: Bool {
-            get { lock.withLock { holding } }
-            set { lock.withLock { holding = newValue } }
-        }
-        let syncStarted = DispatchSemaphore(value: 0)
-        let releaseSync = DispatchSemaphore(value: 0)
-
-        var syncCount: Int { lock.withLock { syncs } }
-
-        func beforeWrite(offset: UInt64, length: Int) -> WriteFault { .none }
-
-        func beforeSync() -> Int32? {
-            let hold = lock.withLock { syncs += 1; return holding }
-            guard hold else { return nil }
-            syncStarted.signal()
-            releaseSync.wait()
-            return nil
-        }
-    }
-
-    @Test func nextTransactionsAreBuiltWhileASyncIsInFlight() throws {
+    @Test func nextTransactionsAreBuiltWhileASyncIsInFlight() async throws {
         let directory = try TemporaryDirectory()
-        let held = HeldSync()
-        held.isHolding = false
-        let database = try Database.open(path: directory.path(), options: DatabaseOptions(faults: held))
+        let disk = FaultInjector()
+        let database = try Database.open(path: directory.path(), options: DatabaseOptions(faults: disk))
         try database.beginWrite().abort()  // its sync (recording the session's first id) passes
-        let syncsAtOpen = held.syncCount
-        held.isHolding = true
+        let syncsAtOpen = disk.syncCount
         let table = TableTreeTests.baseLayout
         func insert(_ key: UInt64) throws -> TransactionID {
             let write = try database.beginWrite()
@@ -52,11 +23,12 @@ import RealmTestSupport
         let before = database.latestTransaction
         let first = try insert(1)
 
-        // Flush the first commit on another thread; its sync stops in the injector.
-        let flushed = DispatchGroup()
-        nonisolated(unsafe) var firstFlush: Result<TransactionID, any Error>?  // written before `flushed.leave()`, read after `wait()`
-        DispatchQueue.global().async(group: flushed) { firstFlush = Result { try database.flush() } }
-        held.syncStarted.wait()
+        // Flush the first commit on a dispatch thread (it blocks there); its sync stops at the gate.
+        disk.holdNextSync()
+        async let firstFlush = withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransactionID, any Error>) in
+            DispatchQueue.global().async { continuation.resume(with: Result { try database.flush() }) }
+        }
+        await disk.waitUntilSyncIsHeld()
 
         // While that sync is in flight, two more transactions are built on top of the first.
         let second = try insert(2)
@@ -67,17 +39,13 @@ import RealmTestSupport
             #expect(read.transaction == before)
         }
 
-        held.releaseSync.signal()
-        flushed.wait()
-        #expect(try firstFlush?.get() == first)
+        disk.releaseSync()
+        #expect(try await firstFlush == first)
         #expect(database.latestTransaction == first)
 
         // One more flush makes both remaining commits durable with a single sync.
-        DispatchQueue.global().async(group: flushed) { held.syncStarted.wait(); held.releaseSync.signal() }
         #expect(try database.flush() == third)
-        flushed.wait()
-        #expect(held.syncCount == syncsAtOpen + 2)
-        held.isHolding = false  // closing syncs once more
+        #expect(disk.syncCount == syncsAtOpen + 2)
         let read = try database.beginRead()
         #expect(read.transaction == third)
         #expect(try read.count(of: 1) == 3)
@@ -85,7 +53,7 @@ import RealmTestSupport
 
     @Test func aFailedSyncFailsEveryCommitItCoveredAndLaterOnes() throws {
         let directory = try TemporaryDirectory()
-        let faults = FaultPlan()
+        let faults = FaultInjector()
         let path = directory.path()
         do {
             let database = try Database.open(path: path, options: DatabaseOptions(faults: faults))
@@ -112,23 +80,13 @@ import RealmTestSupport
         _ = try reopened.verify()
     }
 
-    /// Counts the bytes written to the file.
-    final class WrittenBytes: IOFaultInjector, @unchecked Sendable {
-        // @unchecked: `bytes` is guarded by `lock`.
-        private let lock = NSLock()
-        private var bytes = 0
-        var total: Int { lock.withLock { bytes } }
-        func beforeWrite(offset: UInt64, length: Int) -> WriteFault { lock.withLock { bytes += length }; return .none }
-        func beforeSync() -> Int32? { nil }
-    }
-
     /// Eight commits stacked on each other and flushed together write the leaf-to-root path once:
     /// the copies the later commits replaced belong to versions nobody can read. The last
     /// version is what the file holds, also after reopening.
     @Test func aFlushWritesOnlyThePagesItsLastVersionUses() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        let written = WrittenBytes()
+        let written = FaultInjector()
         let layout = TableTreeTests.baseLayout
         do {
             let database = try Database.open(path: path, options: DatabaseOptions(faults: written))
@@ -138,14 +96,14 @@ import RealmTestSupport
             try setup.commit()
 
             func stackedUpdates(_ count: Int) throws -> Int {
-                let before = written.total
+                let before = written.bytesWritten
                 for value in 1...count {
                     let write = try database.beginWrite()
                     try write.updateValue(table, key: 1500, column: 0, value: .int(Int64(value)), layout: layout)
                     _ = try write.prepare()
                 }
                 try database.flush()
-                return written.total - before
+                return written.bytesWritten - before
             }
             let one = try stackedUpdates(1)
             let eight = try stackedUpdates(8)

@@ -18,7 +18,8 @@ import RealmTestSupport
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let key: [UInt8]? = encrypted ? (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) } : nil
-        let disk = PowerCutDisk(path: path)
+        let power = PowerCut(path: path)
+        let disk = power.disk
         var generator = SplitMix64(seed: seed)
         var model: Model = [:]
         var torn = 0
@@ -58,8 +59,8 @@ import RealmTestSupport
                 try write.commit()
                 model = scratch
             }
-            #expect(disk.dataSyncs >= 3, "checkpoints and in-place batches sync the data file")
-            let cut = try disk.cutPower(&generator)
+            #expect(disk.count([.sync]) >= 3, "checkpoints and in-place batches sync the data file")
+            let cut = try power.cut(&generator)
             #expect(cut.changedPages > 0, "the cut found unsynced writes to lose")
         }
         let logBytes = (try? FileManager.default.attributesOfItem(atPath: path + ".log")[.size] as? Int) ?? 0
@@ -82,7 +83,7 @@ import RealmTestSupport
     /// Creates a realm at `path`, commits five small changes (logged), and "crashes": every later
     /// write fails, so the log keeps its records. Returns the committed content.
     static func crashWithCommitsInTheLog(path: String, _ generator: inout SplitMix64) throws -> Model {
-        let disk = PowerCutDisk(path: path)
+        let disk = FaultInjector()
         let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
         var model: Model = [:]
         let tree = try createTree(database, &model, &generator, keys: 150)
@@ -120,7 +121,8 @@ import RealmTestSupport
     @Test func aBatchWrittenInPlaceIsNeverOverwrittenByAReplay() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        let disk = PowerCutDisk(path: path)
+        let power = PowerCut(path: path)
+        let disk = power.disk
         var generator = SplitMix64(seed: 51)
         var model: Model = [:]
         do {
@@ -131,12 +133,12 @@ import RealmTestSupport
                 FaultInjectionTests.change(write, tree, &model[tree]!, &generator, version: version, keys: 8)
                 try write.commit()
             }
-            let syncs = disk.dataSyncs
+            let syncs = disk.count([.sync])
             let large = try database.beginWrite()
             Self.putLargeValues(large, tree, &model[tree]!, version: 31)
             try large.commit()
-            #expect(disk.dataSyncs >= syncs + 2, "written in place: a checkpoint, then the batch's own sync")
-            _ = try disk.cutPower(&generator)
+            #expect(disk.count([.sync]) >= syncs + 2, "written in place: a checkpoint, then the batch's own sync")
+            _ = try power.cut(&generator)
         }
         let reopened = try Database.open(path: path)
         try FaultInjectionTests.expectContent(reopened, model, "after the in-place batch")
@@ -148,7 +150,7 @@ import RealmTestSupport
     @Test func aRecordWithAPageMissingIsNotReplayed() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        let disk = PowerCutDisk(path: path)
+        let disk = FaultInjector()
         var generator = SplitMix64(seed: 61)
         var model: Model = [:]
         do {
@@ -184,7 +186,8 @@ import RealmTestSupport
     @Test func aReplayGrowsTheFileToItsVersionsLength() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        let disk = PowerCutDisk(path: path)
+        let power = PowerCut(path: path)
+        let disk = power.disk
         var generator = SplitMix64(seed: 71)
         var model: Model = [:]
         var pageCount: UInt64 = 0
@@ -212,7 +215,7 @@ import RealmTestSupport
             pageCount = database.pageCount
             written = UInt64((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) / UInt64(PageLayout.pageSize)
             #expect(pageCount > before, "the version's length includes the freed run")
-            _ = try disk.cutPower(&generator, loseGrowth: true)
+            _ = try power.cut(&generator, loseGrowth: true)
         }
         let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         #expect(UInt64(size / PageLayout.pageSize) < pageCount, "the cut lost the growth (\(written) pages before)")
@@ -227,7 +230,8 @@ import RealmTestSupport
     func aCrashDuringAnAppendKeepsEveryCommitBeforeIt(tornAt bytes: Int) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        let disk = PowerCutDisk(path: path)
+        let power = PowerCut(path: path)
+        let disk = power.disk
         var generator = SplitMix64(seed: UInt64(bytes) + 11)
         var model: Model = [:]
         do {
@@ -243,7 +247,7 @@ import RealmTestSupport
             FaultInjectionTests.change(write, tree, &scratch[tree]!, &generator, version: 99, keys: 40)
             disk.tearNextLogWrite(after: bytes, thenDie: true)
             #expect(throws: StorageError.self) { try write.commit() }
-            _ = try disk.cutPower(&generator)
+            _ = try power.cut(&generator)
         }
         let reopened = try Database.open(path: path)
         try FaultInjectionTests.expectContent(reopened, model, "torn at byte \(bytes)")
@@ -254,7 +258,8 @@ import RealmTestSupport
     @Test func aFailedLogSyncIsStickyAndTheFileHoldsOneWholeVersion() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        let disk = PowerCutDisk(path: path)
+        let power = PowerCut(path: path)
+        let disk = power.disk
         var generator = SplitMix64(seed: 21)
         var model: Model = [:]
         var attempted: Model = [:]
@@ -267,7 +272,7 @@ import RealmTestSupport
             disk.failLogSyncs()
             #expect(throws: StorageError.self) { try write.commit() }
             #expect(throws: StorageError.self) { try database.beginWrite() }
-            _ = try disk.cutPower(&generator)
+            _ = try power.cut(&generator)
         }
         let reopened = try Database.open(path: path)
         let content = try FaultInjectionTests.content(of: reopened.beginRead())
@@ -283,7 +288,8 @@ import RealmTestSupport
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let key: [UInt8]? = encrypted ? (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ 3) } : nil
-        let disk = PowerCutDisk(path: path)
+        let power = PowerCut(path: path)
+        let disk = power.disk
         var generator = SplitMix64(seed: 31)
         var model: Model = [:]
         do {
@@ -294,7 +300,7 @@ import RealmTestSupport
                 FaultInjectionTests.change(write, tree, &model[tree]!, &generator, version: version, keys: 15)
                 try write.commit()
             }
-            _ = try disk.cutPower(&generator, loseGrowth: true)
+            _ = try power.cut(&generator, loseGrowth: true)
         }
         let files = try [path, path + ".log"].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
         do {
@@ -333,7 +339,7 @@ import RealmTestSupport
             try write.commit()
             try database.close()
         }
-        let disk = PowerCutDisk(path: path)
+        let disk = FaultInjector()
         do {
             let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
             var model: [UInt64: [UInt8]] = [:]
@@ -385,7 +391,7 @@ import RealmTestSupport
         }
         let backup = try Data(contentsOf: URL(fileURLWithPath: path))
         do {
-            let disk = PowerCutDisk(path: path)
+            let disk = FaultInjector()
             let database = try Database.open(path: path, options: DatabaseOptions(faults: disk))
             var later = model
             // Past a checkpoint, so the log's generation begins after the copy's version.
@@ -394,7 +400,7 @@ import RealmTestSupport
                 FaultInjectionTests.change(write, tree, &later[tree]!, &generator, version: version, keys: 10)
                 try write.commit()
             }
-            #expect(disk.dataSyncs >= 2, "a checkpoint synced the data file")
+            #expect(disk.count([.sync]) >= 2, "a checkpoint synced the data file")
             disk.die()
         }
         try Self.overwriteInPlace(path, with: backup)
@@ -495,79 +501,49 @@ import RealmTestSupport
     }
 }
 
-/// A disk for power cuts. It remembers the data file and the log as of their last syncs (taken
-/// as a sync begins: every write before it is complete), and ``cutPower(_:)`` turns both files
-/// back into what a power cut could leave: each page written since then kept, lost or torn, and
-/// any growth since then possibly lost. Log writes can be torn, log syncs failed. After the cut
-/// (or ``die()``) every write and sync fails, so dropping the `Database` — which flushes and
-/// checkpoints in `deinit` — writes nothing: the process is gone.
-final class PowerCutDisk: IOFaultInjector, @unchecked Sendable {
-    // @unchecked: all state is guarded by `lock`.
-    private let lock = NSLock()
+extension FaultInjector {
+    /// The next log write writes only its first `bytes` bytes, then fails; with `thenDie`, the
+    /// process dies with it.
+    func tearNextLogWrite(after bytes: Int, thenDie: Bool = false) {
+        inject(.partial(bytes: bytes, errno: EIO), into: [.logWrite], then: thenDie ? .dead : .once)
+    }
+
+    /// The next log sync fails, and the process dies with it (a dead process takes nothing
+    /// back: the record it appended stays in the log).
+    func failLogSyncs() { inject(.fail(errno: EIO), into: [.logSync], then: .dead) }
+}
+
+/// A power cut. It remembers the data file and the log as of their last syncs through `disk`
+/// (taken as a sync begins: every write before it is complete), and ``cut(_:loseGrowth:)``
+/// turns both files back into what a power cut could leave: each page written since then kept,
+/// lost or torn, and any growth since then possibly lost. After the cut the disk is dead, so
+/// dropping the `Database` — which flushes and checkpoints in `deinit` — writes nothing: the
+/// process is gone.
+final class PowerCut: Sendable {
     let path: String
-    private var synced: [UInt8]
-    private var syncedLog: [UInt8]
-    private var dead = false
-    private var logTear: (bytes: Int, die: Bool)?
-    private var logSyncsFail = false
-    private var syncs = 0
+    /// The database's disk: give it to `DatabaseOptions.faults`.
+    let disk = FaultInjector()
+    private let synced: Lock<(data: [UInt8], log: [UInt8])>
 
     init(path: String) {
         self.path = path
-        synced = (try? Array(Data(contentsOf: URL(fileURLWithPath: path)))) ?? []
-        syncedLog = (try? Array(Data(contentsOf: URL(fileURLWithPath: path + ".log")))) ?? []
-    }
-
-    var dataSyncs: Int { lock.withLock { syncs } }
-
-    /// The next log write writes only its first `bytes` bytes, then fails; with `thenDie`, the
-    /// process dies with it.
-    func tearNextLogWrite(after bytes: Int, thenDie: Bool = false) { lock.withLock { logTear = (bytes, thenDie) } }
-
-    func failLogSyncs() { lock.withLock { logSyncsFail = true } }
-
-    func die() { lock.withLock { dead = true } }
-
-    func beforeWrite(offset: UInt64, length: Int) -> WriteFault {
-        lock.withLock { dead ? .fail(errno: EIO) : .none }
-    }
-
-    func beforeLogWrite(offset: UInt64, length: Int) -> WriteFault {
-        lock.withLock {
-            if dead { return .fail(errno: EIO) }
-            guard let tear = logTear else { return .none }
-            logTear = nil
-            if tear.die { dead = true }
-            return .partial(bytes: tear.bytes, errno: EIO)
+        synced = Lock((Self.bytes(of: path) ?? [], Self.bytes(of: path + ".log") ?? []))
+        // Weak: the disk holds the observer, and the test holds both.
+        disk.observeSyncs { [weak self] operation in
+            guard let self else { return }
+            if operation == .sync, let data = Self.bytes(of: path) { synced.withLock { $0.data = data } }
+            if operation == .logSync, let log = Self.bytes(of: path + ".log") { synced.withLock { $0.log = log } }
         }
     }
 
-    func beforeSync() -> Int32? {
-        lock.withLock {
-            if dead { return EIO }
-            syncs += 1
-            synced = (try? Array(Data(contentsOf: URL(fileURLWithPath: path)))) ?? synced
-            return nil
-        }
-    }
+    private static func bytes(of path: String) -> [UInt8]? { try? Array(Data(contentsOf: URL(fileURLWithPath: path))) }
 
-    /// A dead process takes nothing back: the record it appended stays in the log.
-    func beforeLogTruncate(length: UInt64) -> Int32? { lock.withLock { dead ? EIO : nil } }
-
-    func beforeLogSync() -> Int32? {
-        lock.withLock {
-            if dead { return EIO }
-            if logSyncsFail { dead = true; return EIO }
-            syncedLog = (try? Array(Data(contentsOf: URL(fileURLWithPath: path + ".log")))) ?? syncedLog
-            return nil
-        }
-    }
-
-    /// Dies, then rewrites the data file and the log as a power cut could leave them. Returns
-    /// how many pages differed from the last synced states.
-    /// With `loseGrowth`, the data file falls back to its synced length.
-    func cutPower(_ generator: inout SplitMix64, loseGrowth: Bool = false) throws -> (changedPages: Int, lost: Int, torn: Int) {
-        let (synced, syncedLog) = lock.withLock { dead = true; return (self.synced, self.syncedLog) }
+    /// Kills the disk, then rewrites the data file and the log as a power cut could leave them.
+    /// Returns how many pages differed from the last synced states. With `loseGrowth`, the
+    /// data file falls back to its synced length.
+    func cut(_ generator: inout SplitMix64, loseGrowth: Bool = false) throws -> (changedPages: Int, lost: Int, torn: Int) {
+        disk.die()
+        let (synced, syncedLog) = synced.withLock { ($0.data, $0.log) }
         let data = try Self.cut(path, synced: synced, &generator, loseGrowth: loseGrowth)
         let log = try Self.cut(path + ".log", synced: syncedLog, &generator)
         return (data.changed + log.changed, data.lost + log.lost, data.torn + log.torn)

@@ -93,6 +93,9 @@ package struct CommitChangeSet: Sendable {
         }
         var embeddedUpdates: [(table: Table, key: UInt64)] = []
         for (tree, changes) in rowChanges.trees {
+            // A tree the commit edited to no effect (its only new objects deleted again) is
+            // absent: a class the commit did not change is not listed.
+            guard !changes.isEmpty else { continue }
             guard let (new, old) = tables[tree], let table = new ?? old else { continue }  // not a table: an index
             if table.schema.isEmbedded {
                 // Created and deleted embedded objects come with a write of their owner's link

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,9 +10,9 @@ import Glibc
 /// The file system is unmounted when the value is released — in every path out of the test, a
 /// thrown error or a failed expectation included — and, should a file still be open in it (a
 /// handle the test leaked), detached lazily, so no mount outlives the test process's use of it.
-final class SmallFileSystem {
+package final class SmallFileSystem {
     /// The mount point: an empty directory of `megabytes` MB.
-    let url: URL
+    package let url: URL
     private let parent: URL
 
     private init(url: URL, parent: URL) {
@@ -21,11 +21,13 @@ final class SmallFileSystem {
     }
 
     /// Mounts a tmpfs of `megabytes` MB, or returns why it cannot (not Linux, not root, no
-    /// mount permission in this container).
-    static func mount(megabytes: Int) throws -> Result<SmallFileSystem, SkipReason> {
+    /// mount permission in this container). `caller` only names the mount's parent directory
+    /// after the test target, as ``TemporaryDirectory`` does.
+    package static func mount(megabytes: Int, _ caller: String = #fileID) throws -> Result<SmallFileSystem, SkipReason> {
         #if os(Linux)
+        let module = caller.split(separator: "/").first.map(String.init) ?? "RealmTests"
         let parent = FileManager.default.temporaryDirectory
-            .appendingPathComponent("RealmActorsTests-fs-\(UUID().uuidString)", isDirectory: true)
+            .appendingPathComponent("\(module)-fs-\(UUID().uuidString)", isDirectory: true)
         let url = parent.appendingPathComponent("disk", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         guard Glibc.mount("tmpfs", url.path, "tmpfs", 0, "size=\(megabytes)m,mode=0700") == 0 else {
@@ -40,7 +42,7 @@ final class SmallFileSystem {
     }
 
     /// Gives the file system `megabytes` MB in all: space is freed, or taken away.
-    func resize(megabytes: Int) throws {
+    package func resize(megabytes: Int) throws {
         #if os(Linux)
         guard Glibc.mount("tmpfs", url.path, "tmpfs", UInt(MS_REMOUNT), "size=\(megabytes)m") == 0 else {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
@@ -56,8 +58,8 @@ final class SmallFileSystem {
     }
 
     /// Why a test that needs a small file system cannot run here.
-    struct SkipReason: Error, CustomStringConvertible {
-        let message: String
-        var description: String { message }
+    package struct SkipReason: Error, CustomStringConvertible {
+        package let message: String
+        package var description: String { message }
     }
 }
