@@ -7,6 +7,12 @@ import RealmActors
 /// ``PostgresReplicationSink``): scalars as themselves, `ObjectId` as its hex text, `Decimal128`
 /// as its decimal text (cast to numeric), a link as the target's key (``Realm/ObjectKey``), and everything
 /// else — `AnyRealmValue`, collections, embedded objects — as JSON text (cast to jsonb).
+///
+/// **Values PostgreSQL cannot store as they are** (see ``PostgresReplicationSink``, "Values"):
+/// a string's NUL characters (text and jsonb refuse U+0000) become U+FFFD; a date before
+/// 4713 BC or after 294276 AD is `-infinity` or `infinity`; a `Decimal128` NaN or infinity is
+/// numeric `NaN` or `±Infinity` (PostgreSQL 14 and later); a `Double`'s or `Float`'s NaN and
+/// infinities are stored as they are (as null inside JSON, which has no such numbers).
 enum ColumnBinding {
     case null
     case int(Int64)
@@ -21,12 +27,38 @@ enum ColumnBinding {
     init(_ key: Realm.ObjectKey) {
         switch key {
         case .int(let value): self = .int(Int64(value))
-        case .string(let value): self = .text(value)
+        case .string(let value): self = .text(Self.storable(value))
         case .objectId(let value): self = .text(value.stringValue)
         case .uuid(let value): self = .uuid(value)
         case .null: self = .null
         case .objectKey(let value): self = .int(Int64(bitPattern: value))
         }
+    }
+
+    /// `string` with each NUL (which PostgreSQL's text and jsonb refuse) replaced by U+FFFD.
+    static func storable(_ string: String) -> String {
+        guard string.utf8.contains(0) else { return string }
+        return String(String.UnicodeScalarView(string.unicodeScalars.map { $0 == "\u{0}" ? "\u{FFFD}" : $0 }))
+    }
+
+    /// The range of PostgreSQL's `timestamptz`, in seconds since 1970: 4713-11-24 BC to
+    /// 294276-12-31 AD.
+    static let timestampRange: ClosedRange<Double> = -210_866_803_200 ... 9_224_318_015_999
+
+    /// A date as a `timestamptz` parameter: outside PostgreSQL's range, `±infinity`.
+    static func timestamp(_ date: Date) -> ColumnBinding {
+        let seconds = date.timeIntervalSince1970
+        if seconds < timestampRange.lowerBound { return .text("-infinity") }
+        if seconds > timestampRange.upperBound { return .text("infinity") }
+        return .date(date)
+    }
+
+    /// A decimal as a `numeric` parameter: its digits, or PostgreSQL's names for NaN and the
+    /// infinities.
+    static func numeric(_ value: Decimal128) -> ColumnBinding {
+        if value.isNaN { return .text("NaN") }
+        if value.isInfinite { return .text(value < 0 ? "-Infinity" : "Infinity") }
+        return .text(value.stringValue)
     }
 
     init(_ value: Any?, property: Property) {
@@ -44,12 +76,12 @@ enum ColumnBinding {
         case let value as Bool: self = .bool(value)
         case let value as Float: self = .float(value)
         case let value as Double: self = .double(value)
-        case let value as String: self = .text(value)
+        case let value as String: self = .text(Self.storable(value))
         case let value as Data: self = .bytes([UInt8](value))
-        case let value as Date: self = .date(value)
+        case let value as Date: self = Self.timestamp(value)
         case let value as UUID: self = .uuid(value)
         case let value as ObjectId: self = .text(value.stringValue)
-        case let value as Decimal128: self = .text(value.stringValue)
+        case let value as Decimal128: self = Self.numeric(value)
         case let object as ObjectBase:
             // A link: the target's key (its primary key, or its object key: `_realm_key`); an
             // embedded object: the object as JSON.
@@ -189,6 +221,7 @@ enum JSONText {
             case "\n": text += "\\n"
             case "\r": text += "\\r"
             case "\t": text += "\\t"
+            case "\u{0}": text += "\u{FFFD}"  // jsonb refuses \u0000 (see ColumnBinding)
             case _ where scalar.value < 0x20: text += String(format: "\\u%04x", scalar.value)
             default: text.unicodeScalars.append(scalar)
             }

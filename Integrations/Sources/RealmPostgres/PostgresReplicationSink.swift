@@ -31,6 +31,18 @@ import Foundation
 /// deletes has its table dropped. Embedded classes are not tables of their own: their objects are
 /// in their owners' jsonb, which a change to an embedded object alone writes again.
 ///
+/// **Schema changes.** A commit's ``Realm/Commit/schemaChanges`` become DDL in its own
+/// PostgreSQL transaction, before its rows (``SchemaChangeStatements``): an added property a new
+/// column holding the realm's value for existing objects, a rename `RENAME COLUMN`, a type change
+/// the column replaced and filled, a removed property's column kept (or dropped, with
+/// `dropsRemovedColumns`), a changed primary key or embedding the class's table reloaded. A batch
+/// never spans a migration: each object is read with its own version's schema.
+///
+/// **Values.** A string's NUL characters become U+FFFD (PostgreSQL's text and jsonb refuse
+/// them); a date outside `timestamptz`'s range (4713 BC to 294276 AD) `-infinity` or
+/// `infinity`; a `Decimal128` NaN or infinity numeric `NaN` or `±Infinity`; floating-point NaN
+/// and infinities are stored as they are (null inside jsonb).
+///
 /// **Batches.** A batch is written as its net effect (``ReplicationBatch``): per object, the
 /// newest values of the properties any of its commits changed, or its deletion; rows are written
 /// with multi-row `INSERT … ON CONFLICT DO UPDATE` and `DELETE … IN (…)` statements. The rows are
@@ -58,6 +70,9 @@ public actor PostgresReplicationSink: Service {
     let confirmEvery: Int
     let batchSize: Int
     let transactionTimeout: Duration
+    /// Whether a property a migration removes drops its column (else the column stays, with
+    /// nulls in later rows: see **Schema changes**).
+    let dropsRemovedColumns: Bool
     let metrics: ReplicationMetrics
     /// The columns known to exist per table (created or checked by this process).
     var knownColumns: [String: Set<String>] = [:]
@@ -86,11 +101,14 @@ public actor PostgresReplicationSink: Service {
     ///   - transactionTimeout: how long one PostgreSQL transaction may take before the sink
     ///     gives up on it and retries (a connection dropped mid-query can otherwise leave it
     ///     waiting forever); far above any batch's normal time.
+    ///   - dropsRemovedColumns: whether a property a migration removes drops its column; by
+    ///     default the column stays (its old values kept, nulls in later rows).
     ///   - metricsFactory: where the sink's metrics go (see **Monitoring** above); the process's
     ///     `MetricsSystem` unless given.
     public init(configuration: Realm.Configuration, slot: String = "postgres", client: PostgresClient,
                 logger: Logger, confirmEvery: Int = 32, batchSize: Int = 64, transactionTimeout: Duration = .seconds(60),
-                metricsFactory: any MetricsFactory = MetricsSystem.factory) {
+                dropsRemovedColumns: Bool = false, metricsFactory: any MetricsFactory = MetricsSystem.factory) {
+        self.dropsRemovedColumns = dropsRemovedColumns
         self.configuration = configuration
         self.slot = slot
         self.client = client
@@ -211,6 +229,7 @@ public actor PostgresReplicationSink: Service {
     func apply(_ commits: [Realm.Commit]) async throws {
         guard let last = commits.last else { return }
         let client = client, slot = slot, version = Int64(last.version), logger = logger, known = knownColumns
+        let dropsRemovedColumns = dropsRemovedColumns
         let updated = try await withAbandoningDeadline(transactionTimeout) {
             try await client.withTransaction(logger: logger) { connection -> [String: Set<String>]? in
                 try await connection.query("INSERT INTO realm_replication_progress (slot, version) VALUES (\(slot), 0) ON CONFLICT (slot) DO NOTHING",
@@ -220,9 +239,13 @@ public actor PostgresReplicationSink: Service {
                 var applied: Int64 = 0
                 for try await value in rows.decode(Int64.self) { applied = value }
                 guard applied < version else { return nil }  // applied before: nothing to do
-                let batch = ReplicationBatch(commits.filter { Int64($0.version) > applied })
-                let (statements, known) = batch.statements(known: known)
-                for statement in statements { try await connection.query(statement, logger: logger) }
+                var known = known
+                // One batch per schema: a migration's commit starts a new one (ReplicationBatch).
+                for segment in ReplicationBatch.segments(commits.filter { Int64($0.version) > applied }) {
+                    let statements: [PostgresQuery]
+                    (statements, known) = ReplicationBatch(segment).statements(known: known, dropsRemovedColumns: dropsRemovedColumns)
+                    for statement in statements { try await connection.query(statement, logger: logger) }
+                }
                 try await connection.query("UPDATE realm_replication_progress SET version = \(version) WHERE slot = \(slot)", logger: logger)
                 return known
             }

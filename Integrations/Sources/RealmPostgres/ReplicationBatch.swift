@@ -9,6 +9,12 @@ import RealmActors
 ///
 /// Applying the net effect is applying the commits one by one: PostgreSQL sees the batch
 /// atomically (one transaction), so no one can observe the states in between.
+///
+/// **One schema per batch.** Every object of a batch is read with the schema of the batch's
+/// commits, which must all share it: commits are split into batches before each commit that
+/// changed the schema (``segments(_:)``), and that commit's ``Realm/Commit/schemaChanges`` are
+/// applied first (``SchemaChangeStatements``). An object written before a migration is read with
+/// the schema it was written with, never with a property it does not have.
 struct ReplicationBatch {
     /// What happens to one object's row.
     enum Row {
@@ -26,12 +32,32 @@ struct ReplicationBatch {
 
     /// Classes in the order the commits first changed them.
     private(set) var classes: [(name: String, rows: ClassRows)] = []
-    /// The schema of the batch's newest commit: the tables' columns.
+    /// The schema of the batch's commits: the tables' columns.
     let schema: Schema
+    /// The batch's first commit if it changed the schema (the later commits of a batch change
+    /// none): its changes are applied before the rows.
+    let schemaCommit: Realm.Commit?
 
-    /// The net effect of `commits` (oldest first; not empty).
+    /// `commits` (oldest first) cut before each commit that changed the schema: each part is a
+    /// batch whose commits share one schema.
+    static func segments(_ commits: [Realm.Commit]) -> [[Realm.Commit]] {
+        var segments: [[Realm.Commit]] = []
+        for commit in commits {
+            if segments.isEmpty || !commit.schemaChanges.isEmpty {
+                segments.append([commit])
+            } else {
+                segments[segments.count - 1].append(commit)
+            }
+        }
+        return segments
+    }
+
+    /// The net effect of `commits` (oldest first; not empty; only the first may change the
+    /// schema: see ``segments(_:)``).
     init(_ commits: [Realm.Commit]) {
+        precondition(commits.dropFirst().allSatisfy(\.schemaChanges.isEmpty), "a batch spans a schema change")
         schema = commits[commits.count - 1].realm.schema
+        schemaCommit = commits[0].schemaChanges.isEmpty ? nil : commits[0]
         var positions: [String: Int] = [:]
         for commit in commits {
             for changes in commit.changes {
@@ -61,9 +87,12 @@ struct ReplicationBatch {
     /// new columns, then its rows written and deleted — and the columns each table has after
     /// them. `known` is the columns each table is known to have (tables not in it are checked
     /// with `IF NOT EXISTS`).
-    func statements(known: [String: Set<String>]) -> (statements: [PostgresQuery], known: [String: Set<String>]) {
+    func statements(known: [String: Set<String>], dropsRemovedColumns: Bool = false) -> (statements: [PostgresQuery], known: [String: Set<String>]) {
         var statements: [PostgresQuery] = []
         var known = known
+        if let schemaCommit {
+            statements += SchemaChangeStatements(commit: schemaCommit, dropsRemovedColumns: dropsRemovedColumns).statements(known: &known)
+        }
         for (className, changes) in classes {
             let objectSchema = schema[className]
             if changes.dropped {

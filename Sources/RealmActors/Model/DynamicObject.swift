@@ -65,3 +65,19 @@ extension Realm {
         return object(in: table, forPrimaryKey: key).map { managedObject(DynamicObject.self, table: table, key: $0) }
     }
 }
+
+extension FrozenRealm {
+    /// Every object of the class named `className` at this version (a class of the realm, with
+    /// or without a Swift class in the program), read by property name: the frozen form of
+    /// ``Realm/dynamicObjects(_:)``. Empty for a class the realm does not have.
+    ///
+    /// ```swift
+    /// for item in snapshot.dynamicObjects("Item") {
+    ///     item.read { print($0["name"] ?? "") }
+    /// }
+    /// ```
+    public func dynamicObjects(_ className: String) -> FrozenResults<DynamicObject> {
+        FrozenResults(snapshot: snapshot, table: snapshot.catalog.tables[className], keys: nil,
+                      query: ObjectQuery(className: className))
+    }
+}

@@ -32,6 +32,8 @@ package struct CommitChangeSet: Sendable {
     /// The commit's random id (``ChangeRecord/commitID``): with ``version``, the position a
     /// consumer keeps, which names this commit in this file's history alone.
     package let commitID: UInt64
+    /// What the commit changed in the schema (empty for most commits): see ``SchemaChange``.
+    package let schemaChanges: [SchemaChange]
     /// The top-level classes whose objects the commit changed, in table order (classes the
     /// commit dropped first). An embedded object is not listed: its change is a modification of
     /// the top-level object it lives in, in the property leading to it.
@@ -78,6 +80,7 @@ package struct CommitChangeSet: Sendable {
         self.base = base
         commitTime = Date(timeIntervalSince1970: Double(record.commitTime) / 1e9)
         commitID = record.commitID
+        schemaChanges = version.catalog === base.catalog ? [] : SchemaChange.changes(from: base.catalog.stored, to: version.catalog.stored)
         // Tree ids to tables: a table created by the commit is in the new schema only, one
         // dropped by it in the old one only.
         var tables: [TreeID: (new: Table?, old: Table?)] = [:]
