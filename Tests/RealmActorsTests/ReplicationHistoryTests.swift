@@ -253,9 +253,53 @@ import RealmTestSupport
         // The other slot goes on.
         try await realm.asyncWrite { realm.create(ReplicatedOrder.self, value: ["code": "still"]) }
         #expect(try await keeper.next()?.changes.first?.inserted.first?.key == .string("after"))
+        // An invalidated slot holds nothing back from now on: commits leave no records for it.
+        var keeperCommit = try #require(try await keeper.next())
+        try await realm.asyncWrite { try realm.confirmReplicationSlot(named: "unbounded", through: keeperCommit.version) }
+        for index in 0..<20 {
+            try await realm.asyncWrite { realm.create(ReplicatedOrder.self, value: ["code": "more\(index)"]) }
+            keeperCommit = try #require(try await keeper.next())
+            try await realm.asyncWrite { try realm.confirmReplicationSlot(named: "unbounded", through: keeperCommit.version) }
+        }
+        try await realm.asyncWrite { realm.create(ReplicatedOrder.self, value: ["code": "last"]) }
+        #expect(try realm.replicationSlots.first { $0.name == "unbounded" }?.backlog.commits == 1)
+        #expect(realm.fileStatistics.retainedBytes <= (try realm.replicationSlots.first { $0.name == "unbounded" }?.retainedBytes ?? 0))
         // A confirmation of the invalidated slot changes nothing.
         try await realm.asyncWrite { try realm.confirmReplicationSlot(named: "bounded", through: realm.fileStatistics.version) }
         #expect(try realm.replicationSlots.first { $0.name == "bounded" }?.invalidation != nil)
+    }
+
+    /// A file whose only slot was invalidated retains nothing, so it compacts on launch (a valid
+    /// slot's file does not); the slot survives the compaction, still invalidated, and its
+    /// consumer is still refused with the reason.
+    @Test func aFileWhoseSlotWasInvalidatedCompacts() async throws {
+        let directory = try TemporaryDirectory()
+        var configuration = Self.configuration(directory)
+        do {
+            let realm = try Realm(configuration: configuration)
+            try realm.write { try realm.createReplicationSlot(named: "gone", limits: .init(maximumRetainedBytes: 64 * 1024)) }
+            var index = 0
+            while try realm.replicationSlots.first?.invalidation == nil {
+                try realm.write {
+                    for _ in 0..<50 { realm.create(ReplicatedOrder.self, value: ["code": "o\(index)", "note": String(repeating: "x", count: 200)]); index += 1 }
+                }
+            }
+            try realm.write { realm.delete(realm.objects(ReplicatedOrder.self)) }
+        }
+        let before = try #require(try FileManager.default.attributesOfItem(atPath: configuration.fileURL!.path)[.size] as? Int)
+        let asked = Mutex(false)
+        configuration.shouldCompactOnLaunch = { _, _ in asked.withLock { $0 = true }; return true }
+        let realm = try Realm(configuration: configuration)
+        #expect(asked.withLock { $0 })
+        let after = try #require(try FileManager.default.attributesOfItem(atPath: configuration.fileURL!.path)[.size] as? Int)
+        #expect(after < before)
+        let slot = try #require(try realm.replicationSlots.first)
+        #expect(slot.name == "gone" && slot.invalidation?.reason == .retainedBytes)
+        await #expect { () async throws in
+            var iterator = realm.commits(since: "gone").makeAsyncIterator()
+            _ = try await iterator.next()
+        } throws: { ($0 as? Realm.Error)?.code == .replicationSlotInvalidated }
+        _ = try realm.checkIntegrity()
     }
 
     /// A lag limit: the first commit after the oldest unconfirmed one is older than the limit

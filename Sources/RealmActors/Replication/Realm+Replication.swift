@@ -122,7 +122,7 @@ extension Realm {
                 let recorded = writer?.recordedPages ?? reader.meta.recordedPages
                 return try slots.map { slot in
                     ReplicationSlot(slot, backlog: try backlog(after: slot.confirmed),
-                                    retainedPages: recorded - min(recorded, slot.recordedAtPosition))
+                                    retainedPages: slot.isInvalidated ? 0 : recorded - min(recorded, slot.recordedAtPosition))
                 }
             } catch {
                 throw Realm.Error.from(error, configuration: configuration)

@@ -99,21 +99,27 @@ package final class SharedRealmFile: Sendable {
     /// with its total and used bytes, and if it answers true replaces the file with a compacted
     /// copy of its newest version (``Database/writeCompactCopy(of:tables:to:replacing:)``: the
     /// copy is synced before it is renamed over the file, so a crash leaves the old file or the
-    /// new one). A missing file is left to the open that follows. A file with replication slots
-    /// is not compacted: the copy would hold only the newest version, and the slots' consumers
-    /// need the versions they have not confirmed yet.
+    /// new one). A missing file is left to the open that follows. A file with a valid
+    /// replication slot (or change records) is not compacted: the copy would hold only the
+    /// newest version, and the slots' consumers need the versions they have not confirmed yet.
+    /// Slots a retention limit invalidated keep nothing: they are carried into the copy.
     private static func compact(path: String, encryptionKey: [UInt8]?, if shouldCompact: @Sendable (Int, Int) -> Bool,
                                 instrumentation: FileInstrumentation?) throws {
         guard FileManager.default.fileExists(atPath: path) else { return }
         let database = try Database.open(path: path, options: DatabaseOptions(encryptionKey: encryptionKey))
         do {
             let usage = database.spaceUsage
-            if !usage.hasReplication, shouldCompact(Int(clamping: usage.fileBytes), Int(clamping: usage.liveBytes)) {
+            let newest = try database.beginRead()
+            let slots = try newest.replicationSlots()
+            let retainsVersions = !newest.meta.changeRecords.isEmpty || slots.contains { !$0.isInvalidated }
+            withExtendedLifetime(newest) {}
+            if !retainsVersions, shouldCompact(Int(clamping: usage.fileBytes), Int(clamping: usage.liveBytes)) {
                 let start = ContinuousClock.now
                 let read = try database.beginRead()
                 let catalog = try read.storedSchema().map(SchemaCatalog.init) ?? .empty
                 let layouts = catalog.tableLayouts
-                try Database.writeCompactCopy(of: read, tables: layouts, to: path, replacing: true, encryptionKey: encryptionKey)
+                try Database.writeCompactCopy(of: read, tables: layouts, to: path, replacing: true, encryptionKey: encryptionKey,
+                                              invalidatedSlots: slots)
                 withExtendedLifetime(read) {}  // pinned until the copy is written; released before close
                 let after = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)??.uint64Value ?? 0
                 instrumentation?.sink(.compacted(bytesBefore: usage.fileBytes, bytesAfter: after, duration: ContinuousClock.now - start))

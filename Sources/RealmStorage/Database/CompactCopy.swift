@@ -36,11 +36,14 @@ extension Database {
     /// atomically (a rename), which is how a file is compacted in place. The copy is encrypted
     /// with `encryptionKey` (a fresh salt, so fresh page keys) or, without one, not encrypted,
     /// whether or not the source is: this is how a file is encrypted, decrypted or re-keyed.
+    /// `invalidatedSlots` are kept in the copy (``WriteTransaction/adoptInvalidatedSlots(_:)``):
+    /// a compaction of a file whose slots retain nothing.
     ///
     /// - Throws: `.fileExists` if `path` exists (unless replacing); `.invalidDatabase` if the
     ///   source is damaged, or a table tree has no layout; what writing and syncing throw.
     package static func writeCompactCopy(of source: some TreeSource, tables: [TreeID: [ColumnSpec]],
-                                         to path: String, replacing: Bool = false, encryptionKey: [UInt8]? = nil) throws {
+                                         to path: String, replacing: Bool = false, encryptionKey: [UInt8]? = nil,
+                                         invalidatedSlots: [ReplicationSlot] = []) throws {
         if !replacing && access(path, F_OK) == 0 {
             throw StorageError(.fileExists, "A file already exists at the destination of the copy", path: path)
         }
@@ -55,6 +58,7 @@ extension Database {
             let copy = try Database.open(path: temporary, options: DatabaseOptions(encryptionKey: encryptionKey, writeAheadLog: false))
             let write = try copy.beginWrite()
             try write.copyTrees(of: source, tables: tables)
+            if !invalidatedSlots.isEmpty { try write.adoptInvalidatedSlots(invalidatedSlots) }
             try write.commit()
             try copy.close()
         }

@@ -74,9 +74,10 @@ extension ReadTransaction {
         return .notRetained
     }
 
-    /// The oldest version a slot retains (the oldest valid slot's position), nil without one.
+    /// The oldest version a slot retains (the oldest valid slot's position), nil without one:
+    /// an invalidated slot keeps nothing.
     package func replicationHorizon() throws -> TransactionID? {
-        try replicationSlots().map(\.confirmed).min()
+        try replicationSlots().filter { !$0.isInvalidated }.map(\.confirmed).min()
     }
 
     /// The change records of the commits after `version`, oldest first, at most `limit` of them.
@@ -109,7 +110,7 @@ extension Database {
     package func beginRead(atVersion version: TransactionID) throws -> ReadTransaction {
         let newest = try beginRead()
         if version == newest.transaction { return newest }
-        let horizon = try newest.replicationSlots().map(\.confirmed).min()
+        let horizon = try newest.replicationHorizon()
         guard let horizon, version >= horizon, version < newest.transaction else {
             throw StorageError(.invalidInput, "Version \(version) is not retained: only the newest version (\(newest.transaction)) and the versions a replication slot has not confirmed can be read", path: path)
         }
@@ -140,7 +141,7 @@ extension Database {
     /// commit fails. Returns the versions checked.
     package func verifyRetainedVersions(limit: Int) throws -> [TransactionID] {
         let newest = try beginRead()
-        guard let horizon = try newest.replicationSlots().map(\.confirmed).min() else { return [] }
+        guard let horizon = try newest.replicationHorizon() else { return [] }
         var versions = [horizon]
         try newest.forEach(in: newest.meta.changeRecords, from: horizon + 1) { key, _ in
             versions.append(key)

@@ -102,6 +102,19 @@ extension WriteTransaction {
         try store(slot)
     }
 
+    /// Stores `slots`, each invalidated, in a transaction that has no slots yet: a compacted
+    /// copy keeps the slots a limit invalidated (their consumers are still refused with the
+    /// reason), at this transaction's base, retaining nothing.
+    package func adoptInvalidatedSlots(_ slots: [ReplicationSlot]) throws {
+        try checkActive()
+        precondition(slotsRoot.isEmpty && slots.allSatisfy(\.isInvalidated), "only invalidated slots are adopted, into a file without slots")
+        for var slot in slots {
+            slot.confirmed = base.meta.transaction
+            slot.recordedAtPosition = 0
+            try store(slot)
+        }
+    }
+
     private func store(_ slot: ReplicationSlot) throws {
         _ = try slot.encoded().withUnsafeBytes { try put(into: &slotsRoot, key: slot.number, value: $0) }
     }
@@ -150,7 +163,9 @@ extension WriteTransaction {
         // confirms slots) keeps no record: no retained version reads the pages it freed (slot
         // and record trees are read at the newest version only), and a consumer confirming
         // what it applied does not see its own confirmation as a commit to apply.
-        if !slots.isEmpty, !changeLog.isEmpty || catalog != base.meta.catalog {
+        // Only valid slots keep anything: an invalidated one is refused to its consumer, so no
+        // record is written for it and it holds none back.
+        if slots.contains(where: { !$0.isInvalidated }), !changeLog.isEmpty || catalog != base.meta.catalog {
             let retained = freed.reduce(0) { $0 + $1.run.count }
             let record = ChangeRecord(
                 commitTime: now, baseTransaction: base.meta.transaction,
@@ -162,9 +177,9 @@ extension WriteTransaction {
             _ = try record.encoded().withUnsafeBytes { try put(into: &changeRecordsRoot, key: transaction, value: $0) }
         }
         slots = try enforceRetentionLimits(slots, now: now)
-        // Records every slot has confirmed: the commit's changes are applied everywhere, and no
-        // slot reads the versions before it.
-        let horizon = slots.map(\.confirmed).min() ?? .max
+        // Records every valid slot has confirmed: the commit's changes are applied everywhere,
+        // and no slot reads the versions before it (all of them, once no valid slot is left).
+        let horizon = slots.filter { !$0.isInvalidated }.map(\.confirmed).min() ?? .max
         var confirmed: [(TransactionID, ChangeRecord)] = []
         try forEach(in: changeRecordsRoot) { key, value in
             guard key <= horizon, key != transaction else { return false }

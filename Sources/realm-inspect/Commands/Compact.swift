@@ -23,9 +23,10 @@ struct Compact: InspectorCommand {
         // A damaged file is not rewritten: it is reported as damage, with its page (compacting
         // would fail for reasons that do not name it, or copy the damage). The read-only handle
         // is gone when the closure returns: the file is then opened for writing.
+        // Slots a retention limit invalidated keep nothing and are carried into the copy.
         let slots = try { (realm: Realm) in
             _ = try realm.checkIntegrity()
-            return try realm.replicationSlots
+            return try realm.replicationSlots.filter { $0.invalidation == nil }
         }(file.open())
         guard slots.isEmpty else {
             throw InspectionError("\(file.path) has replication slots (\(slots.map(\.name).joined(separator: ", "))); compacting would drop the versions they retain. Let their consumers catch up and drop them first (realm-inspect drop-slot)")
