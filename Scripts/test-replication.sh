@@ -11,7 +11,10 @@
 #      PostgreSQL crashes (immediate stop) and restarts, which the sink rides out by retrying;
 #      then the sink alone catches up, and every object is compared with its row (and every
 #      row with an object);
-#   4. stops the server and removes it.
+#   4. a migration while the sink is stopped and a backlog pending (a rename, a removed and an
+#      added property, writes in the new schema), then catch-up, every Item compared by its
+#      new columns;
+#   5. stops the server and removes it.
 #
 #   bash Scripts/test-replication.sh [--seconds N] [--kills K]
 #       N: seconds of writes per phase (default 6); K: SIGKILLed phases (default 2; the long
@@ -62,3 +65,12 @@ echo "last phase: PostgreSQL crashed and restarted mid-stream; the sink retried 
 "$check" compare "$data" | tee "$work/compare.log"
 grep -q " 0 lost$" "$work/compare.log"
 echo "resume: ok"
+# A migration while a backlog is pending (the sink stopped): writes, then the app migrated —
+# Item's `count` renamed, `flag` removed, `note` added and set on some objects — and written in
+# the new schema; the sink then applies commits of both schemas, each read with its own.
+"$check" write "$data" 2 --without-sink >&2
+"$check" migrate "$data" >&2
+"$check" catch-up "$data" >&2
+"$check" compare "$data" | tee "$work/compare-migrated.log"
+grep -q " 0 lost$" "$work/compare-migrated.log"
+echo "migration in the backlog: ok"

@@ -12,6 +12,12 @@
 //                                               to measure (Scripts/measure-replication.sh).
 //   realm-replication-check catch-up DIR        the sink alone, until PostgreSQL holds the realm's
 //                                               last commit; prints the commits per second.
+//   realm-replication-check migrate DIR         with no sink running (a backlog pending): migrates the
+//                                               realm to schema version 2 (Item's `count` renamed
+//                                               `quantity`, `flag` removed, `note` added and set on
+//                                               every third object), then 200 commits in the new
+//                                               schema; later modes open it at version 2, and
+//                                               compare checks Item by its new columns.
 //   realm-replication-check compare DIR         every object against its row, and every row against
 //                                               an object; prints `replication: N commits, M objects
 //                                               replicated, L lost` and exits 1 unless L is 0.
@@ -51,13 +57,35 @@ final class Item: Object {
     @Persisted var event: Event?
 }
 
+/// `Item` at schema version 2 (`migrate`): `count` renamed `quantity`, `flag` removed, `note` added.
+final class ItemV2: Object {
+    override class func className() -> String { "Item" }
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var title = ""
+    @Persisted var score = 0.0
+    @Persisted var quantity = 0
+    @Persisted var note = ""
+    @Persisted var tags: List<String>
+    @Persisted var owner: Owner?
+    @Persisted var place: Place?
+    @Persisted var event: Event?
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 3, let mode = arguments.dropFirst().first else {
     print("usage: realm-replication-check write DIR SECONDS [--without-sink] | catch-up DIR | compare DIR")
     exit(2)
 }
 let directory = URL(fileURLWithPath: arguments[2])
-let configuration = Realm.Configuration(fileURL: directory.appendingPathComponent("replicated.realm"), objectTypes: [Owner.self, Item.self, Event.self, Place.self])
+/// Whether `migrate` has run: the realm is at schema version 2 from then on.
+let migratedMarker = directory.appendingPathComponent("migrated")
+let isMigrated = FileManager.default.fileExists(atPath: migratedMarker.path)
+let configuration: Realm.Configuration = {
+    var configuration = Realm.Configuration(fileURL: directory.appendingPathComponent("replicated.realm"),
+                                            objectTypes: [Owner.self, isMigrated ? ItemV2.self : Item.self, Event.self, Place.self])
+    configuration.schemaVersion = isMigrated ? 2 : 0
+    return configuration
+}()
 let environment = ProcessInfo.processInfo.environment
 /// Warnings and errors (the sink's retries), or REALM_REPLICATION_LOG_LEVEL's (`debug`, say, to
 /// see the PostgreSQL client's connection pool too).
@@ -188,6 +216,63 @@ case "catch-up":
     let elapsed = (ContinuousClock.now - began).components
     let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
     print("catch-up: \(backlog) commits in \(String(format: "%.1f", seconds)) s (\(Int(Double(backlog) / max(seconds, 0.001))) commits/s)")
+case "migrate":
+    guard !isMigrated else { print("migrate: already at schema version 2"); exit(2) }
+    var migrated = configuration
+    migrated.objectTypes = [Owner.self, ItemV2.self, Event.self, Place.self]
+    migrated.schemaVersion = 2
+    migrated.migrationBlock = { migration, _ in
+        migration.renameProperty(onType: "Item", from: "count", to: "quantity")
+        migration.enumerateObjects(ofType: "Item") { old, new in
+            if (old!["id"] as! Int) % 3 == 0 { new!["note"] = "migrated \(old!["title"] as! String)" }
+        }
+    }
+    let realm = try Realm(configuration: migrated)
+    _ = FileManager.default.createFile(atPath: migratedMarker.path, contents: nil)
+    var random = SystemRandomNumberGenerator()
+    for round in 0..<200 {
+        try realm.write {
+            let items = realm.objects(ItemV2.self)
+            guard !items.isEmpty else { return }
+            let item = items[Int.random(in: 0..<items.count, using: &random)]
+            switch round % 4 {
+            case 0: item.quantity += 1
+            case 1: item.note = "after migration \(round)"
+            case 2: realm.create(ItemV2.self, value: ["id": 9_000_000 + round, "title": "v2 \(round)", "quantity": round, "note": "new"])
+            default: realm.delete(item)
+            }
+        }
+    }
+    print("migrate: schema version 2 and 200 commits after it, \(try realm.replicationSlots.first?.backlog.commits ?? 0) commits pending")
+case "compare" where isMigrated:
+    // Schema version 2: every Item against its row by the new columns; `flag`'s column stays
+    // in PostgreSQL (a removed property's column is kept) and is not compared.
+    let realm = try Realm(configuration: configuration)
+    var lost = 0, compared = 0
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await postgres.run() }
+        var rows: [Int: (score: Double, rest: String)] = [:]
+        let result = try await postgres.query("""
+            SELECT id, score, title || '|' || quantity::text || '|' || note || '|' || tags::text || '|' || coalesce(owner, '-')
+            FROM "Item"
+            """, logger: logger)
+        for try await (id, score, rest) in result.decode((Int, Double, String).self) { rows[id] = (score, rest) }
+        for item in realm.objects(ItemV2.self) {
+            compared += 1
+            let tags = "[" + item.tags.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+            let expected = "\(item.title)|\(item.quantity)|\(item.note)|\(tags)|\(item.owner?.name ?? "-")"
+            guard let row = rows.removeValue(forKey: item.id) else { lost += 1; print("missing: item \(item.id)"); continue }
+            if row.rest != expected || row.score != item.score {
+                lost += 1
+                print("mismatch: item \(item.id): row \(row.score) \(row.rest), object \(item.score) \(expected)")
+            }
+        }
+        if !rows.isEmpty { print("rows without an object: \(rows.keys.sorted().prefix(10))") }
+        lost += rows.count
+        group.cancelAll()
+    }
+    print("replication after a migration in the backlog: \(compared) objects compared, \(lost) lost")
+    exit(lost == 0 ? 0 : 1)
 case "compare":
     let realm = try Realm(configuration: configuration)
     var commits = 0
