@@ -6,19 +6,37 @@ public import RealmActors
 public import ServiceLifecycle
 import Foundation
 
-/// Replicates a realm into PostgreSQL: a swift-service-lifecycle `Service` that reads the
-/// realm's commits from a replication slot (``Realm/commits(after:)``) and applies each in one
-/// PostgreSQL transaction, together with the slot's position in a progress table.
+/// Replicates a realm into PostgreSQL: a swift-service-lifecycle `Service` that loads the realm
+/// into PostgreSQL once (the initial snapshot), then reads its commits from a replication slot
+/// (``Realm/commits(after:)``) and applies each in one PostgreSQL transaction, together with the
+/// position reached in a progress table.
 ///
-/// **Exactly once in effect.** Commits are applied in PostgreSQL transactions (one commit when
-/// the sink keeps up; up to `batchSize` already-made commits when it is behind) that first lock
-/// the slot's row of `realm_replication_progress` and skip every commit that row is at or past,
-/// then write the rows and the newest version. So a commit applied twice — after a
-/// crash of this process between PostgreSQL's commit and the slot's confirmation, or of
-/// PostgreSQL before it answered — changes nothing. The realm's slot is confirmed only with
-/// versions PostgreSQL has committed (every `confirmEvery` commits, and at shutdown), so the
-/// versions not yet applied stay in the realm file; on start the sink resumes after the newer
-/// of the two positions.
+/// **Exactly once, or loudly stopped.** PostgreSQL holds the realm as of a position recorded in
+/// the slot's row of `realm_replication_progress` (``ReplicationProgress``: the slot's id, the
+/// version and the id of the commit that made it), always written in the transaction that
+/// changed the rows. Either every commit after that position is applied exactly once, or the
+/// sink stops with a ``ReplicationSinkError`` that says why — it never skips one.
+///
+/// - *Initial snapshot.* With no row for the slot (a new sink; `resynchronize`), the sink creates
+///   the slot if the realm has none and loads ``Realm/replicationSnapshot(forSlot:)`` — every
+///   object of every top-level class, streamed with `COPY` in bounded memory, the tables emptied
+///   first — in one transaction with the row (``InitialSnapshot``).
+/// - *Resuming.* With a row, the sink resumes strictly after its position, once ``ResumeCheck``
+///   has found the realm's slot to be the row's (same id, valid) and the position to be a point
+///   of the realm's retained history; otherwise it stops, saying whether PostgreSQL is behind the
+///   slot, the realm behind PostgreSQL, the realm another history, the slot another or
+///   invalidated (``ReplicationSinkError/Reason``). A slot behind the row is confirmed through it.
+/// - *Batches.* Commits are applied in PostgreSQL transactions (one commit when the sink keeps
+///   up; up to `batchSize` already-made commits when it is behind) that first lock the row,
+///   check it still has the slot's id, and skip every commit it is at or past. So a commit
+///   applied twice — after a crash of this process between PostgreSQL's commit and the slot's
+///   confirmation, or of PostgreSQL before it answered — changes nothing. The realm's slot is
+///   confirmed only with versions PostgreSQL has committed (every `confirmEvery` commits, and at
+///   shutdown), so the versions not yet applied stay in the realm file.
+///
+/// Every stop is the operator's to mend, and the mend is a resynchronization: drop the slot
+/// first if it was invalidated (`realm-inspect drop-slot FILE SLOT`), then start the sink once
+/// with `resynchronize: true`.
 ///
 /// **Mapping.** Each class is a table of its name; each persisted property a column of its name:
 /// `Int` bigint, `Bool` boolean, `Float` real, `Double` double precision, `String` text, `Data`
@@ -40,16 +58,18 @@ import Foundation
 /// **Failures.** An error from PostgreSQL (down, restarting, a constraint the rows break) is
 /// logged, counted and retried after a backoff, from the progress row; the realm's slot keeps
 /// every commit meanwhile, so nothing is lost and the application's writes go on. Only errors
-/// waiting cannot mend end ``run()``.
+/// waiting cannot mend end ``run()``: the stops above, and a damaged realm.
 ///
 /// **Monitoring.** swift-metrics, each with the dimension `slot`: `realm.replication.commits`
 /// (counter), `realm.replication.batch.duration` and `realm.replication.lag` (timers: a
 /// PostgreSQL transaction; a batch's newest commit from being made to being in PostgreSQL),
 /// `realm.replication.pending_commits`, `realm.replication.lag_seconds` (how long ago the oldest
 /// commit PostgreSQL lacks was made; 0 when caught up) and `realm.replication.retained_bytes`
-/// (gauges, set after each batch and while retrying), and `realm.replication.errors` (counter).
-/// Alert on `lag_seconds` and `pending_commits` growing; `retained_bytes` is what the backlog
-/// costs the realm file.
+/// (gauges, set after each batch and while retrying), `realm.replication.errors` (counter),
+/// `realm.replication.stops` (counter, with the dimension `reason`), and
+/// `realm.replication.snapshot.rows` and `.duration` (see ``ReplicationMetrics``). Alert on
+/// `lag_seconds` and `pending_commits` growing, and on any stop; `retained_bytes` is what the
+/// backlog costs the realm file.
 public actor PostgresReplicationSink: Service {
     let configuration: Realm.Configuration
     let slot: String

@@ -286,7 +286,12 @@ case "snapshot":
     try await replicate(snapshotConfiguration, slot: "snapshot", until: 1)  // loaded: the sink applied the slot's position
     let elapsed = (ContinuousClock.now - began).components
     let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-    print("snapshot: \(count) objects in \(String(format: "%.2f", seconds)) s (\(Int(Double(count) / max(seconds, 0.001))) objects/s)")
+    // What the process holds at the end, by kind: the heap (anonymous) apart from the realm
+    // file's mapped pages, which the peak RSS counts too.
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let memory = status.split(separator: "\n").filter { $0.hasPrefix("RssAnon") || $0.hasPrefix("RssFile") }
+        .map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }.joined(separator: ", ")
+    print("snapshot: \(count) objects in \(String(format: "%.2f", seconds)) s (\(Int(Double(count) / max(seconds, 0.001))) objects/s); at the end \(memory)")
 default:
     print("unknown mode \(mode)")
     exit(2)

@@ -142,6 +142,9 @@ extension PostgresSinkTests {
             (.bytes([0, 92, 9, 255]), "bytea"), (.bytes([]), "bytea"),
             (.date(Date(timeIntervalSince1970: -62_135_596_800 - 86_400 * 400)), "timestamptz"),  // 1 BC
             (.date(Date(timeIntervalSince1970: 946_684_799.999_999_5)), "timestamptz"),
+            // 1.7 µs after and before 2000: truncated (as postgres-nio does), not rounded.
+            (.date(Date(timeIntervalSince1970: 946_684_800.000_001_7)), "timestamptz"),
+            (.date(Date(timeIntervalSince1970: 946_684_799.999_998_3)), "timestamptz"),
             (.date(Date(timeIntervalSince1970: -1.000_000_9)), "timestamptz"), (.date(Date(timeIntervalSince1970: 4e11)), "timestamptz"),
             (.uuid(UUID()), "uuid"), (.text(#"{"a": "\t\\"}"#), "jsonb"), (.text("-1.5E+3"), "numeric"),
         ]

@@ -22,6 +22,28 @@ extension PostgresSinkTests {
         return realm.fileStatistics.version
     }
 
+    /// A sink of `slot` on the notes realm, with the options the tests vary.
+    static func sink(_ configuration: Realm.Configuration, _ slot: String, _ client: PostgresClient, metrics: TestMetrics = TestMetrics(),
+                     confirmEvery: Int = 32, slotLimits: Realm.ReplicationRetentionLimits = .init(),
+                     resynchronize: Bool = false) -> PostgresReplicationSink {
+        PostgresReplicationSink(configuration: configuration, slot: slot, client: client, logger: Logger(label: "sink-tests"),
+                                confirmEvery: confirmEvery, slotLimits: slotLimits, resynchronize: resynchronize, metricsFactory: metrics)
+    }
+
+    /// A dump of the notes' table and the progress table, as a backup would take it.
+    static func dump(_ client: PostgresClient) async throws {
+        try await client.query(#"CREATE TABLE dump_notes AS SELECT * FROM "SinkNote""#)
+        try await client.query("CREATE TABLE dump_progress AS SELECT * FROM realm_replication_progress")
+    }
+
+    /// The dump restored over both tables.
+    static func restoreDump(_ client: PostgresClient) async throws {
+        for statement in [#"TRUNCATE "SinkNote""#, #"INSERT INTO "SinkNote" SELECT * FROM dump_notes"#,
+                          "TRUNCATE realm_replication_progress", "INSERT INTO realm_replication_progress SELECT * FROM dump_progress"] {
+            try await client.query(PostgresQuery(unsafeSQL: statement))
+        }
+    }
+
     static func stops(_ metrics: TestMetrics, slot: String, _ reason: ReplicationSinkError.Reason) throws -> Int64 {
         try metrics.expectCounter("realm.replication.stops", [("slot", slot), ("reason", reason.rawValue)]).totalValue
     }
@@ -38,22 +60,15 @@ extension PostgresSinkTests {
         let metrics = TestMetrics()
         try await Self.withDatabase { client in
             func sink(resynchronize: Bool = false) -> PostgresReplicationSink {
-                PostgresReplicationSink(configuration: configuration, slot: "behind", client: client, logger: Logger(label: "sink-tests"),
-                                        confirmEvery: 1, resynchronize: resynchronize, metricsFactory: metrics)
+                Self.sink(configuration, "behind", client, metrics: metrics, confirmEvery: 1, resynchronize: resynchronize)
             }
             try await Self.replicate(sink(), through: nil)
             try await Self.replicate(sink(), through: try await Self.write(realm, notes: 40..<60, "first"))
-            // The dump.
-            try await client.query(#"CREATE TABLE dump_notes AS SELECT * FROM "SinkNote""#)
-            try await client.query("CREATE TABLE dump_progress AS SELECT * FROM realm_replication_progress")
+            try await Self.dump(client)
             try await Self.write(realm, notes: 55..<70, "second")
             let target = try await Self.write(realm, notes: 0..<5, "third")
             try await Self.replicate(sink(), through: target)  // confirmed one by one: the slot is past the dump
-            // The restore, under the stopped sink.
-            for statement in [#"TRUNCATE "SinkNote""#, #"INSERT INTO "SinkNote" SELECT * FROM dump_notes"#,
-                              "TRUNCATE realm_replication_progress", "INSERT INTO realm_replication_progress SELECT * FROM dump_progress"] {
-                try await client.query(PostgresQuery(unsafeSQL: statement))
-            }
+            try await Self.restoreDump(client)  // under the stopped sink
             let restored = try await Self.rows(of: ["SinkNote", "realm_replication_progress"], in: client)
             let error = await Self.stop(of: sink())
             #expect(error?.reason == .postgresBehind)
@@ -77,19 +92,12 @@ extension PostgresSinkTests {
         let realm = try await Realm.open(configuration: configuration)
         try await Self.write(realm, notes: 0..<20, "before the slot")
         try await Self.withDatabase { client in
-            func sink() -> PostgresReplicationSink {
-                PostgresReplicationSink(configuration: configuration, slot: "within", client: client, logger: Logger(label: "sink-tests"),
-                                        confirmEvery: 1_000)
-            }
+            func sink() -> PostgresReplicationSink { Self.sink(configuration, "within", client, confirmEvery: 1_000) }
             try await Self.replicate(sink(), through: nil)
-            try await client.query(#"CREATE TABLE dump_notes AS SELECT * FROM "SinkNote""#)
-            try await client.query("CREATE TABLE dump_progress AS SELECT * FROM realm_replication_progress")
+            try await Self.dump(client)
             try await Self.write(realm, notes: 10..<30, "lost")
             try await Self.replicate(sink(), through: try await Self.write(realm, notes: 0..<3, "lost too"))
-            for statement in [#"TRUNCATE "SinkNote""#, #"INSERT INTO "SinkNote" SELECT * FROM dump_notes"#,
-                              "TRUNCATE realm_replication_progress", "INSERT INTO realm_replication_progress SELECT * FROM dump_progress"] {
-                try await client.query(PostgresQuery(unsafeSQL: statement))
-            }
+            try await Self.restoreDump(client)
             let target = try await Self.write(realm, notes: 25..<35, "new")
             try await Self.replicate(sink(), through: target)
             try await Self.expectEqual(client, realm)
@@ -107,8 +115,7 @@ extension PostgresSinkTests {
         let metrics = TestMetrics()
         try await Self.withDatabase { client in
             func sink(resynchronize: Bool = false) -> PostgresReplicationSink {
-                PostgresReplicationSink(configuration: configuration, slot: "again", client: client, logger: Logger(label: "sink-tests"),
-                                        resynchronize: resynchronize, metricsFactory: metrics)
+                Self.sink(configuration, "again", client, metrics: metrics, resynchronize: resynchronize)
             }
             try await Self.replicate(sink(), through: try await Self.write(realm, notes: 25..<35, "first"))
             let replicated = try await Self.rows(of: ["SinkNote", "realm_replication_progress"], in: client)
@@ -147,8 +154,7 @@ extension PostgresSinkTests {
         let metrics = TestMetrics()
         try await Self.withDatabase { client in
             func sink(resynchronize: Bool = false) -> PostgresReplicationSink {
-                PostgresReplicationSink(configuration: configuration, slot: "copy", client: client, logger: Logger(label: "sink-tests"),
-                                        resynchronize: resynchronize, metricsFactory: metrics)
+                Self.sink(configuration, "copy", client, metrics: metrics, resynchronize: resynchronize)
             }
             do {
                 let realm = try await Realm.open(configuration: configuration)
@@ -193,9 +199,8 @@ extension PostgresSinkTests {
         let metrics = TestMetrics()
         try await Self.withDatabase { client in
             func sink(resynchronize: Bool = false) -> PostgresReplicationSink {
-                PostgresReplicationSink(configuration: configuration, slot: "limited", client: client, logger: Logger(label: "sink-tests"),
-                                        slotLimits: Realm.ReplicationRetentionLimits(maximumRetainedBytes: 64 << 10),
-                                        resynchronize: resynchronize, metricsFactory: metrics)
+                Self.sink(configuration, "limited", client, metrics: metrics,
+                          slotLimits: Realm.ReplicationRetentionLimits(maximumRetainedBytes: 64 << 10), resynchronize: resynchronize)
             }
             try await Self.replicate(sink(), through: nil)
             _ = realm.refresh()
@@ -225,7 +230,7 @@ extension PostgresSinkTests {
         let realm = try await Realm.open(configuration: configuration)
         try await Self.write(realm, notes: 0..<10, "before the slot")
         try await Self.withDatabase { client in
-            let sink = PostgresReplicationSink(configuration: configuration, slot: "deleted", client: client, logger: Logger(label: "sink-tests"))
+            let sink = Self.sink(configuration, "deleted", client)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await sink.run() }
                 try await Self.waitUntil { await sink.appliedVersion > 0 }
@@ -235,8 +240,7 @@ extension PostgresSinkTests {
             }
             #expect(try await Self.rows(of: "SinkNote", in: client).count == 10)
             let target = try await Self.write(realm, notes: 0..<1, "again")
-            try await Self.replicate(PostgresReplicationSink(configuration: configuration, slot: "deleted", client: client,
-                                                             logger: Logger(label: "sink-tests")), through: target)
+            try await Self.replicate(Self.sink(configuration, "deleted", client), through: target)
             try await Self.expectEqual(client, realm)
         }
     }
