@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The PostgreSQL sink's catch-up throughput, against a throwaway server (release build):
+# The PostgreSQL sink's throughput, against a throwaway server (release build, fsync on):
 #
+# Catch-up (the commits a sink that was down has to apply):
 #   1. starts a server (Scripts/throwaway-postgres.sh);
 #   2. realm-replication-check write --without-sink: 8 writer actors commit for N seconds (the
 #      replication check's mix: inserts, updates, deletes, list edits, embedded edits, links)
@@ -9,13 +10,34 @@
 #      to its batchSize commits per PostgreSQL transaction; prints commits per second;
 #   4. compare: every object against its row, so a fast run is also a correct one.
 #
-#   bash Scripts/measure-replication.sh [--seconds N]     # N seconds of writes (default 10)
+# Initial snapshot (a new sink on a realm that already has objects):
+#   5. realm-replication-check populate: M small objects (id, name, score, flag) in a realm of
+#      their own, and the same rows in a CSV file;
+#   6. realm-replication-check snapshot, under /usr/bin/time -v: a sink with no progress row
+#      creates its slot and loads the realm with COPY in one transaction; prints objects per
+#      second, and the process's peak RSS (which includes the realm file's pages it mapped);
+#   7. the floor: psql's `\copy` of the CSV file into a table of the same columns, one
+#      transaction, timed the same way.
 #
-# Prints `catch-up: C commits in S s (R commits/s)` and `replication: … 0 lost`.
+#   bash Scripts/measure-replication.sh [--seconds N] [--objects M] [--only catch-up|snapshot]
+#       N: seconds of writes (default 10); M: objects of the snapshot (default 1000000)
+#
+# Prints `catch-up: C commits in S s (R commits/s)`, `replication: … 0 lost`, and
+# `snapshot: M objects in S s (R objects/s), peak RSS K MiB` with `floor (psql COPY of a CSV
+# file): M rows in S s (R rows/s)`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=10
-[[ "${1:-}" == "--seconds" ]] && seconds="$2"
+objects=1000000
+only=""
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --seconds) seconds="$2"; shift 2 ;;
+        --objects) objects="$2"; shift 2 ;;
+        --only) only="$2"; shift 2 ;;
+        *) echo "usage: bash Scripts/measure-replication.sh [--seconds N] [--objects M] [--only catch-up|snapshot]" >&2; exit 2 ;;
+    esac
+done
 
 source Scripts/throwaway-postgres.sh
 
@@ -23,7 +45,29 @@ swift build -c release --package-path Integrations --product realm-replication-c
 check="$(swift build -c release --package-path Integrations --show-bin-path)/realm-replication-check"
 data="$work/realm" && mkdir -p "$data" && chmod 777 "$data"
 
-"$check" write "$data" "$seconds" --without-sink >&2
-du -h "$data/replicated.realm" >&2
-"$check" catch-up "$data"
-"$check" compare "$data"
+if [[ "$only" != "snapshot" ]]; then
+    "$check" write "$data" "$seconds" --without-sink >&2
+    du -h "$data/replicated.realm" >&2
+    "$check" catch-up "$data"
+    "$check" compare "$data"
+fi
+
+if [[ "$only" != "catch-up" ]]; then
+    "$check" populate "$data" "$objects" >&2
+    du -h "$data/snapshot.realm" "$data/small.csv" >&2
+    /usr/bin/time -v "$check" snapshot "$data" >"$work/snapshot.out" 2>"$work/snapshot.time"
+    rss=$(awk -F': ' '/Maximum resident set size/ { print int($2 / 1024) }' "$work/snapshot.time")
+    echo "$(cat "$work/snapshot.out"), peak RSS $rss MiB"
+    loaded=$(psql_query 'SELECT count(*) FROM "Small"')
+    [[ "$loaded" == "$objects" ]] || { echo "the snapshot loaded $loaded rows of $objects" >&2; exit 1; }
+    # The floor: the same rows from a file, by PostgreSQL's own client, into the same columns.
+    psql_query 'CREATE TABLE small_floor (LIKE "Small" INCLUDING ALL)' >/dev/null
+    began=$(date +%s.%N)
+    psql -h 127.0.0.1 -p "$port" -U realm -d postgres -qc "\\copy small_floor FROM '$data/small.csv' WITH (FORMAT csv)"
+    ended=$(date +%s.%N)
+    copied=$(psql_query 'SELECT count(*) FROM small_floor')
+    python3 -c "s = $ended - $began; print(f'floor (psql COPY of a CSV file): $copied rows in {s:.2f} s ({int($copied / s)} rows/s)')"
+    # The same values: the snapshot's rows are the CSV's.
+    differing=$(psql_query 'SELECT count(*) FROM (SELECT * FROM "Small" EXCEPT SELECT * FROM small_floor) AS d')
+    [[ "$differing" == "0" ]] || { echo "$differing snapshot rows differ from the CSV's" >&2; exit 1; }
+fi

@@ -6,19 +6,37 @@ public import RealmActors
 public import ServiceLifecycle
 import Foundation
 
-/// Replicates a realm into PostgreSQL: a swift-service-lifecycle `Service` that reads the
-/// realm's commits from a replication slot (``Realm/commits(after:)``) and applies each in one
-/// PostgreSQL transaction, together with the slot's position in a progress table.
+/// Replicates a realm into PostgreSQL: a swift-service-lifecycle `Service` that loads the realm
+/// into PostgreSQL once (the initial snapshot), then reads its commits from a replication slot
+/// (``Realm/commits(after:)``) and applies each in one PostgreSQL transaction, together with the
+/// position reached in a progress table.
 ///
-/// **Exactly once in effect.** Commits are applied in PostgreSQL transactions (one commit when
-/// the sink keeps up; up to `batchSize` already-made commits when it is behind) that first lock
-/// the slot's row of `realm_replication_progress` and skip every commit that row is at or past,
-/// then write the rows and the newest version. So a commit applied twice — after a
-/// crash of this process between PostgreSQL's commit and the slot's confirmation, or of
-/// PostgreSQL before it answered — changes nothing. The realm's slot is confirmed only with
-/// versions PostgreSQL has committed (every `confirmEvery` commits, and at shutdown), so the
-/// versions not yet applied stay in the realm file; on start the sink resumes after the newer
-/// of the two positions.
+/// **Exactly once, or loudly stopped.** PostgreSQL holds the realm as of a position recorded in
+/// the slot's row of `realm_replication_progress` (``ReplicationProgress``: the slot's id, the
+/// version and the id of the commit that made it), always written in the transaction that
+/// changed the rows. Either every commit after that position is applied exactly once, or the
+/// sink stops with a ``ReplicationSinkError`` that says why — it never skips one.
+///
+/// - *Initial snapshot.* With no row for the slot (a new sink; `resynchronize`), the sink creates
+///   the slot if the realm has none and loads ``Realm/replicationSnapshot(forSlot:)`` — every
+///   object of every top-level class, streamed with `COPY` in bounded memory, the tables emptied
+///   first — in one transaction with the row (``InitialSnapshot``).
+/// - *Resuming.* With a row, the sink resumes strictly after its position, once ``ResumeCheck``
+///   has found the realm's slot to be the row's (same id, valid) and the position to be a point
+///   of the realm's retained history; otherwise it stops, saying whether PostgreSQL is behind the
+///   slot, the realm behind PostgreSQL, the realm another history, the slot another or
+///   invalidated (``ReplicationSinkError/Reason``). A slot behind the row is confirmed through it.
+/// - *Batches.* Commits are applied in PostgreSQL transactions (one commit when the sink keeps
+///   up; up to `batchSize` already-made commits when it is behind) that first lock the row,
+///   check it still has the slot's id, and skip every commit it is at or past. So a commit
+///   applied twice — after a crash of this process between PostgreSQL's commit and the slot's
+///   confirmation, or of PostgreSQL before it answered — changes nothing. The realm's slot is
+///   confirmed only with versions PostgreSQL has committed (every `confirmEvery` commits, and at
+///   shutdown), so the versions not yet applied stay in the realm file.
+///
+/// Every stop is the operator's to mend, and the mend is a resynchronization: drop the slot
+/// first if it was invalidated (`realm-inspect drop-slot FILE SLOT`), then start the sink once
+/// with `resynchronize: true`.
 ///
 /// **Mapping.** Each class is a table of its name; each persisted property a column of its name:
 /// `Int` bigint, `Bool` boolean, `Float` real, `Double` double precision, `String` text, `Data`
@@ -52,16 +70,18 @@ import Foundation
 /// **Failures.** An error from PostgreSQL (down, restarting, a constraint the rows break) is
 /// logged, counted and retried after a backoff, from the progress row; the realm's slot keeps
 /// every commit meanwhile, so nothing is lost and the application's writes go on. Only errors
-/// waiting cannot mend end ``run()``.
+/// waiting cannot mend end ``run()``: the stops above, and a damaged realm.
 ///
 /// **Monitoring.** swift-metrics, each with the dimension `slot`: `realm.replication.commits`
 /// (counter), `realm.replication.batch.duration` and `realm.replication.lag` (timers: a
 /// PostgreSQL transaction; a batch's newest commit from being made to being in PostgreSQL),
 /// `realm.replication.pending_commits`, `realm.replication.lag_seconds` (how long ago the oldest
 /// commit PostgreSQL lacks was made; 0 when caught up) and `realm.replication.retained_bytes`
-/// (gauges, set after each batch and while retrying), and `realm.replication.errors` (counter).
-/// Alert on `lag_seconds` and `pending_commits` growing; `retained_bytes` is what the backlog
-/// costs the realm file.
+/// (gauges, set after each batch and while retrying), `realm.replication.errors` (counter),
+/// `realm.replication.stops` (counter, with the dimension `reason`), and
+/// `realm.replication.snapshot.rows` and `.duration` (see ``ReplicationMetrics``). Alert on
+/// `lag_seconds` and `pending_commits` growing, and on any stop; `retained_bytes` is what the
+/// backlog costs the realm file.
 public actor PostgresReplicationSink: Service {
     let configuration: Realm.Configuration
     let slot: String
@@ -73,13 +93,24 @@ public actor PostgresReplicationSink: Service {
     /// Whether a property a migration removes drops its column (else the column stays, with
     /// nulls in later rows: see **Schema changes**).
     let dropsRemovedColumns: Bool
+    let snapshotTimeout: Duration
+    let slotLimits: Realm.ReplicationRetentionLimits
     let metrics: ReplicationMetrics
+    /// The realm file, as the progress row and the stops' messages name it.
+    let realmPath: String
+    /// Whether the next start loads a snapshot even if PostgreSQL has a progress row: the
+    /// `resynchronize` option, until a snapshot is loaded.
+    private var resynchronizePending: Bool
+    /// The id of the slot whose progress row the start checked or wrote; every batch's
+    /// transaction checks the row still has it.
+    private var slotID: UInt64?
     /// The columns known to exist per table (created or checked by this process).
     var knownColumns: [String: Set<String>] = [:]
     /// The newest version applied in PostgreSQL, as far as this process knows (it reads the
     /// progress row on start and after each failure).
     public private(set) var appliedVersion: UInt64 = 0
-    /// The newest version the realm's slot has confirmed: at most ``appliedVersion``.
+    /// The newest version the realm's slot has confirmed (behind ``appliedVersion`` until the
+    /// next confirmation; ahead of it only while replaying commits another slot still keeps).
     private var confirmedVersion: UInt64 = 0
     /// Commits applied since the slot's last confirmation.
     private var unconfirmedCommits = 0
@@ -91,7 +122,9 @@ public actor PostgresReplicationSink: Service {
 
     /// - Parameters:
     ///   - configuration: the realm to replicate (opened by the sink in its own actor).
-    ///   - slot: the replication slot; created at the realm's current version if missing.
+    ///   - slot: the replication slot; created at the realm's current version if missing when
+    ///     PostgreSQL has no progress row for it (a slot missing when it has one is a stop).
+    ///     Give each realm replicating into one database its own slot name.
     ///   - client: a running `PostgresClient` (run it in the same service group).
     ///   - logger: where failures (each one retried) and starts are logged.
     ///   - confirmEvery: how many applied commits between confirmations of the slot (each one a
@@ -103,11 +136,21 @@ public actor PostgresReplicationSink: Service {
     ///     waiting forever); far above any batch's normal time.
     ///   - dropsRemovedColumns: whether a property a migration removes drops its column; by
     ///     default the column stays (its old values kept, nulls in later rows).
+    ///   - snapshotTimeout: how long the initial snapshot's transaction (every object of the
+    ///     realm, streamed with COPY) may take before the sink abandons it and retries.
+    ///   - slotLimits: the retention limits of the slot, when the sink creates it (see
+    ///     ``Realm/ReplicationRetentionLimits``); none by default. Past them the realm
+    ///     invalidates the slot and the sink stops (``ReplicationSinkError/Reason/slotInvalidated``).
+    ///   - resynchronize: load a new snapshot on start even if PostgreSQL has a progress row,
+    ///     replacing the mapped tables' rows — the fix for every stop (see
+    ///     ``ReplicationSinkError``). Once loaded, the sink goes on as usual; a sink started
+    ///     with it again loads again, so pass it for the run that recovers, not always.
     ///   - metricsFactory: where the sink's metrics go (see **Monitoring** above); the process's
     ///     `MetricsSystem` unless given.
     public init(configuration: Realm.Configuration, slot: String = "postgres", client: PostgresClient,
                 logger: Logger, confirmEvery: Int = 32, batchSize: Int = 64, transactionTimeout: Duration = .seconds(60),
-                dropsRemovedColumns: Bool = false, metricsFactory: any MetricsFactory = MetricsSystem.factory) {
+                snapshotTimeout: Duration = .seconds(6 * 3_600), slotLimits: Realm.ReplicationRetentionLimits = .init(),
+                resynchronize: Bool = false, dropsRemovedColumns: Bool = false, metricsFactory: any MetricsFactory = MetricsSystem.factory) {
         self.dropsRemovedColumns = dropsRemovedColumns
         self.configuration = configuration
         self.slot = slot
@@ -116,23 +159,50 @@ public actor PostgresReplicationSink: Service {
         self.confirmEvery = max(1, confirmEvery)
         self.batchSize = max(1, batchSize)
         self.transactionTimeout = transactionTimeout
+        self.snapshotTimeout = snapshotTimeout
+        self.slotLimits = slotLimits
+        resynchronizePending = resynchronize
+        realmPath = configuration.fileURL?.path ?? "(in memory)"
         metrics = ReplicationMetrics(slot: slot, factory: metricsFactory)
     }
 
     /// Replicates until the task is cancelled or the service group shuts down gracefully;
-    /// confirms what was applied before returning. A failure to reach or write PostgreSQL is
-    /// logged, counted and retried after a backoff (0.1 s doubling to 30 s), resuming from the
-    /// progress row; the slot keeps every commit meanwhile.
+    /// confirms what was applied before returning.
     ///
-    /// - Throws: a ``Realm/Error`` from the realm (a damaged file, say), or
-    ///   ``ReplicationSinkError`` if PostgreSQL holds a newer version than the realm has (a
-    ///   realm restored from an older backup, or another realm's slot of the same name) — neither
-    ///   of which waiting would mend.
+    /// First, where to start. Without a progress row for the slot (a new sink, or PostgreSQL
+    /// restored to before the sink's first load), or with `resynchronize`, the sink creates the
+    /// slot if the realm has none (with `slotLimits`) and loads the realm at the slot's position
+    /// into PostgreSQL, replacing the mapped tables' rows, in one transaction with the progress
+    /// row (``InitialSnapshot``). With a row, it checks the row against the realm
+    /// (``ResumeCheck``) and resumes strictly after the row's position — confirming the slot
+    /// through it if the slot is behind. Then it applies the commits after that position.
+    ///
+    /// A failure to reach or write PostgreSQL is logged, counted and retried after a backoff
+    /// (0.1 s doubling to 30 s), from the progress row; the slot keeps every commit meanwhile.
+    ///
+    /// - Throws: ``ReplicationSinkError`` when PostgreSQL's row and the realm disagree so that
+    ///   going on would skip or repeat commits (its ``ReplicationSinkError/reason`` says which,
+    ///   its description the cause and the fix); a ``Realm/Error`` from the realm (a damaged
+    ///   file, say). Each is logged and counted (`realm.replication.stops`) — none of them is
+    ///   mended by waiting.
     public func run() async throws {
-        let realm = try await Realm(configuration: configuration, actor: self)
-        if try !realm.replicationSlots.contains(where: { $0.name == slot }) {
-            try await realm.asyncWrite { try realm.createReplicationSlot(named: slot) }
+        do {
+            try await replicateUntilStopped()
+        } catch let error as ReplicationSinkError {
+            metrics.stopped(reason: error.reason.rawValue)
+            logger.critical("replication to PostgreSQL stopped", metadata: [
+                "slot": "\(slot)", "reason": "\(error.reason.rawValue)", "error": "\(error.description)"])
+            throw error
+        } catch let error as Realm.Error {
+            metrics.stopped(reason: "realm_error")
+            logger.critical("replication to PostgreSQL stopped: the realm failed", metadata: [
+                "slot": "\(slot)", "error": "\(String(reflecting: error))"])
+            throw error
         }
+    }
+
+    private func replicateUntilStopped() async throws {
+        let realm = try await Realm(configuration: configuration, actor: self)
         while !Task.isCancelled {
             do {
                 try await replicate(realm)
@@ -154,27 +224,24 @@ public actor PostgresReplicationSink: Service {
         if appliedVersion > confirmedVersion, !Task.isCancelled { try await confirm(realm) }
     }
 
-    /// One attempt: resumes after the newer of the slot's and PostgreSQL's positions and applies
-    /// batches until a graceful shutdown or cancellation (returns) or a failure (throws).
+    /// One attempt: finds the position to resume from (loading a snapshot if PostgreSQL has
+    /// none) and applies batches until a graceful shutdown or cancellation (returns) or a
+    /// failure (throws).
     private func replicate(_ realm: Realm) async throws {
-        let applied = try await progress()
+        let position = try await start(realm)
+        appliedVersion = position.version
         _ = realm.refresh()
         confirmedVersion = try realm.replicationSlots.first { $0.name == slot }?.confirmedVersion ?? 0
-        let newest = realm.fileStatistics.version
-        guard applied <= newest else {
-            throw ReplicationSinkError(description: "PostgreSQL has applied version \(applied) of slot '\(slot)', but the realm's newest version is \(newest): the realm is older than the data in PostgreSQL (restored from a backup?), or another realm replicates into the same database under the same slot name")
-        }
-        appliedVersion = max(confirmedVersion, applied)
         unconfirmedCommits = 0
         // PostgreSQL ahead of the slot (a crash between its commit and the confirmation): confirm
         // now, so the realm frees those versions and the backlog counts only what is left.
         if appliedVersion > confirmedVersion { try await confirm(realm) }
         try recordBacklog(realm)
-        logger.info("replicating", metadata: ["slot": "\(slot)", "from": "\(appliedVersion)"])
+        logger.info("replicating", metadata: ["slot": "\(slot)", "from": "\(position)"])
         do {
             // Until a graceful shutdown ends the loop: a batch is the commits already made, up to
             // `batchSize`, applied in one PostgreSQL transaction (one commit when caught up).
-            for try await batch in realm.commits(after: appliedVersion).batched(maximumCount: batchSize).cancelOnGracefulShutdown() {
+            for try await batch in realm.commits(after: position).batched(maximumCount: batchSize).cancelOnGracefulShutdown() {
                 let began = ContinuousClock.now
                 try await apply(batch)
                 let newest = batch[batch.count - 1]
@@ -187,7 +254,79 @@ public actor PostgresReplicationSink: Service {
                 if unconfirmedCommits >= confirmEvery { try await confirm(realm) }
                 try recordBacklog(realm)
             }
-        } catch is CancellationError {}
+        } catch is CancellationError {
+        } catch let error as Realm.Error where error.code == .replicationPositionLost || error.code == .replicationSlotInvalidated {
+            // The realm stopped keeping the stream's position under it (a retention limit
+            // invalidated the slot, or it was dropped): say which, as a start would.
+            if let progress = try await progress() { _ = try check(progress, in: realm) }
+            throw error
+        }
+    }
+
+    /// The position to apply commits after: the progress row's, checked against the realm; or,
+    /// when PostgreSQL has no row or a resynchronization is pending, a new snapshot's.
+    private func start(_ realm: Realm) async throws -> Realm.ReplicationPosition {
+        let progress = try await progress()
+        _ = realm.refresh()
+        guard let progress, !resynchronizePending else { return try await loadSnapshot(realm) }
+        let position = try check(progress, in: realm)
+        slotID = progress.slotID
+        return position
+    }
+
+    /// What a run does before it applies commits (``start(_:)``, with a realm of the sink's own),
+    /// for tests that then call ``apply(_:)`` themselves.
+    func prepare() async throws -> Realm.ReplicationPosition {
+        try await start(Realm(configuration: configuration, actor: self))
+    }
+
+    /// The progress row's position if the realm can deliver the commits after it (see
+    /// ``ResumeCheck``); throws the stop that says why not.
+    private func check(_ progress: ReplicationProgress, in realm: Realm) throws -> Realm.ReplicationPosition {
+        _ = realm.refresh()
+        return try ResumeCheck.position(
+            resuming: progress, slotName: slot, slot: try realm.replicationSlots.first { $0.name == slot },
+            realmPath: realmPath, newestVersion: realm.fileStatistics.version, status: { try realm.replicationPositionStatus($0) })
+    }
+
+    /// Loads the realm at the slot's position into PostgreSQL (``InitialSnapshot``), creating
+    /// the slot first if the realm has none; returns the position.
+    private func loadSnapshot(_ realm: Realm) async throws -> Realm.ReplicationPosition {
+        if try !realm.replicationSlots.contains(where: { $0.name == slot }) {
+            let name = slot, limits = slotLimits
+            try await realm.asyncWrite { try realm.createReplicationSlot(named: name, limits: limits) }
+            logger.notice("created replication slot", metadata: ["slot": "\(slot)"])
+        }
+        if let invalidation = try realm.replicationSlots.first(where: { $0.name == slot })?.invalidation {
+            throw ResumeCheck.invalidated(slot, invalidation)
+        }
+        let snapshot: Realm.ReplicationSnapshot
+        do {
+            snapshot = try realm.replicationSnapshot(forSlot: slot)
+        } catch let error as Realm.Error where error.code == .replicationSlotInvalidated {
+            // Invalidated between the check and the snapshot.
+            guard let invalidation = try realm.replicationSlots.first(where: { $0.name == slot })?.invalidation else { throw error }
+            throw ResumeCheck.invalidated(slot, invalidation)
+        }
+        let progress = ReplicationProgress(slotID: snapshot.slotID, position: snapshot.position, realmPath: realmPath)
+        logger.notice("loading the realm's snapshot into PostgreSQL", metadata: [
+            "slot": "\(slot)", "position": "\(snapshot.position)", "resynchronize": "\(resynchronizePending)"])
+        let client = client, name = slot, logger = logger
+        let began = ContinuousClock.now
+        let loaded = try await withAbandoningDeadline(snapshotTimeout) {
+            try await client.withTransaction(logger: logger) { connection in
+                try await InitialSnapshot.load(snapshot, progress: progress, slot: name, on: connection, logger: logger)
+            }
+        }
+        metrics.snapshotDuration.record(duration: ContinuousClock.now - began)
+        metrics.snapshotRows.increment(by: loaded.rows)
+        knownColumns.merge(loaded.columns) { $1 }
+        resynchronizePending = false
+        slotID = snapshot.slotID
+        logger.notice("loaded the realm's snapshot into PostgreSQL", metadata: [
+            "slot": "\(slot)", "position": "\(snapshot.position)", "rows": "\(loaded.rows)",
+            "seconds": "\(ContinuousClock.now - began)"])
+        return snapshot.position
     }
 
     private func confirm(_ realm: Realm) async throws {
@@ -207,17 +346,16 @@ public actor PostgresReplicationSink: Service {
         metrics.retainedBytes.record(realm.fileStatistics.retainedBytes)
     }
 
-    /// The version PostgreSQL has applied for the slot (0 if none), after creating the progress
-    /// table if it is missing; abandoned as ``apply(_:)``'s transactions are.
-    private func progress() async throws -> UInt64 {
+    /// The slot's progress row (nil if there is none), after creating the progress table if it
+    /// is missing or adding the identity columns to one an older sink made; abandoned as
+    /// ``apply(_:)``'s transactions are.
+    private func progress() async throws -> ReplicationProgress? {
         let client = client, slot = slot, logger = logger
         return try await withAbandoningDeadline(transactionTimeout) {
-            try await client.query(PostgresQuery(unsafeSQL: """
-                CREATE TABLE IF NOT EXISTS realm_replication_progress (slot text PRIMARY KEY, version bigint NOT NULL)
-                """), logger: logger)
-            let rows = try await client.query("SELECT version FROM realm_replication_progress WHERE slot = \(slot)", logger: logger)
-            for try await version in rows.decode(Int64.self) { return UInt64(version) }
-            return 0
+            try await client.withConnection { connection in
+                for statement in ReplicationProgress.creation { try await connection.query(statement, logger: logger) }
+                return try await ReplicationProgress.read(slot: slot, on: connection, logger: logger)
+            }
         }
     }
 
@@ -228,35 +366,48 @@ public actor PostgresReplicationSink: Service {
     /// ``withAbandoningDeadline(_:_:)``), as does one whose task is cancelled.
     func apply(_ commits: [Realm.Commit]) async throws {
         guard let last = commits.last else { return }
-        let client = client, slot = slot, version = Int64(last.version), logger = logger, known = knownColumns
+        let client = client, slot = slot, slotID = slotID, logger = logger, known = knownColumns
         let dropsRemovedColumns = dropsRemovedColumns
         let updated = try await withAbandoningDeadline(transactionTimeout) {
-            try await client.withTransaction(logger: logger) { connection -> [String: Set<String>]? in
-                try await connection.query("INSERT INTO realm_replication_progress (slot, version) VALUES (\(slot), 0) ON CONFLICT (slot) DO NOTHING",
-                                           logger: logger)
-                let rows = try await connection.query("SELECT version FROM realm_replication_progress WHERE slot = \(slot) FOR UPDATE",
-                                                      logger: logger)
-                var applied: Int64 = 0
-                for try await value in rows.decode(Int64.self) { applied = value }
-                guard applied < version else { return nil }  // applied before: nothing to do
-                var known = known
-                // One batch per schema: a migration's commit starts a new one (ReplicationBatch).
-                for segment in ReplicationBatch.segments(commits.filter { Int64($0.version) > applied }) {
-                    let statements: [PostgresQuery]
-                    (statements, known) = ReplicationBatch(segment).statements(known: known, dropsRemovedColumns: dropsRemovedColumns)
-                    for statement in statements { try await connection.query(statement, logger: logger) }
+            try await Self.stopping {
+                try await client.withTransaction(logger: logger) { connection -> [String: Set<String>]? in
+                    // The row the start checked, still the same slot's: else PostgreSQL changed
+                    // under the sink (see ReplicationSinkError.Reason.progressChanged).
+                    let progress = try await ReplicationProgress.read(slot: slot, lock: true, on: connection, logger: logger)
+                    guard let progress, let slotID, progress.slotID == slotID else {
+                        throw ReplicationSinkError(.progressChanged, """
+                            PostgreSQL's progress row for slot '\(slot)' \(progress == nil ? "vanished" : "changed its slot id") while the sink \
+                            was running: it was deleted (to ask for a resynchronization?), another sink resynchronized the slot, or \
+                            PostgreSQL was restored under the running sink. Restart the sink: it checks the row again, or loads a \
+                            snapshot if there is none.
+                            """)
+                    }
+                    let applied = progress.position.version
+                    guard applied < last.version else { return nil }  // applied before: nothing to do
+                    var known = known
+                    // One batch per schema: a migration's commit starts a new one (ReplicationBatch).
+                    for segment in ReplicationBatch.segments(commits.filter { $0.version > applied }) {
+                        let statements: [PostgresQuery]
+                        (statements, known) = ReplicationBatch(segment).statements(known: known, dropsRemovedColumns: dropsRemovedColumns)
+                        for statement in statements { try await connection.query(statement, logger: logger) }
+                    }
+                    try await ReplicationProgress.update(slot: slot, to: last.position, on: connection, logger: logger)
+                    return known
                 }
-                try await connection.query("UPDATE realm_replication_progress SET version = \(version) WHERE slot = \(slot)", logger: logger)
-                return known
             }
         }
         if let updated { knownColumns = updated }
     }
+
+    /// `body`'s result; a ``ReplicationSinkError`` thrown inside a transaction (which
+    /// postgres-nio wraps after rolling it back) thrown as itself.
+    private static func stopping<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PostgresTransactionError {
+            if let stop = error.closureError as? ReplicationSinkError { throw stop }
+            throw error
+        }
+    }
 }
 
-/// Why a ``PostgresReplicationSink`` stopped rather than retry: PostgreSQL and the realm
-/// disagree in a way that waiting cannot mend.
-public struct ReplicationSinkError: Error, CustomStringConvertible {
-    /// What is wrong, and the likely cause.
-    public let description: String
-}

@@ -21,6 +21,14 @@
 //   realm-replication-check compare DIR         every object against its row, and every row against
 //                                               an object; prints `replication: N commits, M objects
 //                                               replicated, L lost` and exits 1 unless L is 0.
+//   realm-replication-check populate DIR N      N small objects (`Small`: id, name, score, flag) in
+//                                               DIR/snapshot.realm, with no slot, and the same rows
+//                                               in DIR/small.csv: the initial snapshot's input, and
+//                                               the floor's (psql's COPY of the CSV file).
+//   realm-replication-check snapshot DIR        a sink on DIR/snapshot.realm with no progress row:
+//                                               creates its slot and loads the initial snapshot;
+//                                               prints the objects per second (Scripts/measure-replication.sh
+//                                               runs it under /usr/bin/time -v for the peak RSS).
 import Foundation
 import Logging
 import PostgresNIO
@@ -71,9 +79,17 @@ final class ItemV2: Object {
     @Persisted var event: Event?
 }
 
+/// The initial snapshot's measured objects: small, as a row of a wide table is not.
+final class Small: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var score = 0.0
+    @Persisted var flag = false
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 3, let mode = arguments.dropFirst().first else {
-    print("usage: realm-replication-check write DIR SECONDS [--without-sink] | catch-up DIR | compare DIR")
+    print("usage: realm-replication-check write DIR SECONDS [--without-sink] | catch-up DIR | migrate DIR | compare DIR | populate DIR COUNT | snapshot DIR")
     exit(2)
 }
 let directory = URL(fileURLWithPath: arguments[2])
@@ -86,6 +102,7 @@ let configuration: Realm.Configuration = {
     configuration.schemaVersion = isMigrated ? 2 : 0
     return configuration
 }()
+let snapshotConfiguration = Realm.Configuration(fileURL: directory.appendingPathComponent("snapshot.realm"), objectTypes: [Small.self])
 let environment = ProcessInfo.processInfo.environment
 /// Warnings and errors (the sink's retries), or REALM_REPLICATION_LOG_LEVEL's (`debug`, say, to
 /// see the PostgreSQL client's connection pool too).
@@ -157,13 +174,13 @@ actor Writer {
     }
 }
 
-/// The sink until PostgreSQL holds `target` (or until cancelled, while `target` is nil).
+/// The sink of `slot` until PostgreSQL holds `target` (or until cancelled, while `target` is nil).
 ///
 /// The client outlives the sink, as a ServiceGroup orders them ([client, sink] shuts down in
 /// reverse): it is cancelled only after the sink has returned. Cancelled together, a sink
 /// cancelled mid-transaction can wait forever on a connection the stopped client never answers.
-func replicate(until target: UInt64?) async throws {
-    let sink = PostgresReplicationSink(configuration: configuration, slot: "check", client: postgres, logger: logger, confirmEvery: 16)
+func replicate(_ configuration: Realm.Configuration = configuration, slot: String = "check", until target: UInt64?) async throws {
+    let sink = PostgresReplicationSink(configuration: configuration, slot: slot, client: postgres, logger: logger, confirmEvery: 16)
     let client = Task { await postgres.run() }
     defer { client.cancel() }
     guard let target else { return try await sink.run() }
@@ -328,6 +345,38 @@ case "compare":
     }
     print("replication: \(commits) commits, \(compared) objects replicated, \(lost) lost")
     exit(lost == 0 ? 0 : 1)
+case "populate":
+    let count = Int(arguments.count > 3 ? arguments[3] : "") ?? 1_000_000
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let realm = try Realm(configuration: snapshotConfiguration)
+    let csvURL = directory.appendingPathComponent("small.csv")
+    _ = FileManager.default.createFile(atPath: csvURL.path, contents: nil)
+    let csv = try FileHandle(forWritingTo: csvURL)
+    for start in stride(from: 0, to: count, by: 100_000) {
+        var text = ""
+        try realm.write {
+            for id in start..<min(count, start + 100_000) {
+                let small = Small(value: ["id": id, "name": "small object \(id)", "score": Double(id) / 7, "flag": id % 2 == 0])
+                realm.add(small)
+                text += "\(small.id),\(small.name),\(small.score),\(small.flag)\n"
+            }
+        }
+        try csv.write(contentsOf: Data(text.utf8))
+    }
+    try csv.close()
+    print("populate: \(count) objects; \(realm.fileStatistics.fileBytes / 1_048_576) MiB realm file")
+case "snapshot":
+    let count = try Realm(configuration: snapshotConfiguration).objects(Small.self).count
+    let began = ContinuousClock.now
+    try await replicate(snapshotConfiguration, slot: "snapshot", until: 1)  // loaded: the sink applied the slot's position
+    let elapsed = (ContinuousClock.now - began).components
+    let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+    // What the process holds at the end, by kind: the heap (anonymous) apart from the realm
+    // file's mapped pages, which the peak RSS counts too.
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let memory = status.split(separator: "\n").filter { $0.hasPrefix("RssAnon") || $0.hasPrefix("RssFile") }
+        .map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }.joined(separator: ", ")
+    print("snapshot: \(count) objects in \(String(format: "%.2f", seconds)) s (\(Int(Double(count) / max(seconds, 0.001))) objects/s); at the end \(memory)")
 default:
     print("unknown mode \(mode)")
     exit(2)

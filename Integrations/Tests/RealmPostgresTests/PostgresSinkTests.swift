@@ -54,13 +54,9 @@ struct PostgresSinkTests {
         try await realm.asyncWrite { try realm.createReplicationSlot(named: slot) }
         try await realm.asyncWrite { realm.create(SinkNote.self, value: ["id": 1, "text": "first"]) }
         try await realm.asyncWrite { realm.object(ofType: SinkNote.self, forPrimaryKey: 1)!.text = "second" }
-        let client = Self.client()
-        let logger = Logger(label: "sink-tests")
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            let sink = PostgresReplicationSink(configuration: configuration, slot: slot, client: client, logger: logger)
-            try await client.query("CREATE TABLE IF NOT EXISTS realm_replication_progress (slot text PRIMARY KEY, version bigint NOT NULL)")
-            try await client.query("DROP TABLE IF EXISTS \"SinkNote\"")
+        try await Self.withDatabase { client in
+            let sink = PostgresReplicationSink(configuration: configuration, slot: slot, client: client, logger: Logger(label: "sink-tests"))
+            _ = try await sink.prepare()  // the initial snapshot: the realm at the slot's position, empty
             var commits: [Realm.Commit] = []
             for try await commit in realm.commits(since: slot) {
                 commits.append(commit)
@@ -74,14 +70,11 @@ struct PostgresSinkTests {
             var texts: [String] = []
             for try await text in rows.decode(String.self) { texts.append(text) }
             #expect(texts == ["second"])
-            group.cancelAll()
         }
     }
 
     /// A fresh database on the server, dropped when `body` returns: each test's tables apart.
-    /// With `progressTable`, it has the sink's progress table (which `run()` creates, and
-    /// `apply` expects).
-    static func withDatabase<R>(progressTable: Bool = true, _ body: (PostgresClient) async throws -> R) async throws -> R {
+    static func withDatabase<R>(_ body: (PostgresClient) async throws -> R) async throws -> R {
         let admin = client()
         let name = "realm_test_\(UInt32.random(in: 0...UInt32.max))"
         return try await withThrowingTaskGroup(of: Void.self) { group in
@@ -95,9 +88,6 @@ struct PostgresSinkTests {
             let result = try await withThrowingTaskGroup(of: Void.self) { inner in
                 inner.addTask { await client.run() }
                 defer { inner.cancelAll() }
-                if progressTable {
-                    try await client.query("CREATE TABLE realm_replication_progress (slot text PRIMARY KEY, version bigint NOT NULL)")
-                }
                 return try await body(client)
             }
             try await admin.query(PostgresQuery(unsafeSQL: "DROP DATABASE \(name) WITH (FORCE)"))
@@ -162,6 +152,7 @@ struct PostgresSinkTests {
         let tables = ["SinkItem", "SinkTag", "SinkNote"]
         let single = try await Self.withDatabase { client in
             let sink = PostgresReplicationSink(configuration: configuration, slot: "batches", client: client, logger: logger)
+            _ = try await sink.prepare()
             for commit in commits { try await sink.apply([commit]) }
             var rows: [[String]] = []
             for table in tables { rows.append(try await Self.rows(of: table, in: client)) }
@@ -169,6 +160,7 @@ struct PostgresSinkTests {
         }
         let batched = try await Self.withDatabase { client in
             let sink = PostgresReplicationSink(configuration: configuration, slot: "batches", client: client, logger: logger)
+            _ = try await sink.prepare()
             var rest = commits[...]
             while !rest.isEmpty {
                 let count = Int.random(in: 1...40, using: &random)
@@ -223,6 +215,7 @@ struct PostgresSinkTests {
         }
         try await Self.withDatabase { client in
             let sink = PostgresReplicationSink(configuration: configuration, slot: "drop", client: client, logger: Logger(label: "sink-tests"))
+            _ = try await sink.prepare()
             try await sink.apply([commits[0]])
             #expect(try await Self.rows(of: "SinkTag", in: client).count == 1)
             try await sink.apply([commits[1]])
@@ -255,7 +248,7 @@ extension PostgresSinkTests {
         let newest = realm.fileStatistics.version
         let metrics = TestMetrics()
         let slot = [("slot", "retry")]
-        try await Self.withDatabase(progressTable: false) { client in  // run() creates it
+        try await Self.withDatabase { client in
             try await client.query(#"CREATE TABLE "SinkNote" (id bigint PRIMARY KEY, text text CONSTRAINT no_refused CHECK (text <> 'refused'))"#)
             let sink = PostgresReplicationSink(configuration: configuration, slot: "retry", client: client,
                                                logger: Logger(label: "sink-tests"), confirmEvery: 1, metricsFactory: metrics)
@@ -280,19 +273,25 @@ extension PostgresSinkTests {
         #expect(try realm.replicationSlots.first?.backlog.commits == 0)  // confirmed (confirmEvery: 1)
     }
 
-    /// PostgreSQL ahead of the realm (a realm restored from an older backup): the sink stops
-    /// with an error that says so, rather than skip the realm's commits or wait forever.
-    @Test func postgreSQLAheadOfTheRealmStopsTheSink() async throws {
+    /// A progress row written by a sink from before rows recorded their slot id and commit id
+    /// (which loaded no snapshot either): the sink stops, rather than trust it.
+    @Test func aProgressRowWithoutIdentityStopsTheSink() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
-        let configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("restored.realm"), objectTypes: [SinkNote.self])
+        let configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("old.realm"), objectTypes: [SinkNote.self])
         let realm = try await Realm.open(configuration: configuration)
-        try await realm.asyncWrite { try realm.createReplicationSlot(named: "restored") }
+        try await realm.asyncWrite { try realm.createReplicationSlot(named: "old") }
+        let metrics = TestMetrics()
         try await Self.withDatabase { client in
-            try await client.query("INSERT INTO realm_replication_progress (slot, version) VALUES ('restored', \(Int64(realm.fileStatistics.version) + 1_000))")
-            let sink = PostgresReplicationSink(configuration: configuration, slot: "restored", client: client, logger: Logger(label: "sink-tests"))
+            // The table and row as the first sink wrote them.
+            try await client.query("CREATE TABLE realm_replication_progress (slot text PRIMARY KEY, version bigint NOT NULL)")
+            try await client.query("INSERT INTO realm_replication_progress (slot, version) VALUES ('old', \(Int64(realm.fileStatistics.version)))")
+            let sink = PostgresReplicationSink(configuration: configuration, slot: "old", client: client, logger: Logger(label: "sink-tests"),
+                                               metricsFactory: metrics)
             let error = await #expect(throws: ReplicationSinkError.self) { try await sink.run() }
-            #expect(error?.description.contains("restored from a backup") == true)
+            #expect(error?.reason == .unidentifiedProgress)
+            #expect(error?.description.contains("resynchronize: true") == true)
+            #expect(try metrics.expectCounter("realm.replication.stops", [("slot", "old"), ("reason", "unidentified_progress")]).totalValue == 1)
         }
     }
 }

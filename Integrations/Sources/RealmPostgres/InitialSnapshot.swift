@@ -1,0 +1,70 @@
+import Logging
+import NIOCore
+import PostgresNIO
+import RealmActors
+
+/// The realm at a slot's position, loaded into PostgreSQL: what a sink with no progress row (a
+/// new sink, or a resynchronization) does before it applies any commit, so that PostgreSQL
+/// equals the realm at a known position and the commits after it are all it lacks.
+///
+/// In one transaction, per top-level class of the snapshot's schema: the table is created or
+/// given its missing columns (``TableMapping/creation(known:)``), emptied (`TRUNCATE`: a
+/// resynchronization replaces the rows), and filled with `COPY … FROM STDIN` — a row per object,
+/// each value encoded as the batches' parameters are (``ColumnBinding``, written as COPY text);
+/// then the progress row records the position with the slot's id. A failure rolls all of it
+/// back: PostgreSQL keeps what it had, and the sink retries.
+///
+/// Memory is bounded: objects are read one at a time from the frozen snapshot (which the slot
+/// keeps in the file however long the load takes) and sent in chunks of about
+/// ``chunkBytes``; PostgreSQL applies each as it arrives.
+enum InitialSnapshot {
+    /// The size of the COPY data sent at a time.
+    static let chunkBytes = 1 << 20
+
+    /// What a load did.
+    struct Loaded: Sendable {
+        /// The objects copied.
+        var rows = 0
+        /// The columns of each table loaded (the sink's `knownColumns` after it).
+        var columns: [String: Set<String>] = [:]
+    }
+
+    /// Loads `snapshot` and writes `progress` in the transaction `connection` is in.
+    static func load(_ snapshot: Realm.ReplicationSnapshot, progress: ReplicationProgress, slot: String,
+                     on connection: PostgresConnection, logger: Logger) async throws -> Loaded {
+        let schema = snapshot.realm.schema
+        // A frozen handle of the snapshot, made and read in this task only.
+        let realm = snapshot.realm.realm()
+        var loaded = Loaded()
+        for objectSchema in schema.objectSchema where !objectSchema.isEmbedded {
+            let mapping = TableMapping(objectSchema, schema: schema)
+            for statement in mapping.creation(known: []) { try await connection.query(statement, logger: logger) }
+            try await connection.query(PostgresQuery(unsafeSQL: "TRUNCATE \(mapping.table)"), logger: logger)
+            loaded.columns[mapping.className] = Set(mapping.columns.map(\.name))
+            let objects = realm.dynamicObjects(mapping.className)
+            guard !objects.isEmpty else { continue }
+            let properties = mapping.columns.dropFirst().compactMap(\.property)
+            try await connection.copyFrom(table: mapping.className, columns: mapping.columns.map(\.name), logger: logger) { writer in
+                var buffer = ByteBuffer()
+                buffer.reserveCapacity(chunkBytes + chunkBytes / 4)
+                for object in objects {
+                    guard let key = Realm.ObjectKey(object) else { continue }
+                    ColumnBinding(key).appendCopyText(to: &buffer)
+                    for property in properties {
+                        buffer.writeInteger(UInt8(ascii: "\t"))
+                        ColumnBinding(object[property.name], property: property).appendCopyText(to: &buffer)
+                    }
+                    buffer.writeInteger(UInt8(ascii: "\n"))
+                    loaded.rows += 1
+                    if buffer.readableBytes >= chunkBytes {
+                        try await writer.write(buffer)
+                        buffer.clear()
+                    }
+                }
+                if buffer.readableBytes > 0 { try await writer.write(buffer) }
+            }
+        }
+        try await progress.insert(slot: slot, on: connection, logger: logger)
+        return loaded
+    }
+}
