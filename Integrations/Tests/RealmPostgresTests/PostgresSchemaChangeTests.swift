@@ -109,6 +109,7 @@ struct PostgresSchemaChangeTests {
 
         try await PostgresSinkTests.withDatabase { client in
             let sink = PostgresReplicationSink(configuration: configuration, slot: "gadgets", client: client, logger: Logger(label: "sink-tests"))
+            _ = try await sink.prepare()  // the snapshot at the slot's position: before any object
             for start in stride(from: 0, to: commits.count, by: batchSize) {
                 try await sink.apply(Array(commits[start..<min(commits.count, start + batchSize)]))
             }
@@ -146,6 +147,7 @@ struct PostgresSchemaChangeTests {
         let commits = try await Self.backlog(realm, slot: "odd")
         try await PostgresSinkTests.withDatabase { client in
             let sink = PostgresReplicationSink(configuration: configuration, slot: "odd", client: client, logger: Logger(label: "sink-tests"))
+            _ = try await sink.prepare()
             try await sink.apply(commits)
             var rows: [Int: [String]] = [:]
             let result = try await client.query("SELECT id, text, date::text, decimal::text, double::text, coalesce(mixed::text, '') FROM \"OddValues\"")

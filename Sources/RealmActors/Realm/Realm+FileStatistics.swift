@@ -13,7 +13,7 @@ extension Realm {
     ///   frozen snapshot or a change notification in this process holds (or by a commit not yet
     ///   durable). Pinned bytes that keep growing mean a snapshot held for too long;
     /// - *retained*: kept, across restarts, for the versions a replication slot has not
-    ///   confirmed (see ``Realm/createReplicationSlot(named:)``). Retained bytes that keep
+    ///   confirmed (see ``Realm/createReplicationSlot(named:limits:)``). Retained bytes that keep
     ///   growing mean a consumer that stopped confirming.
     public struct FileStatistics: Sendable, Equatable, CustomStringConvertible {
         /// The version of the file format.

@@ -7,7 +7,7 @@ extension Realm {
     /// A point of a realm's history as a replication consumer keeps it: a version and the
     /// random id of the commit that made it. A version number alone does not name a point of
     /// the history — a realm restored from an older copy makes new commits under numbers the
-    /// lost ones had — so a consumer stores both and resumes with ``Realm/commits(after:)``
+    /// lost ones had — so a consumer stores both and resumes with ``Realm/commits(after:)-(ReplicationPosition)``
     /// taking a position, which refuses one the realm's history does not hold.
     public struct ReplicationPosition: Sendable, Hashable, Codable, CustomStringConvertible {
         /// The version.
