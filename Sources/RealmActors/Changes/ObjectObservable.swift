@@ -3,15 +3,19 @@ internal import RealmRuntime
 
 /// What is observed like one object: every object class (through ``FreezableObject``) and
 /// every projection class (through ``ProjectionObservable``). The `observe` family both offer is
-/// written once, in this protocol's extension, over the stream each makes of its object's changes
+/// written once, in this protocol's extension for ``Freezable`` conformers (an `ObjectChange`
+/// carries a `Frozen<Self>`), over the stream each makes of its object's changes
 /// (``_observation(keyPaths:)``). Plumbing: the library conforms objects and projections.
+///
+/// It does not refine ``Freezable`` itself, so that the public declarations of the two protocols
+/// still name `Freezable` among what they inherit.
 ///
 /// No requirement names `Self` inside another type (as `RealmChanges<ObjectChange<Self>>`
 /// would): ``Object`` is a non-final class, and Swift lets a non-final class satisfy only
 /// requirements that use `Self` as a parameter or a result. So a conformer hands over an opaque
 /// ``_ObjectObservation``, and the extension, where `Self` is the observed class, makes the typed
 /// stream of it.
-public protocol _ObjectObservable: Freezable {
+public protocol _ObjectObservable {
     /// What the changes of `self` are for `keyPaths` (names, or nil for every property): the
     /// managed object whose changes count, which of its properties count, and how a change is
     /// described. Traps, as `changes(keyPaths:)` does, if `self` is unmanaged or a name is unknown.
@@ -36,7 +40,7 @@ public struct _ObjectObservation {
     let describe: (@Sendable ([PropertyValueChange], Table, _ frozenObject: ObjectBase) -> [PropertyChange])?
 }
 
-extension _ObjectObservable {
+extension _ObjectObservable where Self: Freezable {
     /// The changes of `self` where `keyPaths` count (see ``_observation(keyPaths:)``): what
     /// `changes(keyPaths:)` of an object and of a projection return.
     func observedChanges(keyPaths: [String]?) -> RealmChanges<ObjectChange<Self>> {
@@ -52,7 +56,7 @@ extension _ObjectObservable {
     }
 }
 
-extension _ObjectObservable {
+extension _ObjectObservable where Self: Freezable {
     /// Calls `block` on `actor` with each change of this object (or projection) from now on, as
     /// `changes(keyPaths:)` delivers them, until the token is invalidated. Called from the actor
     /// that owns the object (`_isolation`), so the object never leaves it.
