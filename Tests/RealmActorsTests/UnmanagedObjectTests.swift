@@ -7,6 +7,7 @@ class UMAnimal: Object {
     @Persisted var name = ""
     var note = "not persisted"
     @Persisted var tags: List<String>
+    @Persisted var toys: MutableSet<String>
 }
 
 final class UMCat: UMAnimal {
@@ -45,7 +46,7 @@ final class UMCat: UMAnimal {
         let read = try stored(realm)
         #expect(read.name == "Tom" && read.lives == 7 && read.nickname == "T")
         #expect(read.born == Date(timeIntervalSince1970: 1_000) && Array(read.tags) == ["grey", "old"])
-        #expect(realm.schema["UMCat"]?.properties.map(\.name) == ["name", "tags", "lives", "born", "nickname"])
+        #expect(realm.schema["UMCat"]?.properties.map(\.name) == ["name", "tags", "toys", "lives", "born", "nickname"])
     }
 
     @Test func initialValuesAreStoredWhenNothingWasSet() throws {
@@ -84,6 +85,19 @@ final class UMCat: UMAnimal {
         #expect(Array(cat.tags) == ["a", "b"])
         try realm.write { realm.add(cat) }
         #expect(Array(try stored(realm).tags) == ["a", "b"])
+    }
+
+    /// A collection given as values is made by its own type's rules: a list keeps repeated
+    /// elements, in order; a set keeps one of each (unmanaged, and as stored, in value order).
+    @Test func collectionsGivenAsValuesKeepTheirTypesRules() throws {
+        let realm = try realm()
+        let cat = UMCat(value: ["name": "Twins", "tags": ["b", "a", "b"], "toys": ["mouse", "ball", "mouse"]])
+        #expect(Array(cat.tags) == ["b", "a", "b"])
+        #expect(cat.toys.count == 2 && cat.toys.contains("mouse") && cat.toys.contains("ball"))
+        try realm.write { realm.add(cat) }
+        let read = try stored(realm)
+        #expect(Array(read.tags) == ["b", "a", "b"])
+        #expect(Array(read.toys) == ["ball", "mouse"])
     }
 
     @Test func objectsOfBothClassesInOneWriteKeepTheirOwnValues() throws {

@@ -1,4 +1,3 @@
-public import Dispatch
 internal import RealmRuntime
 
 extension FreezableObject {
@@ -15,10 +14,7 @@ extension FreezableObject {
 
     /// ``changes`` where only the named properties count (`"owner.name"` follows a link).
     public func changes(keyPaths: [String]?) -> RealmChanges<ObjectChange<Self>> {
-        guard let state = realmState else { fatalError("Only managed objects can be observed") }
-        keyPaths?.forEach { state.realm.checkObservedKeyPath($0, in: state.table) }
-        let filter = ChangeFilter(keyPaths: keyPaths) ?? .everything(depth: ChangeFilter.defaultLinkDepth)
-        return objectChanges(filter: filter, element: ObjectChange.init)
+        observedChanges(keyPaths: keyPaths)
     }
 
     /// ``changes(keyPaths:)-([String]?)`` with key paths of the object's own properties (`\Dog.name`).
@@ -27,36 +23,23 @@ extension FreezableObject {
     }
 }
 
+// Observing an object (`observe(keyPaths:on:_:)` and the rest of the family are
+// `_ObjectObservable`'s, shared with projections): the object's own changes, every property
+// counting (through links, four levels deep) unless key paths name some.
+
 extension FreezableObject {
-    /// Calls `block` on `actor` with each change of this object from now on, as
-    /// ``changes(keyPaths:)-([String]?)`` delivers them, until the token is invalidated.
-    /// Called from the actor that owns the object (`_isolation`), so the object never leaves it.
-    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
-                                  _isolation: isolated (any Actor)? = #isolation,
-                                  _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken {
-        let changes = changes(keyPaths: keyPaths)
-        return await changes.observe(on: actor, firstElement: false, block)
+    /// The object's changes where `keyPaths` count (checked against the schema; a trap names an
+    /// unknown one), each described by its changed stored properties.
+    public func _observation(keyPaths: [String]?) -> _ObjectObservation {
+        guard let state = realmState else { fatalError("Only managed objects can be observed") }
+        keyPaths?.forEach { state.realm.checkObservedKeyPath($0, in: state.table) }
+        let filter = ChangeFilter(keyPaths: keyPaths) ?? .everything(depth: ChangeFilter.defaultLinkDepth)
+        return _ObjectObservation(object: self, filter: filter, describe: nil)
     }
 
-    /// `observe(keyPaths:on:_isolation:_:)` with key paths of the object's own properties.
-    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Self>], on actor: A,
-                                  _isolation: isolated (any Actor)? = #isolation,
-                                  _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken {
-        await observe(keyPaths: keyPaths.map(QueryKeyPaths.name(ofProperty:)), on: actor, block)
-    }
-
-    /// Calls `block` on `queue` with each change of this object from now on, until the token
-    /// is invalidated: Realm Swift's callback form (see `Results.observe(keyPaths:on:_:)`
-    /// for where elements go without a queue). Payloads are frozen.
-    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
-                        _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) -> NotificationToken {
-        changes(keyPaths: keyPaths).observe(on: queue, block)
-    }
-
-    /// `observe(keyPaths:on:_:)` with key paths of the object's own properties.
-    public func observe(keyPaths: [PartialKeyPath<Self>], on queue: DispatchQueue? = nil,
-                        _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) -> NotificationToken {
-        observe(keyPaths: keyPaths.map(QueryKeyPaths.name(ofProperty:)), on: queue, block)
+    /// The name of the property `keyPath` reads (`\Dog.name` is `"name"`).
+    public static func _observedName<Root>(of keyPath: PartialKeyPath<Root>) -> String {
+        QueryKeyPaths.name(ofProperty: keyPath)
     }
 }
 

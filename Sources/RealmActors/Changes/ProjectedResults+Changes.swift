@@ -25,7 +25,7 @@ extension ProjectedResults {
     /// ``changes(keyPaths:)-([String]?)`` with key paths of the projection's properties
     /// (`\PersonProjection.lastNameCaps` counts the root property it reads, `lastName`).
     public func changes(keyPaths: [PartialKeyPath<Element>]) -> RealmChanges<RealmCollectionChange<FrozenProjectedResults<Element>>> {
-        changes(keyPaths: keyPaths.map(ProjectionSchema.rootPropertyName(of:)))
+        changes(keyPaths: keyPaths.map(Element._observedName(of:)))
     }
 
     /// Calls `block` on `actor` with `.initial` (before this returns) and then each change of
@@ -42,7 +42,7 @@ extension ProjectedResults {
     public func observe<A: Actor>(keyPaths: [PartialKeyPath<Element>], on actor: A,
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @escaping @Sendable (isolated A, RealmCollectionChange<FrozenProjectedResults<Element>>) -> Void) async -> NotificationToken {
-        await observe(keyPaths: keyPaths.map(ProjectionSchema.rootPropertyName(of:)), on: actor, block)
+        await observe(keyPaths: keyPaths.map(Element._observedName(of:)), on: actor, block)
     }
 
     /// Calls `block` on `queue` with `.initial` and then each change of these results, until the
@@ -56,6 +56,6 @@ extension ProjectedResults {
     /// `observe(keyPaths:on:_:)` with key paths of the projection's properties.
     public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,
                         _ block: @escaping @Sendable (RealmCollectionChange<FrozenProjectedResults<Element>>) -> Void) -> NotificationToken {
-        observe(keyPaths: keyPaths.map(ProjectionSchema.rootPropertyName(of:)), on: queue, block)
+        observe(keyPaths: keyPaths.map(Element._observedName(of:)), on: queue, block)
     }
 }

@@ -1,9 +1,9 @@
-public import Dispatch
 internal import RealmRuntime
 
 // Observing a projection: the root object's changes (`objectChanges`), counting only the root
 // properties the projection reads, each reported under the names of the projected properties
-// that read it, with their projected values.
+// that read it, with their projected values. `observe(keyPaths:on:_:)` and the rest of the
+// family are `_ObjectObservable`'s, shared with objects.
 
 extension ProjectionObservable {
     /// The changes of the projected object from its handle's current version on, as the
@@ -32,6 +32,19 @@ extension ProjectionObservable {
     /// property reports every projected property reading it. An empty array or nil counts every
     /// projected property. Traps on a name that is neither, as Realm Swift throws.
     public func changes(keyPaths: [String]?) -> RealmChanges<ObjectChange<Self>> {
+        observedChanges(keyPaths: keyPaths)
+    }
+
+    /// ``changes(keyPaths:)-([String]?)`` with key paths of the projection's properties
+    /// (`\PersonProjection.lastNameCaps`); each stands for the root property it reads, so
+    /// every projected property reading that one is reported, as in Realm Swift.
+    public func changes(keyPaths: [PartialKeyPath<Self>]) -> RealmChanges<ObjectChange<Self>> {
+        changes(keyPaths: keyPaths.map(Self._observedName(of:)))
+    }
+
+    /// The root object's changes where the root properties read by the projected properties
+    /// `keyPaths` designate count, each described by the projected properties reading them.
+    public func _observation(keyPaths: [String]?) -> _ObjectObservation {
         guard let state = rootObject.realmState else { fatalError("Only projections of managed objects can be observed") }
         let observed = ProjectionSchema.observed(keyPaths, in: ProjectionSchema.properties(of: self), of: Self.self)
         var filter: [String: ChangeFilter?] = [:]
@@ -40,35 +53,30 @@ extension ProjectionObservable {
             let isLink = state.table.columns[name].flatMap(state.table.property)?.kind == .object
             filter.updateValue(isLink ? .everything(depth: ChangeFilter.defaultLinkDepth - 1) : nil, forKey: name)
         }
-        return rootObject.objectChanges(filter: .properties(filter)) { element, configuration in
-            ObjectChange(element, configuration: configuration) { changes, table, frozen in
-                Self.projectedChanges(changes, table: table, frozen: frozen, properties: observed)
-            }
+        return _ObjectObservation(object: rootObject, filter: .properties(filter)) { changes, table, root in
+            Self.projectedChanges(changes, table: table, root: root, properties: observed)
         }
     }
 
-    /// ``changes(keyPaths:)-([String]?)`` with key paths of the projection's properties
-    /// (`\PersonProjection.lastNameCaps`); each stands for the root property it reads, so
-    /// every projected property reading that one is reported, as in Realm Swift.
-    public func changes(keyPaths: [PartialKeyPath<Self>]) -> RealmChanges<ObjectChange<Self>> {
-        changes(keyPaths: keyPaths.map(ProjectionSchema.rootPropertyName(of:)))
+    /// The root property a key path of the projection's properties reads
+    /// (`\PersonProjection.lastNameCaps` is `"lastName"`).
+    public static func _observedName<Root>(of keyPath: PartialKeyPath<Root>) -> String {
+        ProjectionSchema.rootPropertyName(of: keyPath, in: Self.self)
     }
 
-    /// The changes of the root object's properties read by `properties`, named as they are.
-    private static func projectedChanges(_ changes: [PropertyValueChange], table: Table, frozen: Frozen<Self>,
+    /// The changes of the root object's properties read by `properties`, named as they are;
+    /// `root` is a frozen accessor of the root at the changed version.
+    private static func projectedChanges(_ changes: [PropertyValueChange], table: Table, root: ObjectBase,
                                          properties: [ProjectionSchema.Property]) -> [PropertyChange] {
-        frozen.read { projection in
-            let root: ObjectBase = projection.rootObject
-            return changes.flatMap { change -> [PropertyChange] in
-                guard let stored = table.property(change.column) else { return [] }
-                let affected = properties.filter { $0.originName == stored.name }
-                guard !affected.isEmpty else { return [] }
-                let oldRoot = unmanagedRoot(withOldValueOf: change, stored)
-                return affected.map { property in
-                    PropertyChange(name: property.label,
-                                   oldValue: oldRoot.flatMap { PropertyChange.sendable($0[keyPath: property.keyPath]) },
-                                   newValue: PropertyChange.sendable(root[keyPath: property.keyPath]))
-                }
+        changes.flatMap { change -> [PropertyChange] in
+            guard let stored = table.property(change.column) else { return [] }
+            let affected = properties.filter { $0.originName == stored.name }
+            guard !affected.isEmpty else { return [] }
+            let oldRoot = unmanagedRoot(withOldValueOf: change, stored)
+            return affected.map { property in
+                PropertyChange(name: property.label,
+                               oldValue: oldRoot.flatMap { PropertyChange.sendable($0[keyPath: property.keyPath]) },
+                               newValue: PropertyChange.sendable(root[keyPath: property.keyPath]))
             }
         }
     }
@@ -80,38 +88,5 @@ extension ProjectionObservable {
         let root = Root()
         root.recordUnmanagedValue(_RealmValue(old), named: property.name)
         return root
-    }
-}
-
-extension ProjectionObservable {
-    /// Calls `block` on `actor` with each change of the projection from now on, as
-    /// ``changes(keyPaths:)-([String]?)`` delivers them, until the token is invalidated.
-    /// Called from the actor that owns the projection (`_isolation`), so it never leaves it.
-    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
-                                  _isolation: isolated (any Actor)? = #isolation,
-                                  _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken {
-        let changes = changes(keyPaths: keyPaths)
-        return await changes.observe(on: actor, firstElement: false, block)
-    }
-
-    /// `observe(keyPaths:on:_isolation:_:)` with key paths of the projection's properties.
-    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Self>], on actor: A,
-                                  _isolation: isolated (any Actor)? = #isolation,
-                                  _ block: @escaping @Sendable (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken {
-        await observe(keyPaths: keyPaths.map(ProjectionSchema.rootPropertyName(of:)), on: actor, block)
-    }
-
-    /// Calls `block` on `queue` with each change of the projection from now on, until the token
-    /// is invalidated: Realm Swift's callback form (see `Results.observe(keyPaths:on:_:)` for
-    /// where elements go without a queue). Payloads are frozen projections.
-    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
-                        _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) -> NotificationToken {
-        changes(keyPaths: keyPaths).observe(on: queue, block)
-    }
-
-    /// `observe(keyPaths:on:_:)` with key paths of the projection's properties.
-    public func observe(keyPaths: [PartialKeyPath<Self>], on queue: DispatchQueue? = nil,
-                        _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) -> NotificationToken {
-        observe(keyPaths: keyPaths.map(ProjectionSchema.rootPropertyName(of:)), on: queue, block)
     }
 }

@@ -20,7 +20,7 @@ internal import RealmRuntime
 ///
 /// Cost: `count` and `list[i]` are O(1); a change rewrites the stored list, O(n).
 public final class List<Element: RealmCollectionValue>: RandomAccessCollection, MutableCollection,
-    CustomStringConvertible, RealmCollectionContent {
+    CustomStringConvertible {
     private var unmanaged: [Element] = []
     private let location: CollectionLocation?
 
@@ -204,37 +204,10 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     public var description: String {
         "List<\(Element.self)> [" + map { "\($0)" }.joined(separator: ", ") + "]"
     }
-
-    var _rlmContent: _RealmValue { _RealmValue(.elements(map(\._rlmValue))) }
 }
 
-extension List: _Persistable {
-    /// An empty list.
-    public static var _rlmDefaultValue: List<Element> { List() }
-    /// A list of the element type.
-    public static var _rlmType: _RealmPropertyType {
-        var type = Element._rlmType
-        type.collection = .list
-        return type
-    }
-    /// A live list of the managed object's property.
-    public static func _rlmGet(_ object: ObjectBase, column: Int) -> List<Element> {
-        List(location: CollectionLocation(owner: object, column: column))
-    }
-    /// The list, read when stored.
-    public var _rlmValue: _RealmValue { _RealmValue(.collection(self)) }
-    /// A list given as elements, or this type of list itself.
-    public static func _rlmFromValue(_ stored: _RealmValue) -> List<Element>? {
-        switch stored.storage {
-        case .collection(let list as List<Element>): return list
-        case .elements(let values):
-            let list = List()
-            for value in values {
-                guard let element = Element._rlmFromValue(value) else { return nil }
-                list.unmanaged.append(element)
-            }
-            return list
-        default: return nil
-        }
-    }
+extension List: _Persistable, ElementCollection {
+    static var collectionKind: CollectionKind { .list }
+
+    func appendUnmanaged(_ element: Element) { unmanaged.append(element) }
 }

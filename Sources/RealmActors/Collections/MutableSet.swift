@@ -13,8 +13,7 @@ internal import RealmRuntime
 /// Inserting an element already present does nothing. Managed sets are live and keep their
 /// elements in a canonical order (by value; objects by key), which is the iteration order.
 /// Cost: `count` O(1), `contains` O(n), a change rewrites the stored set, O(n log n).
-public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible,
-    RealmCollectionContent {
+public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
     private var unmanaged: [Element] = []
     private let location: CollectionLocation?
 
@@ -125,37 +124,11 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     public var description: String {
         "MutableSet<\(Element.self)> [" + map { "\($0)" }.joined(separator: ", ") + "]"
     }
-
-    var _rlmContent: _RealmValue { _RealmValue(.elements(map(\._rlmValue))) }
 }
 
-extension MutableSet: _Persistable {
-    /// An empty set.
-    public static var _rlmDefaultValue: MutableSet<Element> { MutableSet() }
-    /// A set of the element type.
-    public static var _rlmType: _RealmPropertyType {
-        var type = Element._rlmType
-        type.collection = .set
-        return type
-    }
-    /// A live set of the managed object's property.
-    public static func _rlmGet(_ object: ObjectBase, column: Int) -> MutableSet<Element> {
-        MutableSet(location: CollectionLocation(owner: object, column: column))
-    }
-    /// The set, read when stored.
-    public var _rlmValue: _RealmValue { _RealmValue(.collection(self)) }
-    /// A set given as elements (duplicates dropped), or this type of set itself.
-    public static func _rlmFromValue(_ stored: _RealmValue) -> MutableSet<Element>? {
-        switch stored.storage {
-        case .collection(let set as MutableSet<Element>): return set
-        case .elements(let values):
-            let set = MutableSet()
-            for value in values {
-                guard let element = Element._rlmFromValue(value) else { return nil }
-                set.insert(element)
-            }
-            return set
-        default: return nil
-        }
-    }
+extension MutableSet: _Persistable, ElementCollection {
+    static var collectionKind: CollectionKind { .set }
+
+    /// Inserts it, as ``insert(_:)`` does: a repeated element is kept once.
+    func appendUnmanaged(_ element: Element) { insert(element) }
 }

@@ -5,7 +5,7 @@ internal import RealmRuntime
 /// subclasses are, and what `realm.objects(_:)` accepts to return ``ProjectedResults``. A
 /// projection freezes into a `Frozen<Self>` (``freeze()``) and is observed
 /// (``changes``, `observe(keyPaths:on:_:)`) like an object.
-public protocol ProjectionObservable: AnyObject, Freezable {
+public protocol ProjectionObservable: AnyObject, Freezable, _ObjectObservable {
     /// The class of the projected objects.
     associatedtype Root: ObjectBase
     /// The projected object.
@@ -173,7 +173,8 @@ enum ProjectionSchema {
 
     /// The root property a key path of a projection class reads (`\PersonProjection.lastNameCaps`
     /// reads `lastName`), learnt by reading it on a projection of a probe object.
-    static func rootPropertyName<P: ProjectionObservable>(of keyPath: PartialKeyPath<P>) -> String {
+    /// (`keyPath` is of `P`; one of another root reads nothing, and traps.)
+    static func rootPropertyName<P: ProjectionObservable>(of keyPath: AnyKeyPath, in projection: P.Type) -> String {
         let probe = P.Root()
         let recorder = KeyPathRecorder()
         probe.keyPathRecorder = recorder

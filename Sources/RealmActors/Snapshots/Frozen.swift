@@ -41,8 +41,14 @@ public struct Frozen<T: Freezable>: Sendable, Hashable, CustomStringConvertible 
     /// Calls `body` with a frozen accessor of the object, or a projection of one (valid only
     /// inside `body`'s context). Traps if the object did not exist at the snapshot's version.
     public func read<R>(_ body: (T) throws -> R) rethrows -> R {
+        try readObject { try body(T._viewing($0)) }
+    }
+
+    /// Calls `body` with a frozen accessor of the stored object itself (of ``Freezable/_frozenRootType``:
+    /// for a projection, its root), valid only inside `body`'s context.
+    func readObject<R>(_ body: (ObjectBase) throws -> R) rethrows -> R {
         let realm = snapshot.handle()
-        return try body(T._viewing(realm.managedObject(T._frozenRootType, table: table, key: key)))
+        return try body(realm.managedObject(T._frozenRootType, table: table, key: key))
     }
 
     /// Whether the object existed at the snapshot's version (false for one frozen after its
@@ -80,7 +86,7 @@ public protocol Freezable: SendableMetatype {
 
 /// Objects that can be frozen into ``Frozen`` snapshots and observed: every ``Object`` and
 /// ``EmbeddedObject``.
-public protocol FreezableObject: ObjectBase, Freezable {}
+public protocol FreezableObject: ObjectBase, Freezable, _ObjectObservable {}
 
 extension ObjectBase: FreezableObject {
     /// The class itself: a frozen object reads an object of its own class.
