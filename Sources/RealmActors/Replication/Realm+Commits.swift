@@ -33,7 +33,7 @@ extension Realm {
     }
 
     /// The commits after `version`, which a replication slot must still retain (at or after the
-    /// oldest slot's position): see ``commits(since:)``. Prefer ``commits(after:)-(ReplicationPosition)``,
+    /// oldest slot's position): see ``commits(since:)``. Prefer ``commits(after:)-(Realm.ReplicationPosition)``,
     /// which also checks that the version is the commit the consumer applied.
     ///
     /// - Throws: from iteration, ``Realm/Error/Code/replicationPositionLost`` if the realm does
@@ -49,7 +49,7 @@ extension Realm {
         /// The commit's random id: with ``version``, its ``position``.
         public let commitID: UInt64
         /// The point of the realm's history the commit made: what a consumer stores with what it
-        /// applied, and resumes from with ``Realm/commits(after:)-(ReplicationPosition)``.
+        /// applied, and resumes from with ``Realm/commits(after:)-(Realm.ReplicationPosition)``.
         public var position: ReplicationPosition { ReplicationPosition(version: version, commitID: commitID) }
         /// The version it was built on.
         public let previousVersion: UInt64

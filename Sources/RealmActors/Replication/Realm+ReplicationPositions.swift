@@ -7,7 +7,7 @@ extension Realm {
     /// A point of a realm's history as a replication consumer keeps it: a version and the
     /// random id of the commit that made it. A version number alone does not name a point of
     /// the history — a realm restored from an older copy makes new commits under numbers the
-    /// lost ones had — so a consumer stores both and resumes with ``Realm/commits(after:)-(ReplicationPosition)``
+    /// lost ones had — so a consumer stores both and resumes with ``Realm/commits(after:)-(Realm.ReplicationPosition)``
     /// taking a position, which refuses one the realm's history does not hold.
     public struct ReplicationPosition: Sendable, Hashable, Codable, CustomStringConvertible {
         /// The version.
@@ -41,7 +41,7 @@ extension Realm {
     }
 
     /// Whether the realm keeps `position`, made by the same commit: whether a consumer there can
-    /// go on with ``commits(after:)-(ReplicationPosition)``, and if not, why.
+    /// go on with ``commits(after:)-(Realm.ReplicationPosition)``, and if not, why.
     ///
     /// - Throws: ``Realm/Error`` if the file is damaged.
     public func replicationPositionStatus(_ position: ReplicationPosition) throws -> ReplicationPositionStatus {
@@ -62,7 +62,7 @@ extension Realm {
 
     /// The realm as it was at the slot's position, and that position: what a new slot's
     /// consumer loads first (PostgreSQL's initial snapshot), then goes on from with
-    /// ``commits(after:)-(ReplicationPosition)``. The slot keeps that version in the file until
+    /// ``commits(after:)-(Realm.ReplicationPosition)``. The slot keeps that version in the file until
     /// the consumer confirms past it, so the snapshot is consistent however long loading takes
     /// and however many commits are made meanwhile; read it in bounded memory by iterating its
     /// results (`snapshot.realm.objects(className)`), which load objects as they are reached.
@@ -104,7 +104,7 @@ extension Realm {
         /// The slot's id (``ReplicationSlot/id``).
         public let slotID: UInt64
         /// The version the snapshot reads, with its identity: store it with what was loaded, and
-        /// go on with ``Realm/commits(after:)-(ReplicationPosition)``.
+        /// go on with ``Realm/commits(after:)-(Realm.ReplicationPosition)``.
         public let position: ReplicationPosition
         /// The realm at ``position``: every object as it was then.
         public let realm: FrozenRealm
