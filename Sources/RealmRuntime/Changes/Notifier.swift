@@ -17,34 +17,15 @@ package actor Notifier: VersionObserver {
         var deliveredInitial = false
         var finished = false
         var failure: RuntimeError?
-        /// The consumer parked in ``Notifier/next(_:)``, if any.
+        /// The consumer parked in ``Notifier/next(_:)``, if any. Set by ``Notifier/park(_:_:)``
+        /// and taken by ``wake()``, both on the notifier only (see ``Notifier/next(_:)``).
         var waiter: CheckedContinuation<Void, Never>?
-        /// A wake-up that found no consumer parked. `next(_:)` was seen suspended between finding
-        /// no element and parking (logged in a hung W9 run; about one run in 30 lost a delivery
-        /// there; which suspension lets the notifier in is not pinned down), so a delivery in
-        /// that gap is kept here and the consumer, instead of parking, looks again.
-        var wakePending = false
 
         init(tracker: any ChangeTracker) { self.tracker = tracker }
 
         func wake() {
-            if let waiter {
-                waiter.resume()
-                self.waiter = nil
-            } else {
-                wakePending = true
-            }
-        }
-
-        /// Parks `continuation` until the next ``wake()``, or resumes it at once if one came
-        /// since the consumer last looked.
-        func park(_ continuation: CheckedContinuation<Void, Never>) {
-            if wakePending {
-                wakePending = false
-                continuation.resume()
-            } else {
-                waiter = continuation
-            }
+            waiter?.resume()
+            waiter = nil
         }
     }
 
@@ -114,7 +95,6 @@ package actor Notifier: VersionObserver {
             if let initial = entry.tracker.initialElement() { return initial }
         }
         while true {
-            entry.wakePending = false  // what follows sees everything delivered so far
             if entry.finished {
                 unregister(id)
                 return nil
@@ -132,13 +112,28 @@ package actor Notifier: VersionObserver {
                 unregister(id)
                 return nil
             }
+            // Parked in this same turn on the notifier, with no suspension since the checks
+            // above, so no delivery can fall in between. Both closures are isolated to the
+            // notifier because they capture `self` (the call to the isolated, synchronous
+            // `park` makes the compiler check it): a closure in an actor's method that captures
+            // only other values is nonisolated, and calling it leaves the actor. With
+            // `{ entry.park($0) }` the consumer parked from a pool thread while the notifier,
+            // free meanwhile, ran a catch-up whose wake-up raced the park on the unguarded
+            // entry — and was lost (a stream that stopped: ChangeStreamTests
+            // .aDeliveryRacingTheConsumersWaitIsNeverLost hung in about 3 runs in 25).
             await withTaskCancellationHandler {
-                await withCheckedContinuation { entry.park($0) }
+                await withCheckedContinuation(isolation: self) { self.park(entry, $0) }
             } onCancel: {
                 Task { await self.wakeForCancellation(id) }
             }
             guard entries[id] != nil else { return nil }
         }
+    }
+
+    /// Parks the consumer of `entry` until its next ``Entry/wake()``. Synchronous and isolated
+    /// to the notifier, so only code running on the notifier can call it.
+    private func park(_ entry: Entry, _ continuation: CheckedContinuation<Void, Never>) {
+        entry.waiter = continuation
     }
 
     private func wakeForCancellation(_ id: UInt64) {
