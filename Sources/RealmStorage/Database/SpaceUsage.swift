@@ -17,7 +17,7 @@ package struct SpaceUsage: Equatable, Sendable {
     package var heldBytes: UInt64
     /// Pages of older versions kept for replication slots that have not confirmed them.
     package var retainedBytes: UInt64 = 0
-    /// The format the newest version is written in (5, or 6 with replication state).
+    /// The format the newest version is written in (5, or 7 with replication state).
     package var formatVersion: UInt32 = MetaPage.formatVersion
     /// Whether the newest version has replication slots or change records.
     package var hasReplication: Bool = false
