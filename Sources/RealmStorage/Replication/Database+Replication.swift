@@ -60,10 +60,8 @@ extension ReadTransaction {
     /// - Complexity: O(slots + log records).
     package func replicationPosition(_ version: TransactionID, commit: UInt64) throws -> PositionCheck {
         let slots = try replicationSlots()
-        if let slot = slots.first(where: { $0.confirmed == version && !$0.isInvalidated }) {
-            if slot.confirmedCommit == commit { return .retained }
-            if slots.contains(where: { $0.confirmed == version && $0.confirmedCommit == commit }) { return .retained }
-        }
+        // A valid slot's position (an invalidated one retains nothing).
+        if slots.contains(where: { !$0.isInvalidated && $0.confirmed == version && $0.confirmedCommit == commit }) { return .retained }
         var summary: ChangeRecord.Summary?
         try forEach(in: meta.changeRecords, from: version) { key, value in
             if key == version { summary = try ChangeRecord.summary(of: value, transaction: key) }
