@@ -37,6 +37,12 @@ public struct ReplicationSinkError: Error, CustomStringConvertible {
         /// deleted, another sink resynchronized the slot, or PostgreSQL was restored under the
         /// running sink.
         case progressChanged = "progress_changed"
+        /// The realm's schema has a name the sink cannot map to PostgreSQL (``ReservedNames``):
+        /// a property `_realm_key` in a class without a primary key, a class named like the
+        /// sink's own tables (`realm_replication_…`), a name longer than PostgreSQL's 63-byte
+        /// identifiers. Refused before the slot is created and the snapshot loaded; or, when
+        /// a migration introduced it, at that commit (the commits before it applied).
+        case reservedName = "reserved_name"
     }
 
     /// Which disagreement stopped the sink.
