@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import RealmActors
 
 /// The tables a slot's sink has mapped classes to, recorded in `realm_replication_tables`, so
 /// that a snapshot can drop those of classes the realm no longer has — and only those:
@@ -23,8 +24,9 @@ import PostgresNIO
 ///
 /// Recorded: every table a snapshot loads (the list replaced, in the snapshot's transaction),
 /// and every table a batch creates or first writes in a run of the sink (in the batch's
-/// transaction). A table mapped before the sink recorded them (an older sink) is not known to
-/// be the sink's, and stays; drop it by hand.
+/// transaction); forgotten when a batch drops it with its class (so that a table of that name
+/// made later by someone else is not taken for the sink's). A table mapped before the sink
+/// recorded them (an older sink) is not known to be the sink's, and stays; drop it by hand.
 enum MappedTables {
     static let table = "realm_replication_tables"
 
@@ -32,13 +34,28 @@ enum MappedTables {
         PostgresQuery(unsafeSQL: "CREATE TABLE IF NOT EXISTS \(table) (slot text NOT NULL, table_name text NOT NULL, PRIMARY KEY (slot, table_name))"),
     ]
 
-    /// Records `tables` as the slot's (those already recorded stay): no statement if empty.
-    static func record(_ tables: Set<String>, slot: String, on connection: PostgresConnection, logger: Logger) async throws {
+    /// Records `tables` as the slot's (those already recorded stay), and forgets `dropped`: no
+    /// statement if both are empty.
+    static func record(_ tables: Set<String>, dropped: Set<String> = [], slot: String,
+                       on connection: PostgresConnection, logger: Logger) async throws {
+        if !dropped.isEmpty {
+            try await connection.query("""
+                DELETE FROM realm_replication_tables WHERE slot = \(slot) AND table_name = ANY(\(dropped.sorted())::text[])
+                """, logger: logger)
+        }
         guard !tables.isEmpty else { return }
         try await connection.query("""
             INSERT INTO realm_replication_tables (slot, table_name) SELECT \(slot), unnest(\(tables.sorted())::text[]) \
             ON CONFLICT DO NOTHING
             """, logger: logger)
+    }
+
+    /// The tables `commits` (oldest first) drop for good: those of classes a commit removed
+    /// (``Realm/ClassChanges/deletedAll``) that the newest commit's schema has no table for.
+    static func dropped(by commits: [Realm.Commit]) -> Set<String> {
+        guard let schema = commits.last?.realm.schema else { return [] }
+        let removed = commits.flatMap { $0.changes.filter(\.deletedAll).map(\.className) }
+        return Set(removed.filter { schema[$0].map(\.isEmbedded) ?? true })
     }
 
     /// Makes `tables` the slot's whole record (a snapshot's tables), dropping each table the

@@ -95,7 +95,8 @@ extension PostgresReplicationSink {
                         guard progress.position.version < commit.version, let slotID else { return nil }  // applied before
                         let result = try await isolation.apply(commit, known: known, on: connection)
                         for deadLetter in result.deadLetters { try await deadLetter.insert(slot: slot, slotID: slotID, on: connection, logger: logger) }
-                        try await MappedTables.record(Set(result.known.keys).subtracting(known.keys), slot: slot, on: connection, logger: logger)
+                        try await MappedTables.record(Set(result.known.keys).subtracting(known.keys), dropped: MappedTables.dropped(by: [commit]),
+                                                      slot: slot, on: connection, logger: logger)
                         try await ReplicationProgress.update(slot: slot, to: commit.position, on: connection, logger: logger)
                         return result
                     }

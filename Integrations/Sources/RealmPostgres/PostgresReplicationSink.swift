@@ -429,7 +429,7 @@ public actor PostgresReplicationSink: Service {
     func apply(_ commits: [Realm.Commit]) async throws {
         guard let last = commits.last else { return }
         let client = client, slot = slot, slotID = slotID, logger = logger, known = knownColumns
-        let dropsRemovedColumns = dropsRemovedColumns, mapped = Set(knownColumns.keys)
+        let dropsRemovedColumns = dropsRemovedColumns, mapped = Set(knownColumns.keys), dropped = MappedTables.dropped(by: commits)
         let updated = try await withAbandoningDeadline(transactionTimeout) {
             try await Self.stopping {
                 try await client.withTransaction(logger: logger) { connection -> [String: Set<String>]? in
@@ -443,7 +443,7 @@ public actor PostgresReplicationSink: Service {
                         (statements, known) = ReplicationBatch(segment).statements(known: known, dropsRemovedColumns: dropsRemovedColumns)
                         for statement in statements { try await connection.query(statement, logger: logger) }
                     }
-                    try await MappedTables.record(Set(known.keys).subtracting(mapped), slot: slot, on: connection, logger: logger)
+                    try await MappedTables.record(Set(known.keys).subtracting(mapped), dropped: dropped, slot: slot, on: connection, logger: logger)
                     try await ReplicationProgress.update(slot: slot, to: last.position, on: connection, logger: logger)
                     return known
                 }
