@@ -222,12 +222,14 @@ public actor PostgresReplicationSink: Service {
     ///
     /// A failure to reach or write PostgreSQL is logged, counted and retried after a backoff
     /// (0.1 s doubling to 30 s), from the progress row; the slot keeps every commit meanwhile.
+    /// Rows PostgreSQL still refuses after `deadLetterAfter` attempts become dead letters (see
+    /// **Failures** above), and the stream goes on.
     ///
     /// - Throws: ``ReplicationSinkError`` when PostgreSQL's row and the realm disagree so that
-    ///   going on would skip or repeat commits (its ``ReplicationSinkError/reason`` says which,
-    ///   its description the cause and the fix); a ``Realm/Error`` from the realm (a damaged
-    ///   file, say). Each is logged and counted (`realm.replication.stops`) — none of them is
-    ///   mended by waiting.
+    ///   going on would skip or repeat commits, or the realm's schema has a name the mapping
+    ///   cannot hold (its ``ReplicationSinkError/reason`` says which, its description the cause
+    ///   and the fix); a ``Realm/Error`` from the realm (a damaged file, say). Each is logged
+    ///   and counted (`realm.replication.stops`) — none of them is mended by waiting.
     public func run() async throws {
         do {
             try await replicateUntilStopped()

@@ -1,6 +1,7 @@
 /// Why a ``PostgresReplicationSink`` stopped rather than retry: PostgreSQL's progress row and
 /// the realm disagree in a way that waiting cannot mend, and going on would skip or repeat
-/// commits. The sink never guesses: it stops, counts the stop (`realm.replication.stops`, with
+/// commits; or the realm's schema has a name the sink cannot map (``Reason/reservedName``),
+/// which no retry would map either. The sink never guesses: it stops, counts the stop (`realm.replication.stops`, with
 /// the dimension `reason`), logs it, and throws this from ``PostgresReplicationSink/run()``.
 ///
 /// The ``description`` says what happened, its likely cause and the operator's fix. The fix is

@@ -27,6 +27,14 @@ extension PostgresSinkTests {
         return letters
     }
 
+    /// That a sink wrote and counted no dead letter, and PostgreSQL holds the realm.
+    static func expectNoDeadLetters(_ metrics: TestMetrics, slot: [(String, String)], _ client: PostgresClient, _ realm: Realm,
+                                    sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        #expect(try metrics.expectCounter("realm.replication.dead_letters", slot).totalValue == 0, sourceLocation: sourceLocation)
+        #expect(try await deadLetters(in: client).isEmpty, sourceLocation: sourceLocation)
+        try await expectEqual(client, realm, sourceLocation: sourceLocation)
+    }
+
     /// A CHECK constraint that refuses notes whose text starts with "poison", and a trigger that
     /// refuses every write and deletion of note 7 — both added by an "operator" after the
     /// snapshot, with a backlog pending: after 3 failed attempts, the sink applies the commits
@@ -194,9 +202,54 @@ extension PostgresSinkTests {
                 try await Self.waitUntil { await sink.appliedVersion >= target }
                 group.cancelAll()
             }
-            #expect(try metrics.expectCounter("realm.replication.dead_letters", slot).totalValue == 0)
-            #expect(try await Self.deadLetters(in: client).isEmpty)
-            try await Self.expectEqual(client, realm)
+            try await Self.expectNoDeadLetters(metrics, slot: slot, client, realm)
+        }
+    }
+
+    /// The sink's connection lost in the middle of its transaction — its backend terminated
+    /// (SQLSTATE 57P01, as when PostgreSQL shuts down) while its INSERT waits on a lock, three
+    /// times — is retried on a new connection, never dead-lettered, and the commit arrives.
+    @Test func aLostConnectionIsRetriedWithoutDeadLetters() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let configuration = Self.notesConfiguration(directory)
+        let realm = try await Realm.open(configuration: configuration)
+        try await Self.write(realm, notes: 0..<5, "before")
+        let metrics = TestMetrics()
+        let slot = [("slot", "lost")]
+        try await Self.withDatabase { client in
+            func sink() -> PostgresReplicationSink {
+                PostgresReplicationSink(configuration: configuration, slot: "lost", client: client, logger: Logger(label: "sink-tests"),
+                                        transactionTimeout: .seconds(5), deadLetterAfter: 1, metricsFactory: metrics)
+            }
+            try await Self.replicate(sink(), through: nil)
+            let target = try await Self.write(realm, notes: 3..<8, "after")  // the sink stopped
+            let sink = sink()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                try await client.withConnection { locker in
+                    let logger = Logger(label: "sink-tests")
+                    try await locker.query("BEGIN", logger: logger)
+                    try await locker.query(#"LOCK TABLE "SinkNote" IN ACCESS EXCLUSIVE MODE"#, logger: logger)
+                    group.addTask { try await sink.run() }
+                    for attempt in 1...3 {
+                        // The sink's INSERT waiting on the lock: terminate its backend.
+                        try await Self.waitUntil {
+                            try await client.query("""
+                                SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+                                """).collect().count == 1
+                        }
+                        try await client.query("""
+                            SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+                            """)
+                        try await Self.waitUntil { try metrics.expectCounter("realm.replication.errors", slot).totalValue >= attempt }
+                    }
+                    #expect(await sink.appliedVersion < target)
+                    try await locker.query("COMMIT", logger: logger)
+                }
+                try await Self.waitUntil { await sink.appliedVersion >= target }
+                group.cancelAll()
+            }
+            try await Self.expectNoDeadLetters(metrics, slot: slot, client, realm)
         }
     }
 }
