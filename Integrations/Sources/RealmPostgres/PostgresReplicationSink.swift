@@ -95,10 +95,12 @@ import Foundation
 /// — so exactly once, a restart never writes it again — counted in
 /// `realm.replication.dead_letters` and logged at `error` with its class, key, version and
 /// SQLSTATE; the stream goes on. PostgreSQL then lacks that one change until an operator
-/// replays it: mend the cause (the constraint, the trigger), then write the row from its
-/// `row_data` (`jsonb_populate_record(NULL::"Class", row_data)`; a `delete` dead letter: delete
-/// the row) and delete the dead letter, unless a later write of the object already brought the
-/// row back — or resynchronize, which reloads every row and deletes the slot's dead letters.
+/// replays it (the Scaling Out article shows the SQL): mend the cause (the constraint, the
+/// trigger), then, oldest first, write the row from its `row_data`
+/// (`jsonb_populate_record(NULL::"Class", row_data)`: the object as its commit left it — set
+/// only the columns no later accepted write of the object changed; a `delete`: delete the row)
+/// and delete the dead letter; or resynchronize, which reloads every row and deletes the slot's
+/// dead letters.
 /// Schema changes and snapshots are not isolated: a refused `ALTER` or `COPY` is retried.
 ///
 /// **Monitoring.** swift-metrics, each with the dimension `slot`: `realm.replication.commits`
