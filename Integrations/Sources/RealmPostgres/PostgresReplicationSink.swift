@@ -20,7 +20,10 @@ import Foundation
 /// - *Initial snapshot.* With no row for the slot (a new sink; `resynchronize`), the sink creates
 ///   the slot if the realm has none and loads ``Realm/replicationSnapshot(forSlot:)`` — every
 ///   object of every top-level class, streamed with `COPY` in bounded memory, the tables emptied
-///   first — in one transaction with the row (``InitialSnapshot``).
+///   first — in one transaction with the row (``InitialSnapshot``). The same transaction drops
+///   the tables the slot's sink mapped before whose classes the realm no longer has (recorded in
+///   `realm_replication_tables`, ``MappedTables``: never a table the sink did not map) and
+///   deletes the slot's dead letters.
 /// - *Resuming.* With a row, the sink resumes strictly after its position, once ``ResumeCheck``
 ///   has found the realm's slot to be the row's (same id, valid) and the position to be a point
 ///   of the realm's retained history; otherwise it stops, saying whether PostgreSQL is behind the
@@ -49,6 +52,13 @@ import Foundation
 /// deletes has its table dropped. Embedded classes are not tables of their own: their objects are
 /// in their owners' jsonb, which a change to an embedded object alone writes again.
 ///
+/// *Reserved names.* A schema the mapping cannot hold — a property `_realm_key` in a class
+/// without a primary key, a class named like the sink's tables (`realm_replication_…`), a class
+/// or property name longer than PostgreSQL's 63-byte identifiers (``ReservedNames``) — is
+/// refused before the slot is created or a snapshot loaded, and a migration that introduces one
+/// stops the sink at its commit, the commits before it applied
+/// (``ReplicationSinkError/Reason/reservedName``): never a retry loop.
+///
 /// **Schema changes.** A commit's ``Realm/Commit/schemaChanges`` become DDL in its own
 /// PostgreSQL transaction, before its rows (``SchemaChangeStatements``): an added property a new
 /// column holding the realm's value for existing objects, a rename `RENAME COLUMN`, a type change
@@ -67,21 +77,43 @@ import Foundation
 /// those the commits applied one at a time would leave; only PostgreSQL's intermediate states,
 /// which no reader could see anyway inside one transaction, are skipped.
 ///
-/// **Failures.** An error from PostgreSQL (down, restarting, a constraint the rows break) is
-/// logged, counted and retried after a backoff, from the progress row; the realm's slot keeps
-/// every commit meanwhile, so nothing is lost and the application's writes go on. Only errors
-/// waiting cannot mend end ``run()``: the stops above, and a damaged realm.
+/// **Failures.** An error from PostgreSQL (down, restarting, a lost connection, a timeout, a
+/// serialization failure) is logged, counted and retried after a backoff, from the progress
+/// row; the realm's slot keeps every commit meanwhile, so nothing is lost and the application's
+/// writes go on. Only errors waiting cannot mend end ``run()``: the stops above, and a damaged
+/// realm.
+///
+/// *Dead letters.* An error of the data — PostgreSQL refusing a row's values, SQLSTATE classes
+/// 22 (data exception) and 23 (integrity constraint violation) and the like (``RowRejection``):
+/// a `CHECK` constraint or a trigger an operator added, a value out of range — is retried too,
+/// but after `deadLetterAfter` (3) attempts of a batch have failed with one, the sink isolates
+/// the poison (``PoisonIsolation``): it applies the batch's commits one transaction each, and
+/// the one PostgreSQL refuses row by row, each row in a savepoint. A row still refused is
+/// written to `realm_replication_dead_letters` (``DeadLetter``: the slot and its id, the class,
+/// the object's key as text, the commit's version and id, the whole row as jsonb, the SQLSTATE
+/// and message, when) in the same transaction as the commit's other rows and the progress row
+/// — so exactly once, a restart never writes it again — counted in
+/// `realm.replication.dead_letters` and logged at `error` with its class, key, version and
+/// SQLSTATE; the stream goes on. PostgreSQL then lacks that one change until an operator
+/// replays it (the Scaling Out article shows the SQL): mend the cause (the constraint, the
+/// trigger), then, oldest first, write the row from its `row_data`
+/// (`jsonb_populate_record(NULL::"Class", row_data)`: the object as its commit left it — set
+/// only the columns no later accepted write of the object changed; a `delete`: delete the row)
+/// and delete the dead letter; or resynchronize, which reloads every row and deletes the slot's
+/// dead letters.
+/// Schema changes and snapshots are not isolated: a refused `ALTER` or `COPY` is retried.
 ///
 /// **Monitoring.** swift-metrics, each with the dimension `slot`: `realm.replication.commits`
 /// (counter), `realm.replication.batch.duration` and `realm.replication.lag` (timers: a
 /// PostgreSQL transaction; a batch's newest commit from being made to being in PostgreSQL),
 /// `realm.replication.pending_commits`, `realm.replication.lag_seconds` (how long ago the oldest
 /// commit PostgreSQL lacks was made; 0 when caught up) and `realm.replication.retained_bytes`
-/// (gauges, set after each batch and while retrying), `realm.replication.errors` (counter),
+/// (gauges, set after each batch and while retrying), `realm.replication.errors` and
+/// `realm.replication.dead_letters` (counters),
 /// `realm.replication.stops` (counter, with the dimension `reason`), and
 /// `realm.replication.snapshot.rows` and `.duration` (see ``ReplicationMetrics``). Alert on
-/// `lag_seconds` and `pending_commits` growing, and on any stop; `retained_bytes` is what the
-/// backlog costs the realm file.
+/// `lag_seconds` and `pending_commits` growing, on any stop and on any dead letter;
+/// `retained_bytes` is what the backlog costs the realm file.
 public actor PostgresReplicationSink: Service {
     let configuration: Realm.Configuration
     let slot: String
@@ -95,6 +127,9 @@ public actor PostgresReplicationSink: Service {
     let dropsRemovedColumns: Bool
     let snapshotTimeout: Duration
     let slotLimits: Realm.ReplicationRetentionLimits
+    /// How many attempts of a batch may fail with a data error (``RowRejection``) before the
+    /// next one isolates the rows PostgreSQL refuses as dead letters; nil: never (retry forever).
+    let deadLetterAfter: Int?
     let metrics: ReplicationMetrics
     /// The realm file, as the progress row and the stops' messages name it.
     let realmPath: String
@@ -103,7 +138,7 @@ public actor PostgresReplicationSink: Service {
     private var resynchronizePending: Bool
     /// The id of the slot whose progress row the start checked or wrote; every batch's
     /// transaction checks the row still has it.
-    private var slotID: UInt64?
+    private(set) var slotID: UInt64?
     /// The columns known to exist per table (created or checked by this process).
     var knownColumns: [String: Set<String>] = [:]
     /// The newest version applied in PostgreSQL, as far as this process knows (it reads the
@@ -117,6 +152,9 @@ public actor PostgresReplicationSink: Service {
     /// The wait before the next attempt after a failure: doubles per failure up to
     /// ``maximumRetryDelay``, back to ``firstRetryDelay`` after a batch is applied.
     private var retryDelay = PostgresReplicationSink.firstRetryDelay
+    /// Attempts that failed with a data error since a batch was last applied: at
+    /// ``deadLetterAfter``, the next attempt isolates the poison (``PoisonIsolation``).
+    private var dataFailures = 0
     static let firstRetryDelay = Duration.milliseconds(100)
     static let maximumRetryDelay = Duration.seconds(30)
 
@@ -145,12 +183,19 @@ public actor PostgresReplicationSink: Service {
     ///     replacing the mapped tables' rows — the fix for every stop (see
     ///     ``ReplicationSinkError``). Once loaded, the sink goes on as usual; a sink started
     ///     with it again loads again, so pass it for the run that recovers, not always.
+    ///   - deadLetterAfter: how many attempts of a batch may fail with a data error (PostgreSQL
+    ///     refusing a row's values: a `CHECK` constraint or trigger an operator added, a value
+    ///     out of range; see **Failures** above) before the sink sets the refused rows aside in
+    ///     `realm_replication_dead_letters` and goes on; nil retries such a batch forever, as
+    ///     every other failure is.
     ///   - metricsFactory: where the sink's metrics go (see **Monitoring** above); the process's
     ///     `MetricsSystem` unless given.
     public init(configuration: Realm.Configuration, slot: String = "postgres", client: PostgresClient,
                 logger: Logger, confirmEvery: Int = 32, batchSize: Int = 64, transactionTimeout: Duration = .seconds(60),
                 snapshotTimeout: Duration = .seconds(6 * 3_600), slotLimits: Realm.ReplicationRetentionLimits = .init(),
-                resynchronize: Bool = false, dropsRemovedColumns: Bool = false, metricsFactory: any MetricsFactory = MetricsSystem.factory) {
+                resynchronize: Bool = false, dropsRemovedColumns: Bool = false, deadLetterAfter: Int? = 3,
+                metricsFactory: any MetricsFactory = MetricsSystem.factory) {
+        self.deadLetterAfter = deadLetterAfter.map { max(1, $0) }
         self.dropsRemovedColumns = dropsRemovedColumns
         self.configuration = configuration
         self.slot = slot
@@ -179,12 +224,14 @@ public actor PostgresReplicationSink: Service {
     ///
     /// A failure to reach or write PostgreSQL is logged, counted and retried after a backoff
     /// (0.1 s doubling to 30 s), from the progress row; the slot keeps every commit meanwhile.
+    /// Rows PostgreSQL still refuses after `deadLetterAfter` attempts become dead letters (see
+    /// **Failures** above), and the stream goes on.
     ///
     /// - Throws: ``ReplicationSinkError`` when PostgreSQL's row and the realm disagree so that
-    ///   going on would skip or repeat commits (its ``ReplicationSinkError/reason`` says which,
-    ///   its description the cause and the fix); a ``Realm/Error`` from the realm (a damaged
-    ///   file, say). Each is logged and counted (`realm.replication.stops`) — none of them is
-    ///   mended by waiting.
+    ///   going on would skip or repeat commits, or the realm's schema has a name the mapping
+    ///   cannot hold (its ``ReplicationSinkError/reason`` says which, its description the cause
+    ///   and the fix); a ``Realm/Error`` from the realm (a damaged file, say). Each is logged
+    ///   and counted (`realm.replication.stops`) — none of them is mended by waiting.
     public func run() async throws {
         do {
             try await replicateUntilStopped()
@@ -211,8 +258,14 @@ public actor PostgresReplicationSink: Service {
                 break
             } catch let error where !(error is Realm.Error || error is ReplicationSinkError) {
                 metrics.errors.increment()
-                logger.error("replication to PostgreSQL failed; retrying", metadata: [
-                    "slot": "\(slot)", "error": "\(String(reflecting: error))", "retry_in": "\(retryDelay)"])
+                var metadata: Logger.Metadata = ["slot": "\(slot)", "error": "\(String(reflecting: error))", "retry_in": "\(retryDelay)"]
+                if let rejection = RowRejection(error) {
+                    // PostgreSQL refused the data: after deadLetterAfter such attempts, isolate it.
+                    dataFailures += 1
+                    metadata["sqlstate"] = "\(rejection.sqlState)"
+                    if let deadLetterAfter { metadata["dead_letters_after"] = "\(dataFailures)/\(deadLetterAfter)" }
+                }
+                logger.error("replication to PostgreSQL failed; retrying", metadata: metadata)
                 try? recordBacklog(realm)
                 // A graceful shutdown (or cancellation) during the wait ends the run.
                 do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: self.retryDelay) } } catch { break }
@@ -241,9 +294,17 @@ public actor PostgresReplicationSink: Service {
         do {
             // Until a graceful shutdown ends the loop: a batch is the commits already made, up to
             // `batchSize`, applied in one PostgreSQL transaction (one commit when caught up).
-            for try await batch in realm.commits(after: position).batched(maximumCount: batchSize).cancelOnGracefulShutdown() {
+            for try await received in realm.commits(after: position).batched(maximumCount: batchSize).cancelOnGracefulShutdown() {
+                // A commit whose schema has a name the sink cannot map: the commits before it, then the stop.
+                let (batch, refusal) = ReservedNames.split(received, slot: slot)
+                if batch.isEmpty, let refusal { throw refusal }
                 let began = ContinuousClock.now
-                try await apply(batch)
+                if let deadLetterAfter, dataFailures >= deadLetterAfter {
+                    try await applyIsolatingPoison(batch)
+                } else {
+                    try await apply(batch)
+                }
+                dataFailures = 0
                 let newest = batch[batch.count - 1]
                 metrics.batchDuration.record(duration: ContinuousClock.now - began)
                 metrics.lag.recordNanoseconds(Int64(max(0, Date.now.timeIntervalSince(newest.commitTime)) * 1e9))
@@ -253,6 +314,7 @@ public actor PostgresReplicationSink: Service {
                 unconfirmedCommits += batch.count
                 if unconfirmedCommits >= confirmEvery { try await confirm(realm) }
                 try recordBacklog(realm)
+                if let refusal { throw refusal }
             }
         } catch is CancellationError {
         } catch let error as Realm.Error where error.code == .replicationPositionLost || error.code == .replicationSlotInvalidated {
@@ -293,6 +355,7 @@ public actor PostgresReplicationSink: Service {
     /// the slot first if the realm has none; returns the position.
     private func loadSnapshot(_ realm: Realm) async throws -> Realm.ReplicationPosition {
         if try !realm.replicationSlots.contains(where: { $0.name == slot }) {
+            try ReservedNames.check(realm.schema, slot: slot, when: "The realm's schema")
             let name = slot, limits = slotLimits
             try await realm.asyncWrite { try realm.createReplicationSlot(named: name, limits: limits) }
             logger.notice("created replication slot", metadata: ["slot": "\(slot)"])
@@ -308,6 +371,7 @@ public actor PostgresReplicationSink: Service {
             guard let invalidation = try realm.replicationSlots.first(where: { $0.name == slot })?.invalidation else { throw error }
             throw ResumeCheck.invalidated(slot, invalidation)
         }
+        try ReservedNames.check(snapshot.realm.schema, slot: slot, when: "The realm's schema at the slot's position \(snapshot.position)")
         let progress = ReplicationProgress(slotID: snapshot.slotID, position: snapshot.position, realmPath: realmPath)
         logger.notice("loading the realm's snapshot into PostgreSQL", metadata: [
             "slot": "\(slot)", "position": "\(snapshot.position)", "resynchronize": "\(resynchronizePending)"])
@@ -325,7 +389,7 @@ public actor PostgresReplicationSink: Service {
         slotID = snapshot.slotID
         logger.notice("loaded the realm's snapshot into PostgreSQL", metadata: [
             "slot": "\(slot)", "position": "\(snapshot.position)", "rows": "\(loaded.rows)",
-            "seconds": "\(ContinuousClock.now - began)"])
+            "seconds": "\(ContinuousClock.now - began)", "dropped_tables": "\(loaded.dropped)"])
         return snapshot.position
     }
 
@@ -353,7 +417,9 @@ public actor PostgresReplicationSink: Service {
         let client = client, slot = slot, logger = logger
         return try await withAbandoningDeadline(transactionTimeout) {
             try await client.withConnection { connection in
-                for statement in ReplicationProgress.creation { try await connection.query(statement, logger: logger) }
+                for statement in ReplicationProgress.creation + DeadLetter.creation + MappedTables.creation {
+                    try await connection.query(statement, logger: logger)
+                }
                 return try await ReplicationProgress.read(slot: slot, on: connection, logger: logger)
             }
         }
@@ -367,21 +433,11 @@ public actor PostgresReplicationSink: Service {
     func apply(_ commits: [Realm.Commit]) async throws {
         guard let last = commits.last else { return }
         let client = client, slot = slot, slotID = slotID, logger = logger, known = knownColumns
-        let dropsRemovedColumns = dropsRemovedColumns
+        let dropsRemovedColumns = dropsRemovedColumns, mapped = Set(knownColumns.keys), dropped = MappedTables.dropped(by: commits)
         let updated = try await withAbandoningDeadline(transactionTimeout) {
             try await Self.stopping {
                 try await client.withTransaction(logger: logger) { connection -> [String: Set<String>]? in
-                    // The row the start checked, still the same slot's: else PostgreSQL changed
-                    // under the sink (see ReplicationSinkError.Reason.progressChanged).
-                    let progress = try await ReplicationProgress.read(slot: slot, lock: true, on: connection, logger: logger)
-                    guard let progress, let slotID, progress.slotID == slotID else {
-                        throw ReplicationSinkError(.progressChanged, """
-                            PostgreSQL's progress row for slot '\(slot)' \(progress == nil ? "vanished" : "changed its slot id") while the sink \
-                            was running: it was deleted (to ask for a resynchronization?), another sink resynchronized the slot, or \
-                            PostgreSQL was restored under the running sink. Restart the sink: it checks the row again, or loads a \
-                            snapshot if there is none.
-                            """)
-                    }
+                    let progress = try await ReplicationProgress.lock(slot: slot, slotID: slotID, on: connection, logger: logger)
                     let applied = progress.position.version
                     guard applied < last.version else { return nil }  // applied before: nothing to do
                     var known = known
@@ -391,6 +447,7 @@ public actor PostgresReplicationSink: Service {
                         (statements, known) = ReplicationBatch(segment).statements(known: known, dropsRemovedColumns: dropsRemovedColumns)
                         for statement in statements { try await connection.query(statement, logger: logger) }
                     }
+                    try await MappedTables.record(Set(known.keys).subtracting(mapped), dropped: dropped, slot: slot, on: connection, logger: logger)
                     try await ReplicationProgress.update(slot: slot, to: last.position, on: connection, logger: logger)
                     return known
                 }
@@ -401,7 +458,7 @@ public actor PostgresReplicationSink: Service {
 
     /// `body`'s result; a ``ReplicationSinkError`` thrown inside a transaction (which
     /// postgres-nio wraps after rolling it back) thrown as itself.
-    private static func stopping<T>(_ body: () async throws -> T) async throws -> T {
+    static func stopping<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as PostgresTransactionError {

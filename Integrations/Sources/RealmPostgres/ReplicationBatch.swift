@@ -30,13 +30,14 @@ struct ReplicationBatch {
         var rows: [Realm.ObjectKey: Row] = [:]
     }
 
-    /// Classes in the order the commits first changed them.
-    private(set) var classes: [(name: String, rows: ClassRows)] = []
+    /// Classes in the order the commits first changed them (set by ``PoisonIsolation`` to
+    /// apply a commit's rows one at a time).
+    var classes: [(name: String, rows: ClassRows)] = []
     /// The schema of the batch's commits: the tables' columns.
     let schema: Schema
     /// The batch's first commit if it changed the schema (the later commits of a batch change
     /// none): its changes are applied before the rows.
-    let schemaCommit: Realm.Commit?
+    var schemaCommit: Realm.Commit?
 
     /// `commits` (oldest first) cut before each commit that changed the schema: each part is a
     /// batch whose commits share one schema.

@@ -13,6 +13,7 @@ import Foundation
 /// | `realm.replication.lag_seconds` | gauge | how stale PostgreSQL is: the oldest commit it lacks was made this long ago (0 when caught up) |
 /// | `realm.replication.retained_bytes` | gauge | bytes the realm file keeps for its slots |
 /// | `realm.replication.errors` | counter | failed attempts (each retried after a backoff) |
+/// | `realm.replication.dead_letters` | counter | rows PostgreSQL refused, set aside in `realm_replication_dead_letters` (``DeadLetter``) |
 /// | `realm.replication.stops` | counter | stops (``PostgresReplicationSink/run()`` threw), with the dimension `reason`: a ``ReplicationSinkError/Reason`` raw value, or `realm_error` |
 /// | `realm.replication.snapshot.rows` | counter | objects loaded by initial snapshots and resynchronizations |
 /// | `realm.replication.snapshot.duration` | timer | each snapshot's PostgreSQL transaction |
@@ -20,7 +21,7 @@ import Foundation
 /// The gauges are set after each batch and while retrying, so a sink that is stuck (PostgreSQL
 /// down) still shows its backlog growing.
 struct ReplicationMetrics: Sendable {
-    let commits, errors, snapshotRows: Counter
+    let commits, errors, deadLetters, snapshotRows: Counter
     let batchDuration, lag, snapshotDuration: CoreMetrics.Timer
     let pendingCommits, lagSeconds, retainedBytes: Gauge
     let slot: String
@@ -32,6 +33,7 @@ struct ReplicationMetrics: Sendable {
         let dimensions = [("slot", slot)]
         commits = Counter(label: "realm.replication.commits", dimensions: dimensions, factory: factory)
         errors = Counter(label: "realm.replication.errors", dimensions: dimensions, factory: factory)
+        deadLetters = Counter(label: "realm.replication.dead_letters", dimensions: dimensions, factory: factory)
         batchDuration = CoreMetrics.Timer(label: "realm.replication.batch.duration", dimensions: dimensions, factory: factory)
         lag = CoreMetrics.Timer(label: "realm.replication.lag", dimensions: dimensions, factory: factory)
         pendingCommits = Gauge(label: "realm.replication.pending_commits", dimensions: dimensions, factory: factory)

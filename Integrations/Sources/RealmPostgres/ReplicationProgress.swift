@@ -57,6 +57,22 @@ struct ReplicationProgress: Sendable, Equatable {
         return nil
     }
 
+    /// The slot's row, locked until the transaction ends (as every batch's transaction does
+    /// first), checked to be still the one the start checked or wrote, with `slotID`: else
+    /// PostgreSQL changed under the running sink (``ReplicationSinkError/Reason/progressChanged``).
+    static func lock(slot: String, slotID: UInt64?, on connection: PostgresConnection, logger: Logger) async throws -> ReplicationProgress {
+        let progress = try await read(slot: slot, lock: true, on: connection, logger: logger)
+        guard let progress, let slotID, progress.slotID == slotID else {
+            throw ReplicationSinkError(.progressChanged, """
+                PostgreSQL's progress row for slot '\(slot)' \(progress == nil ? "vanished" : "changed its slot id") while the sink \
+                was running: it was deleted (to ask for a resynchronization?), another sink resynchronized the slot, or \
+                PostgreSQL was restored under the running sink. Restart the sink: it checks the row again, or loads a \
+                snapshot if there is none.
+                """)
+        }
+        return progress
+    }
+
     /// Replaces the slot's row with this one (the initial snapshot's), stamped `loaded_at`.
     func insert(slot: String, on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query("DELETE FROM realm_replication_progress WHERE slot = \(slot)", logger: logger)

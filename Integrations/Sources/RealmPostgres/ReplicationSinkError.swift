@@ -1,6 +1,7 @@
 /// Why a ``PostgresReplicationSink`` stopped rather than retry: PostgreSQL's progress row and
 /// the realm disagree in a way that waiting cannot mend, and going on would skip or repeat
-/// commits. The sink never guesses: it stops, counts the stop (`realm.replication.stops`, with
+/// commits; or the realm's schema has a name the sink cannot map (``Reason/reservedName``),
+/// which no retry would map either. The sink never guesses: it stops, counts the stop (`realm.replication.stops`, with
 /// the dimension `reason`), logs it, and throws this from ``PostgresReplicationSink/run()``.
 ///
 /// The ``description`` says what happened, its likely cause and the operator's fix. The fix is
@@ -37,6 +38,12 @@ public struct ReplicationSinkError: Error, CustomStringConvertible {
         /// deleted, another sink resynchronized the slot, or PostgreSQL was restored under the
         /// running sink.
         case progressChanged = "progress_changed"
+        /// The realm's schema has a name the sink cannot map to PostgreSQL (``ReservedNames``):
+        /// a property `_realm_key` in a class without a primary key, a class named like the
+        /// sink's own tables (`realm_replication_…`), a name longer than PostgreSQL's 63-byte
+        /// identifiers. Refused before the slot is created and the snapshot loaded; or, when
+        /// a migration introduced it, at that commit (the commits before it applied).
+        case reservedName = "reserved_name"
     }
 
     /// Which disagreement stopped the sink.

@@ -30,6 +30,11 @@ final class SinkRecord: Object {
     @Persisted var tag: SinkTag?
 }
 
+/// A class a migration adds.
+final class SinkExtra: Object {
+    @Persisted(primaryKey: true) var id = 0
+}
+
 extension PostgresSinkTests {
     /// A record of every kind of value, drawn from `random`: texts with COPY's special
     /// characters, dates before 1970 and 2000 and with fractions of microseconds, extreme floats.
@@ -129,6 +134,61 @@ extension PostgresSinkTests {
             var last: Realm.Commit?
             while last.map({ $0.version < target }) ?? true { last = try await commits.next() }
             #expect(progress == ["\(slot.id) \(target) \(try #require(last).commitID)"], "seed \(seed)")
+        }
+    }
+
+    /// The public tables of the database, in name order.
+    static func tables(in client: PostgresClient) async throws -> [String] {
+        var tables: [String] = []
+        for try await name in try await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1").decode(String.self) {
+            tables.append(name)
+        }
+        return tables
+    }
+
+    /// A resynchronization drops the tables of classes the realm no longer has — one the
+    /// earlier snapshot loaded, one a commit created — but not a table the sink never mapped,
+    /// nor one another slot's sink maps.
+    @Test func aResynchronizationDropsTheTablesOfClassesTheRealmNoLongerHas() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let url = directory.url.appendingPathComponent("mapped.realm")
+        try await Self.withDatabase { client in
+            try await client.query("CREATE TABLE operator_audit (id bigint)")
+            var configuration = Realm.Configuration(fileURL: url, objectTypes: [SinkNote.self, SinkTag.self, SinkItem.self, SinkPlace.self])
+            do {
+                let realm = try await Realm.open(configuration: configuration)
+                try await realm.asyncWrite {
+                    realm.create(SinkTag.self, value: ["label": "stale"])
+                    realm.create(SinkItem.self, value: ["id": 1, "title": "stale"])
+                }
+                try await Self.replicate(Self.sink(configuration, "mapped", client), through: try await Self.write(realm, notes: 0..<3, "old"))
+            }
+            do {
+                // A class a commit adds: its table created by the batch, and recorded.
+                configuration.objectTypes = [SinkNote.self, SinkTag.self, SinkItem.self, SinkPlace.self, SinkExtra.self]
+                configuration.schemaVersion = 1
+                let migrated = try await Realm.open(configuration: configuration)
+                try await migrated.asyncWrite { migrated.create(SinkExtra.self, value: ["id": 1]) }
+                try await Self.replicate(Self.sink(configuration, "mapped", client), through: migrated.fileStatistics.version)
+            }
+            #expect(try await Self.tables(in: client) == ["SinkExtra", "SinkItem", "SinkNote", "SinkTag", "operator_audit",
+                                                         "realm_replication_dead_letters", "realm_replication_progress", "realm_replication_tables"])
+            // Another slot's sink maps SinkItem too.
+            try await client.query("INSERT INTO realm_replication_tables VALUES ('other', 'SinkItem')")
+            // Another realm, of notes alone, under the same slot name (the realm replaced).
+            configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("replaced.realm"), objectTypes: [SinkNote.self])
+            let realm = try await Realm.open(configuration: configuration)
+            try await Self.write(realm, notes: 5..<8, "new")
+            try await Self.replicate(Self.sink(configuration, "mapped", client, resynchronize: true), through: nil)
+            #expect(try await Self.tables(in: client) == ["SinkItem", "SinkNote", "operator_audit",
+                                                         "realm_replication_dead_letters", "realm_replication_progress", "realm_replication_tables"])
+            try await Self.expectEqual(client, realm)
+            var mapped: [String] = []
+            for try await (slot, table) in try await client.query("SELECT slot, table_name FROM realm_replication_tables ORDER BY 1, 2").decode((String, String).self) {
+                mapped.append("\(slot) \(table)")
+            }
+            #expect(mapped == ["mapped SinkNote", "other SinkItem"])
         }
     }
 
