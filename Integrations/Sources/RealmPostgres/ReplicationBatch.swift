@@ -94,6 +94,9 @@ struct ReplicationBatch {
         if let schemaCommit {
             statements += SchemaChangeStatements(commit: schemaCommit, dropsRemovedColumns: dropsRemovedColumns).statements(known: &known)
         }
+        // The rows of every class in one statement (as few as the bind limit allows), after
+        // every class's DDL: no write needs another class's DDL after it, and no DDL a write.
+        var rows = RowStatements()
         for (className, changes) in classes {
             let objectSchema = schema[className]
             if changes.dropped {
@@ -122,10 +125,10 @@ struct ReplicationBatch {
                     guard index > 0, let properties else { return true }
                     return column.property.map { properties.contains($0.name) } ?? false
                 }.map(\.element)
-                statements += mapping.upserts(objects, columns: columns)
+                mapping.upserts(objects, columns: columns, into: &rows)
             }
-            statements += mapping.deletes(deletes)
+            mapping.deletes(deletes, into: &rows)
         }
-        return (statements, known)
+        return (statements + rows.statements(), known)
     }
 }

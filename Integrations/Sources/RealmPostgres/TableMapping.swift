@@ -71,53 +71,63 @@ struct TableMapping: Sendable {
     /// class is in no schema any more, so there is no mapping of it to ask).
     static func drop(className: String) -> PostgresQuery { PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(quoted(className))") }
 
-    /// The most parameters one statement takes (PostgreSQL's limit is 65,535).
-    static let maximumBinds = 30_000
-
     /// Multi-row `INSERT … ON CONFLICT (key) DO UPDATE` statements writing `columns` (the key
     /// first) of each object, with its values at the object's version — as many statements as
-    /// ``maximumBinds`` requires.
+    /// ``RowStatements/maximumBinds`` requires.
     func upserts(_ objects: [(key: Realm.ObjectKey, object: Frozen<DynamicObject>)], columns: [Column]) -> [PostgresQuery] {
+        var statements = RowStatements()
+        upserts(objects, columns: columns, into: &statements)
+        return statements.statements()
+    }
+
+    /// Adds to `statements` multi-row `INSERT … ON CONFLICT (key) DO UPDATE` writes of `columns`
+    /// (the key first) of each object, with its values at the object's version.
+    ///
+    /// - Complexity: O(objects × columns) values read.
+    func upserts(_ objects: [(key: Realm.ObjectKey, object: Frozen<DynamicObject>)], columns: [Column], into statements: inout RowStatements) {
         let names = columns.map { Self.quoted($0.name) }
         let updates = names.dropFirst().map { "\($0) = EXCLUDED.\($0)" }
         let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", ")
-        let rowsPerStatement = max(1, Self.maximumBinds / columns.count)
-        var statements: [PostgresQuery] = []
-        for start in stride(from: 0, to: objects.count, by: rowsPerStatement) {
-            var binds = PostgresBindings()
-            var rows: [String] = []
-            for (key, object) in objects[start..<min(objects.count, start + rowsPerStatement)] {
-                var placeholders: [String] = []
-                ColumnBinding(key).append(to: &binds)
-                placeholders.append("$\(binds.count)::\(columns[0].type)")
-                object.read { object in
-                    for column in columns.dropFirst() {
-                        guard let property = column.property else { continue }
-                        ColumnBinding(object[property.name], property: property).append(to: &binds)
-                        placeholders.append("$\(binds.count)::\(column.type)")
+        let rowsPerWrite = max(1, RowStatements.maximumBinds / columns.count)
+        for start in stride(from: 0, to: objects.count, by: rowsPerWrite) {
+            let chunk = objects[start..<min(objects.count, start + rowsPerWrite)]
+            statements.append(bindCount: chunk.count * columns.count) { binds in
+                var rows: [String] = []
+                rows.reserveCapacity(chunk.count)
+                for (key, object) in chunk {
+                    var placeholders: [String] = []
+                    ColumnBinding(key).append(to: &binds)
+                    placeholders.append("$\(binds.count)::\(columns[0].type)")
+                    object.read { object in
+                        for column in columns.dropFirst() {
+                            guard let property = column.property else { continue }  // `_realm_key`: only ever first
+                            ColumnBinding(object[property.name], property: property).append(to: &binds)
+                            placeholders.append("$\(binds.count)::\(column.type)")
+                        }
                     }
+                    rows.append("(" + placeholders.joined(separator: ", ") + ")")
                 }
-                rows.append("(" + placeholders.joined(separator: ", ") + ")")
+                return """
+                    INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES \(rows.joined(separator: ", ")) \
+                    ON CONFLICT (\(names[0])) \(conflict)
+                    """
             }
-            statements.append(PostgresQuery(unsafeSQL: """
-                INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES \(rows.joined(separator: ", ")) \
-                ON CONFLICT (\(names[0])) \(conflict)
-                """, binds: binds))
         }
-        return statements
     }
 
-    /// `DELETE … WHERE key IN (…)` statements for the objects with `keys`.
-    func deletes(_ keys: [Realm.ObjectKey]) -> [PostgresQuery] {
-        stride(from: 0, to: keys.count, by: Self.maximumBinds).map { start in
-            var binds = PostgresBindings()
-            var placeholders: [String] = []
-            for key in keys[start..<min(keys.count, start + Self.maximumBinds)] {
-                ColumnBinding(key).append(to: &binds)
-                placeholders.append("$\(binds.count)::\(self.key.type)")
+    /// Adds to `statements` `DELETE … WHERE key IN (…)` writes for the objects with `keys`.
+    func deletes(_ keys: [Realm.ObjectKey], into statements: inout RowStatements) {
+        for start in stride(from: 0, to: keys.count, by: RowStatements.maximumBinds) {
+            let chunk = keys[start..<min(keys.count, start + RowStatements.maximumBinds)]
+            statements.append(bindCount: chunk.count) { binds in
+                var placeholders: [String] = []
+                placeholders.reserveCapacity(chunk.count)
+                for key in chunk {
+                    ColumnBinding(key).append(to: &binds)
+                    placeholders.append("$\(binds.count)::\(self.key.type)")
+                }
+                return "DELETE FROM \(table) WHERE \(Self.quoted(key.name)) IN (\(placeholders.joined(separator: ", ")))"
             }
-            return PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \(Self.quoted(key.name)) IN (\(placeholders.joined(separator: ", ")))",
-                                 binds: binds)
         }
     }
 }

@@ -219,6 +219,7 @@ case "catch-up":
     // The last commit to replicate: the newest with changes. Not the file's newest version,
     // which may be a commit that only confirmed the slot (it is not delivered).
     var target = position
+    let reading = ContinuousClock.now
     if backlog > 0 {
         var counted = 0
         var iterator = realm.commits(after: position).batched(maximumCount: 1_000).makeAsyncIterator()
@@ -227,7 +228,7 @@ case "catch-up":
             target = batch[batch.count - 1].version
         }
     }
-    print("catch-up: the slot confirmed version \(position); \(backlog) commits to replicate, through version \(target)")
+    print("catch-up: the slot confirmed version \(position); \(backlog) commits to replicate, through version \(target); reading them alone took \(ContinuousClock.now - reading)")
     let began = ContinuousClock.now
     try await replicate(until: target)
     let elapsed = (ContinuousClock.now - began).components

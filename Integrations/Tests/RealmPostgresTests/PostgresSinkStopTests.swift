@@ -27,7 +27,7 @@ extension PostgresSinkTests {
                      confirmEvery: Int = 32, slotLimits: Realm.ReplicationRetentionLimits = .init(),
                      resynchronize: Bool = false) -> PostgresReplicationSink {
         PostgresReplicationSink(configuration: configuration, slot: slot, client: client, logger: Logger(label: "sink-tests"),
-                                confirmEvery: confirmEvery, slotLimits: slotLimits, resynchronize: resynchronize, metricsFactory: metrics)
+                                confirmEvery: confirmEvery, confirmInterval: .zero, slotLimits: slotLimits, resynchronize: resynchronize, metricsFactory: metrics)
     }
 
     /// A dump of the notes' table and the progress table, as a backup would take it.

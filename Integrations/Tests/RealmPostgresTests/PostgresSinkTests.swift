@@ -259,7 +259,7 @@ extension PostgresSinkTests {
         try await Self.withDatabase { client in
             try await client.query(#"CREATE TABLE "SinkNote" (id bigint PRIMARY KEY, text text CONSTRAINT no_refused CHECK (text <> 'refused'))"#)
             let sink = PostgresReplicationSink(configuration: configuration, slot: "retry", client: client,
-                                               logger: Logger(label: "sink-tests"), confirmEvery: 1, deadLetterAfter: nil, metricsFactory: metrics)
+                                               logger: Logger(label: "sink-tests"), confirmEvery: 1, confirmInterval: .zero, deadLetterAfter: nil, metricsFactory: metrics)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await sink.run() }
                 try await Self.waitUntil { try metrics.expectCounter("realm.replication.errors", slot).totalValue >= 2 }
