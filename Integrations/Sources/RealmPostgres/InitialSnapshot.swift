@@ -17,12 +17,9 @@ import RealmActors
 /// A failure rolls all of it back: PostgreSQL keeps what it had, and the sink retries.
 ///
 /// Memory is bounded: objects are read one at a time from the frozen snapshot (which the slot
-/// keeps in the file however long the load takes) and sent in chunks of about
-/// ``chunkBytes``; PostgreSQL applies each as it arrives.
+/// keeps in the file however long the load takes) and sent in chunks
+/// (``TableMapping/copy(_:on:logger:)``); PostgreSQL applies each as it arrives.
 enum InitialSnapshot {
-    /// The size of the COPY data sent at a time.
-    static let chunkBytes = 1 << 20
-
     /// What a load did.
     struct Loaded: Sendable {
         /// The objects copied.
@@ -48,28 +45,7 @@ enum InitialSnapshot {
             for statement in mapping.creation(known: []) { try await connection.query(statement, logger: logger) }
             try await connection.query(PostgresQuery(unsafeSQL: "TRUNCATE \(mapping.table)"), logger: logger)
             loaded.columns[mapping.className] = Set(mapping.columns.map(\.name))
-            let objects = realm.dynamicObjects(mapping.className)
-            guard !objects.isEmpty else { continue }
-            let properties = mapping.columns.dropFirst().compactMap(\.property)
-            try await connection.copyFrom(table: mapping.className, columns: mapping.columns.map(\.name), logger: logger) { writer in
-                var buffer = ByteBuffer()
-                buffer.reserveCapacity(chunkBytes + chunkBytes / 4)
-                for object in objects {
-                    guard let key = Realm.ObjectKey(object) else { continue }
-                    ColumnBinding(key).appendCopyText(to: &buffer)
-                    for property in properties {
-                        buffer.writeInteger(UInt8(ascii: "\t"))
-                        ColumnBinding(object[property.name], property: property).appendCopyText(to: &buffer)
-                    }
-                    buffer.writeInteger(UInt8(ascii: "\n"))
-                    loaded.rows += 1
-                    if buffer.readableBytes >= chunkBytes {
-                        try await writer.write(buffer)
-                        buffer.clear()
-                    }
-                }
-                if buffer.readableBytes > 0 { try await writer.write(buffer) }
-            }
+            loaded.rows += try await mapping.copy(realm.dynamicObjects(mapping.className), on: connection, logger: logger)
         }
         try await progress.insert(slot: slot, on: connection, logger: logger)
         return loaded

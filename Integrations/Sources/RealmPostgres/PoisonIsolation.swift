@@ -36,10 +36,10 @@ struct PoisonIsolation {
         // Row by row: the schema's changes and the dropped tables, then each row alone.
         var prelude = batch
         prelude.classes = batch.classes.map { ($0.name, ReplicationBatch.ClassRows(dropped: $0.rows.dropped)) }
-        var statements: [PostgresQuery]
+        var statements: [BatchStatement]
         var known = known
         (statements, known) = prelude.statements(known: known, dropsRemovedColumns: dropsRemovedColumns)
-        for statement in statements { try await connection.query(statement, logger: logger) }
+        for statement in statements { try await statement.run(on: connection, logger: logger) }
         var deadLetters: [DeadLetter] = []
         for (className, changes) in batch.classes {
             for (key, row) in changes.rows {
@@ -67,7 +67,7 @@ struct PoisonIsolation {
         try await connection.query(PostgresQuery(unsafeSQL: "SAVEPOINT \(savepoint)"), logger: logger)
         do {
             let (statements, after) = batch.statements(known: known, dropsRemovedColumns: dropsRemovedColumns)
-            for statement in statements { try await connection.query(statement, logger: logger) }
+            for statement in statements { try await statement.run(on: connection, logger: logger) }
             try await connection.query(PostgresQuery(unsafeSQL: "RELEASE SAVEPOINT \(savepoint)"), logger: logger)
             return after
         } catch {

@@ -494,9 +494,9 @@ public actor PostgresReplicationSink: Service {
                     var known = known
                     // One batch per schema: a migration's commit starts a new one (ReplicationBatch).
                     for segment in ReplicationBatch.segments(commits.filter { $0.version > applied }) {
-                        let statements: [PostgresQuery]
+                        let statements: [BatchStatement]
                         (statements, known) = ReplicationBatch(segment).statements(known: known, dropsRemovedColumns: dropsRemovedColumns)
-                        for statement in statements { try await connection.query(statement, logger: logger) }
+                        for statement in statements { try await statement.run(on: connection, logger: logger) }
                     }
                     try await MappedTables.record(Set(known.keys).subtracting(mapped), dropped: dropped, slot: slot, on: connection, logger: logger)
                     try await ReplicationProgress.update(slot: slot, to: last.position, on: connection, logger: logger)

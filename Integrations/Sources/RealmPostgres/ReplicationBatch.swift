@@ -88,8 +88,8 @@ struct ReplicationBatch {
     /// new columns, then its rows written and deleted — and the columns each table has after
     /// them. `known` is the columns each table is known to have (tables not in it are checked
     /// with `IF NOT EXISTS`).
-    func statements(known: [String: Set<String>], dropsRemovedColumns: Bool = false) -> (statements: [PostgresQuery], known: [String: Set<String>]) {
-        var statements: [PostgresQuery] = []
+    func statements(known: [String: Set<String>], dropsRemovedColumns: Bool = false) -> (statements: [BatchStatement], known: [String: Set<String>]) {
+        var statements: [BatchStatement] = []
         var known = known
         if let schemaCommit {
             statements += SchemaChangeStatements(commit: schemaCommit, dropsRemovedColumns: dropsRemovedColumns).statements(known: &known)
@@ -100,7 +100,7 @@ struct ReplicationBatch {
         for (className, changes) in classes {
             let objectSchema = schema[className]
             if changes.dropped {
-                statements.append(TableMapping.drop(className: className))
+                statements.append(.query(TableMapping.drop(className: className)))
                 known[className] = nil
             }
             // Embedded classes have no table: their objects are in their owners' jsonb.
@@ -108,7 +108,7 @@ struct ReplicationBatch {
             let mapping = TableMapping(objectSchema, schema: schema)
             let names = Set(mapping.columns.map(\.name))
             if !names.isSubset(of: known[className] ?? []) {
-                statements += mapping.creation(known: known[className] ?? [])
+                statements += mapping.creation(known: known[className] ?? []).map(BatchStatement.query)
                 known[className] = names
             }
             var writes: [Set<String>?: [(key: Realm.ObjectKey, object: Frozen<DynamicObject>)]] = [:]
@@ -129,6 +129,6 @@ struct ReplicationBatch {
             }
             mapping.deletes(deletes, into: &rows)
         }
-        return (statements + rows.statements(), known)
+        return (statements + rows.statements().map(BatchStatement.query), known)
     }
 }

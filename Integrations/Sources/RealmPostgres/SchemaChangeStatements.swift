@@ -13,7 +13,7 @@ import RealmActors
 /// | property removed | the column kept (nulls for later rows), or dropped with `dropsRemovedColumns` |
 /// | property renamed | `RENAME COLUMN` |
 /// | property type changed | the column dropped and added with the new type, then filled as an added one |
-/// | primary key changed, embedded ↔ top-level | the table dropped, created and loaded from the commit's realm |
+/// | primary key changed, embedded ↔ top-level | the table dropped, created and loaded from the commit's realm (COPY, in bounded memory: ``BatchStatement/load(_:_:)``) |
 /// | an embedded class changed | its owners' tables reloaded (their jsonb holds its objects) |
 ///
 /// Objects the migration wrote are the commit's modifications, written after these.
@@ -25,8 +25,8 @@ struct SchemaChangeStatements {
     var schema: Schema { commit.realm.schema }
 
     /// The statements, with `known` (each table's columns, as the sink knows them) updated.
-    func statements(known: inout [String: Set<String>]) -> [PostgresQuery] {
-        var statements: [PostgresQuery] = []
+    func statements(known: inout [String: Set<String>]) -> [BatchStatement] {
+        var statements: [BatchStatement] = []
         var reload: [String] = []      // classes loaded again whole, in order
         var filled: [String: [String]] = [:]  // class → columns to fill with the objects' default
         var touched: [String] = []     // classes whose table must match the schema
@@ -44,14 +44,14 @@ struct SchemaChangeStatements {
                 filled[name, default: []].append(property)
             case .propertyRemoved(let name, let property):
                 if dropsRemovedColumns {
-                    statements.append(Self.dropColumn(property, of: name))
+                    statements.append(.query(Self.dropColumn(property, of: name)))
                     known[name]?.remove(property)
                 }
             case .propertyRenamed(let name, let from, let to):
-                statements.append(Self.renameColumn(from, to: to, of: name))
+                statements.append(.query(Self.renameColumn(from, to: to, of: name)))
                 if known[name]?.remove(from) != nil { known[name]?.insert(to) }
             case .propertyTypeChanged(let name, let property):
-                statements.append(Self.dropColumn(property, of: name))
+                statements.append(.query(Self.dropColumn(property, of: name)))
                 known[name]?.remove(property)
                 touch(name)
                 filled[name, default: []].append(property)
@@ -65,20 +65,17 @@ struct SchemaChangeStatements {
         for name in touched where schema[name]?.isEmbedded == false && !reload.contains(name) {
             guard let objectSchema = schema[name] else { continue }
             let mapping = TableMapping(objectSchema, schema: schema)
-            statements += mapping.creation(known: known[name] ?? [])
+            statements += mapping.creation(known: known[name] ?? []).map(BatchStatement.query)
             known[name] = Set(mapping.columns.map(\.name))
-            if let columns = filled[name] { statements += fill(columns, of: mapping) }
+            if let columns = filled[name] { statements += fill(columns, of: mapping).map(BatchStatement.query) }
         }
         for name in reload {
             guard let objectSchema = schema[name], !objectSchema.isEmbedded else { continue }
             let mapping = TableMapping(objectSchema, schema: schema)
-            statements.append(TableMapping.drop(className: name))
-            statements += mapping.creation(known: [])
+            statements.append(.query(TableMapping.drop(className: name)))
+            statements += mapping.creation(known: []).map(BatchStatement.query)
             known[name] = Set(mapping.columns.map(\.name))
-            let objects = realm.dynamicObjects(name).compactMap { object in
-                object.read(Realm.ObjectKey.init).map { (key: $0, object: object) }
-            }
-            statements += mapping.upserts(objects, columns: mapping.columns)
+            statements.append(.load(mapping, realm))  // streamed with COPY, not held as upserts
         }
         return statements
     }

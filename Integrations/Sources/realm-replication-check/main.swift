@@ -206,10 +206,16 @@ case "write":
         try realm.write { try realm.createReplicationSlot(named: "check") }
     }
     let deadline = ContinuousClock.now + .seconds(seconds)
+    let first = realm.fileStatistics.version
     try await withThrowingTaskGroup(of: Void.self) { group in
         if !arguments.contains("--without-sink") { group.addTask { try await replicate(until: nil) } }
         for number in 0..<8 { group.addTask { try await Writer(number: number).run(until: deadline) } }
         for _ in 0..<8 { try await group.next() }
+        // The writers are done: the newest version then, which Scripts/measure-replication.sh
+        // compares with what PostgreSQL has when the sink is stopped right after.
+        _ = realm.refresh()
+        let newest = realm.fileStatistics.version
+        print("write: versions \(first) to \(newest), \(Int(Double(newest - first) / seconds)) commits/s; the newest version \(newest)")
         group.cancelAll()
     }
 case "catch-up":

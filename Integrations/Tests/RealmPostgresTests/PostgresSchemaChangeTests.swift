@@ -33,6 +33,19 @@ final class GadgetV3: Object {
     @Persisted var note = ""
 }
 
+/// A class whose primary key a migration moves from `id` to `code`.
+final class PartV1: Object {
+    override class func className() -> String { "Part" }
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var code = ""
+}
+
+final class PartV2: Object {
+    override class func className() -> String { "Part" }
+    @Persisted var id = 0
+    @Persisted(primaryKey: true) var code = ""
+}
+
 final class OddValues: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var text = ""
@@ -125,6 +138,46 @@ struct PostgresSchemaChangeTests {
                 #expect(row.name == object.name && row.width == object.width && row.note == object.note, "object \(object.id)")
             }
             #expect(rows[5]?.width == "-5 mm" && rows[7]?.note == "" && rows[10]?.note == "tenth" && rows[160]?.width == "")
+        }
+    }
+
+    /// A migration that changes a class's primary key reloads its table from the commit's realm
+    /// (streamed with COPY): the table keyed by the new key, every object a row, the rows the
+    /// migration's commit and the later ones wrote on top.
+    @Test func aChangedPrimaryKeyReloadsTheTable() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        func configuration(_ version: UInt64, _ type: Object.Type) -> Realm.Configuration {
+            var configuration = Realm.Configuration(fileURL: directory.url.appendingPathComponent("parts.realm"))
+            configuration.schemaVersion = version
+            configuration.objectTypes = [type]
+            return configuration
+        }
+        do {
+            let realm = try Realm(configuration: configuration(1, PartV1.self))
+            try realm.write { try realm.createReplicationSlot(named: "parts") }
+            try realm.write { for id in 0..<3_000 { realm.create(PartV1.self, value: ["id": id, "code": "p\(id)"]) } }
+        }
+        let realm = try Realm(configuration: configuration(2, PartV2.self))
+        try realm.write {
+            realm.object(ofType: PartV2.self, forPrimaryKey: "p7")!.id = -7
+            realm.create(PartV2.self, value: ["id": 3_000, "code": "new"])
+        }
+        let commits = try await Self.backlog(realm, slot: "parts")
+        #expect(commits.count == 3)  // the inserts, the migration, the edit
+        #expect(commits[1].schemaChanges == [.classRestructured("Part")])
+        try await PostgresSinkTests.withDatabase { client in
+            let sink = PostgresReplicationSink(configuration: realm.configuration, slot: "parts", client: client, logger: Logger(label: "sink-tests"))
+            _ = try await sink.prepare()
+            try await sink.apply(commits)
+            let keys = try await client.query(#"SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indrelid = '"Part"'::regclass AND i.indisprimary"#)
+            var key: [String] = []
+            for try await name in keys.decode(String.self) { key.append(name) }
+            #expect(key == ["code"])
+            var rows: [String: Int] = [:]
+            for try await (code, id) in try await client.query(#"SELECT code, id FROM "Part""#).decode((String, Int).self) { rows[code] = id }
+            #expect(rows.count == 3_001)
+            #expect(rows["p7"] == -7 && rows["new"] == 3_000 && rows["p2999"] == 2_999)
         }
     }
 

@@ -32,8 +32,10 @@ final class SinkItem: Object {
 }
 
 /// The sink against a real PostgreSQL (Scripts/test-replication.sh starts one and sets
-/// REALM_POSTGRES_*); skipped without one.
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["REALM_POSTGRES_PORT"] != nil), .timeLimit(.minutes(2)))
+/// REALM_POSTGRES_*); skipped without one. The time limit bounds a hang: the slowest test (100,000
+/// objects loaded and compared twice, in a debug build) takes ~35 s alone and over 2 minutes
+/// beside the suite's other tests on a loaded 2-core machine.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["REALM_POSTGRES_PORT"] != nil), .timeLimit(.minutes(5)))
 struct PostgresSinkTests {
     static func client() -> PostgresClient {
         let environment = ProcessInfo.processInfo.environment
