@@ -10,7 +10,7 @@ package enum Inspector {
 
     /// Every subcommand, in the order `--help` lists them.
     static let commands: [any InspectorCommand.Type] = [
-        Info.self, SchemaCommand.self, Count.self, Query.self, Dump.self, Load.self, Check.self, Recover.self, Compact.self, Copy.self, Versions.self, DropSlot.self,
+        Info.self, SchemaCommand.self, Count.self, Query.self, Dump.self, Load.self, Check.self, Recover.self, Compact.self, Copy.self, Versions.self, DropSlot.self, ResyncSlot.self,
     ]
 
     static var help: String {

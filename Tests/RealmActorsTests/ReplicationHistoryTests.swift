@@ -302,6 +302,51 @@ import RealmTestSupport
         _ = try realm.checkIntegrity()
     }
 
+    /// An operator's request for a resynchronization: the slot is invalidated with that reason
+    /// (kept across a reopen), retains nothing from then on, refuses its consumer, fires no
+    /// instrumentation event (no limit was passed), and leaves another slot alone; asking again
+    /// changes nothing, and a missing slot is invalid input.
+    @Test func aRequestedResynchronizationInvalidatesTheSlot() async throws {
+        let directory = try TemporaryDirectory()
+        let events = Mutex(0)
+        let instrumentation = Realm.Instrumentation { event in
+            if case .replicationSlotInvalidated = event { events.withLock { $0 += 1 } }
+        }
+        let configuration = Self.configuration(directory, instrumentation: instrumentation)
+        do {
+            let realm = try await Realm.open(configuration: configuration)
+            try await realm.asyncWrite {
+                try realm.createReplicationSlot(named: "asked")
+                try realm.createReplicationSlot(named: "other")
+            }
+            for index in 0..<10 {
+                try await realm.asyncWrite { realm.create(ReplicatedOrder.self, value: ["code": "o\(index)", "quantity": index], update: .modified) }
+            }
+            let before = try #require(try realm.replicationSlots.first { $0.name == "asked" })
+            #expect(before.backlog.commits == 10 && before.invalidation == nil)
+            try await realm.asyncWrite { try realm.requestResynchronization(ofReplicationSlotNamed: "asked") }
+            let asked = try #require(try realm.replicationSlots.first { $0.name == "asked" })
+            #expect(asked.invalidation?.reason == .resynchronizationRequested)
+            #expect(asked.retainedBytes == 0 && asked.position.version > before.position.version)
+            let date = try #require(asked.invalidation?.date)
+            try await realm.asyncWrite { try realm.requestResynchronization(ofReplicationSlotNamed: "asked") }
+            #expect(try realm.replicationSlots.first { $0.name == "asked" }?.invalidation?.date == date)
+            #expect(try realm.replicationSlots.first { $0.name == "other" }?.backlog.commits == 10)
+            await #expect { () async throws in
+                try await realm.asyncWrite { try realm.requestResynchronization(ofReplicationSlotNamed: "missing") }
+            } throws: { ($0 as? Realm.Error)?.code == .invalidInput }
+        }
+        let realm = try await Realm.open(configuration: configuration)
+        #expect(try realm.replicationSlots.first { $0.name == "asked" }?.invalidation?.reason == .resynchronizationRequested)
+        await #expect { () async throws in
+            var iterator = realm.commits(since: "asked").makeAsyncIterator()
+            _ = try await iterator.next()
+        } throws: { ($0 as? Realm.Error)?.code == .replicationSlotInvalidated && "\($0)".contains("resynchronization") }
+        #expect(try realm.replicationSlots.first { $0.name == "other" }?.backlog.commits == 10)
+        #expect(events.withLock { $0 } == 0)
+        _ = try realm.checkIntegrity()
+    }
+
     /// A lag limit: the first commit after the oldest unconfirmed one is older than the limit
     /// invalidates the slot (1 ns: any later commit).
     @Test func aSlotPastItsLagIsInvalidated() async throws {

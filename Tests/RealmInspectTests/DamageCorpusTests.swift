@@ -146,6 +146,7 @@ final class DCPet: Object {
             ["copy", path, scratch.appendingPathComponent("copy.realm").path],
             ["compact", try copy("compact.realm")],
             ["drop-slot", dropSlotInPlace ? path : try copy("slot.realm"), "none"],
+            ["resync-slot", try copy("resync.realm"), "none"],
             ["load", path, scratch.appendingPathComponent("loaded.realm").path],
             ["recover", path, scratch.appendingPathComponent("recovered.realm").path],
         ].map { $0 + options }
@@ -225,7 +226,7 @@ final class DCPet: Object {
         for arguments in try Self.commands(path: base, scratch: clean) where arguments[0] != "load" {
             let outcome = try workspace.run(arguments, timeout: Self.timeout)
             // The file has no slot named "none": drop-slot says so (the run only checks it never traps).
-            #expect(outcome.status == (arguments[0] == "drop-slot" ? 1 : 0), "\(arguments): \(outcome.standardError)")
+            #expect(outcome.status == (["drop-slot", "resync-slot"].contains(arguments[0]) ? 1 : 0), "\(arguments): \(outcome.standardError)")
         }
 
         var failures: [String] = []
@@ -247,7 +248,7 @@ final class DCPet: Object {
                 }
                 exits[outcome.status, default: 0] += 1
                 if outcome.status == 1, outcome.standardError.contains("page") { damageMessages += 1 }
-                if outcome.status == 1, !outcome.standardError.contains("page"), !["load", "drop-slot"].contains(arguments[0]) {
+                if outcome.status == 1, !outcome.standardError.contains("page"), !["load", "drop-slot", "resync-slot"].contains(arguments[0]) {
                     unnamed.append("variant \(variant) (\(what)), \(arguments[0]): \(outcome.standardError.prefix(200))")
                 }
             }

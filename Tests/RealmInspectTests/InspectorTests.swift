@@ -314,6 +314,50 @@ final class RIPet: Object {
         #expect(try workspace.run("check", path).status == 0)
     }
 
+    /// `resync-slot` asks a slot's consumer for a resynchronization: the slot is invalidated with
+    /// that reason (it keeps nothing from then on, so the file compacts, the slot carried into
+    /// the copy), `info` says so; a slot a retention limit invalidated takes the new reason;
+    /// asking again changes nothing; a missing slot is a problem (exit 1).
+    @Test func resyncSlotInvalidatesTheSlotWithTheOperatorsReason() throws {
+        let configuration = try makeRealm()
+        do {
+            let realm = try Realm(configuration: configuration)
+            try realm.write {
+                try realm.createReplicationSlot(named: "warehouse")
+                try realm.createReplicationSlot(named: "limited", limits: .init(maximumRetainedBytes: 4_096))
+            }
+            for round in 0..<4 { try realm.write { for person in realm.objects(RIPerson.self) { person.age += round } } }
+            let slots = try realm.replicationSlots
+            #expect(slots.first { $0.name == "limited" }?.invalidation?.reason == .retainedBytes)
+            #expect(slots.first { $0.name == "warehouse" }?.invalidation == nil)
+        }
+        let limited = try workspace.run("info", path)
+        #expect(limited.lines.contains { $0.contains("INVALIDATED") && $0.contains("realm-inspect resync-slot FILE limited") }, "\(limited.lines)")
+        #expect(try workspace.run("resync-slot", path, "missing").status == 1)
+        for name in ["warehouse", "limited"] {
+            let asked = try workspace.run("resync-slot", path, name)
+            #expect(asked.status == 0, "\(asked.standardError)")
+            #expect(asked.standardOutput.contains("requested a resynchronization of slot '\(name)'"), "\(asked.standardOutput)")
+        }
+        let again = try workspace.run("resync-slot", path, "warehouse")
+        #expect(again.status == 0 && again.standardOutput.contains("requested already"), "\(again.standardOutput)")
+        let json = try Self.jsonObject(try workspace.run("info", path, "--format", "json").standardOutput)
+        let slots = try #require(json["replicationSlots"] as? [[String: Any]])
+        #expect(slots.count == 2)
+        for slot in slots {
+            #expect((slot["invalidated"] as? [String: Any])?["reason"] as? String == "resynchronizationRequested", "\(slot)")
+            #expect(slot["retainedBytes"] as? Int == 0)
+        }
+        let info = try workspace.run("info", path)
+        #expect(info.lines.filter { $0.contains("INVALIDATED") && $0.contains("operator's request") }.count == 2, "\(info.lines)")
+        #expect(info.lines.contains("retained bytes: 0"), "\(info.lines)")
+        #expect(try workspace.run("compact", path).status == 0)
+        let checked = try workspace.run("check", path)
+        #expect(checked.status == 0, "\(checked.standardError)")
+        let realm = try Realm(configuration: configuration)
+        #expect(try realm.replicationSlots.map { $0.invalidation?.reason } == [.resynchronizationRequested, .resynchronizationRequested])
+    }
+
     @Test func encryptedFilesNeedTheirKey() throws {
         let key = Data((0..<64).map { UInt8($0 * 3 & 0xFF) })
         try makeRealm(encryptionKey: key)

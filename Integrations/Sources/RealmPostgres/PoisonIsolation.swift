@@ -84,7 +84,7 @@ extension PostgresReplicationSink {
     /// letter is counted (`realm.replication.dead_letters`) and logged at `error` once its
     /// transaction has committed.
     func applyIsolatingPoison(_ commits: [Realm.Commit]) async throws {
-        let client = client, slot = slot, slotID = slotID, logger = logger
+        let client = client, slot = slot, slotID = slotID, logger = logger, committed = appliedVersion
         let isolation = PoisonIsolation(dropsRemovedColumns: dropsRemovedColumns, logger: logger)
         for commit in commits {
             let known = knownColumns
@@ -92,6 +92,8 @@ extension PostgresReplicationSink {
                 try await Self.stopping {
                     try await client.withTransaction(logger: logger) { connection -> (known: [String: Set<String>], deadLetters: [DeadLetter])? in
                         let progress = try await ReplicationProgress.lock(slot: slot, slotID: slotID, on: connection, logger: logger)
+                        // Behind what the sink applied: PostgreSQL restored under it (see apply(_:)).
+                        guard progress.position.version >= committed else { throw ProgressMovedBack(position: progress.position) }
                         guard progress.position.version < commit.version, let slotID else { return nil }  // applied before
                         let result = try await isolation.apply(commit, known: known, on: connection)
                         for deadLetter in result.deadLetters { try await deadLetter.insert(slot: slot, slotID: slotID, on: connection, logger: logger) }

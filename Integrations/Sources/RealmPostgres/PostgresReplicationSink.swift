@@ -38,9 +38,17 @@ import Foundation
 ///   most once per `confirmInterval`, and at shutdown), so the versions not yet applied stay in
 ///   the realm file.
 ///
-/// Every stop is the operator's to mend, and the mend is a resynchronization: drop the slot
-/// first if it was invalidated (`realm-inspect drop-slot FILE SLOT`), then start the sink once
-/// with `resynchronize: true`.
+/// Every stop is the operator's to mend, and the mend is a resynchronization, asked for in one
+/// of two ways:
+/// - from the shell, with the service stopped: `realm-inspect resync-slot FILE SLOT`, which
+///   invalidates the slot with the reason ``Realm/ReplicationSlotInvalidation/Reason/resynchronizationRequested``
+///   (``Realm/requestResynchronization(ofReplicationSlotNamed:)`` from code). On its next start
+///   the sink logs that the operator asked, deletes the slot's progress row, drops the slot,
+///   creates it again with the same limits and loads a snapshot — no code change, and no stop
+///   (a request made under a running sink is honoured at once). It works on every stop, a slot
+///   a retention limit invalidated included;
+/// - in code: start the sink once with `resynchronize: true` (after dropping the slot, if it
+///   was invalidated: `realm-inspect drop-slot FILE SLOT`).
 ///
 /// **Mapping.** Each class is a table of its name; each persisted property a column of its name:
 /// `Int` bigint, `Bool` boolean, `Float` real, `Double` double precision, `String` text, `Data`
@@ -198,7 +206,9 @@ public actor PostgresReplicationSink: Service {
     ///   - resynchronize: load a new snapshot on start even if PostgreSQL has a progress row,
     ///     replacing the mapped tables' rows — the fix for every stop (see
     ///     ``ReplicationSinkError``). Once loaded, the sink goes on as usual; a sink started
-    ///     with it again loads again, so pass it for the run that recovers, not always.
+    ///     with it again loads again, so pass it for the run that recovers, not always. (From
+    ///     the shell, `realm-inspect resync-slot FILE SLOT` asks for the same on the next start,
+    ///     with no option: see **Exactly once, or loudly stopped**.)
     ///   - deadLetterAfter: how many attempts of a batch may fail with a data error (PostgreSQL
     ///     refusing a row's values: a `CHECK` constraint or trigger an operator added, a value
     ///     out of range; see **Failures** above) before the sink sets the refused rows aside in
@@ -273,6 +283,12 @@ public actor PostgresReplicationSink: Service {
                 break
             } catch where Task.isCancelled {
                 break
+            } catch is ResynchronizationRequested {
+                continue  // asked while running: start again at once, loading a snapshot
+            } catch let error as ProgressMovedBack {
+                logger.warning("PostgreSQL's progress row moved back under the running sink (restored?); checking it again", metadata: [
+                    "slot": "\(slot)", "row": "\(error.position)", "applied": "\(appliedVersion)"])
+                continue  // the start checks the row against the realm
             } catch let error where !(error is Realm.Error || error is ReplicationSinkError) {
                 metrics.errors.increment()
                 var metadata: Logger.Metadata = ["slot": "\(slot)", "error": "\(String(reflecting: error))", "retry_in": "\(retryDelay)"]
@@ -340,7 +356,10 @@ public actor PostgresReplicationSink: Service {
         } catch is CancellationError {
         } catch let error as Realm.Error where error.code == .replicationPositionLost || error.code == .replicationSlotInvalidated {
             // The realm stopped keeping the stream's position under it (a retention limit
-            // invalidated the slot, or it was dropped): say which, as a start would.
+            // invalidated the slot, or it was dropped): say which, as a start would. A
+            // resynchronization the operator asked for is no stop: the next attempt's start
+            // honours it (``start(_:)``).
+            if try resynchronizationRequested(realm) { throw ResynchronizationRequested() }
             if let progress = try await progress() { _ = try check(progress, in: realm) }
             throw error
         }
@@ -349,8 +368,17 @@ public actor PostgresReplicationSink: Service {
     /// The position to apply commits after: the progress row's, checked against the realm; or,
     /// when PostgreSQL has no row or a resynchronization is pending, a new snapshot's.
     private func start(_ realm: Realm) async throws -> Realm.ReplicationPosition {
-        let progress = try await progress()
+        var progress = try await progress()
         _ = realm.refresh()
+        if try resynchronizationRequested(realm) {
+            // The operator asked (realm-inspect resync-slot): no stop, a new snapshot. The row
+            // goes first, so that a crash between the slot's new creation and the snapshot's
+            // commit finds no row (a load) rather than a row of the old slot (a slot mismatch).
+            logger.notice("the operator asked for a resynchronization: creating the slot again and loading a new snapshot", metadata: [
+                "slot": "\(slot)", "previous_position": "\(progress.map { "\($0.position)" } ?? "none")"])
+            if progress != nil { try await deleteProgress() }
+            progress = nil
+        }
         guard let progress, !resynchronizePending else { return try await loadSnapshot(realm) }
         let position = try check(progress, in: realm)
         slotID = progress.slotID
@@ -375,11 +403,20 @@ public actor PostgresReplicationSink: Service {
     /// Loads the realm at the slot's position into PostgreSQL (``InitialSnapshot``), creating
     /// the slot first if the realm has none; returns the position.
     private func loadSnapshot(_ realm: Realm) async throws -> Realm.ReplicationPosition {
-        if try !realm.replicationSlots.contains(where: { $0.name == slot }) {
+        let existing = try realm.replicationSlots.first { $0.name == slot }
+        if existing == nil {
             try ReservedNames.check(realm.schema, slot: slot, when: "The realm's schema")
             let name = slot, limits = slotLimits
             try await realm.asyncWrite { try realm.createReplicationSlot(named: name, limits: limits) }
             logger.notice("created replication slot", metadata: ["slot": "\(slot)"])
+        } else if let existing, existing.invalidation?.reason == .resynchronizationRequested {
+            // The same name and limits, a new id and position: the snapshot's.
+            let name = slot, limits = existing.limits
+            try await realm.asyncWrite {
+                try realm.dropReplicationSlot(named: name)
+                try realm.createReplicationSlot(named: name, limits: limits)
+            }
+            logger.notice("created replication slot again, as the operator asked", metadata: ["slot": "\(slot)"])
         }
         if let invalidation = try realm.replicationSlots.first(where: { $0.name == slot })?.invalidation {
             throw ResumeCheck.invalidated(slot, invalidation)
@@ -412,6 +449,34 @@ public actor PostgresReplicationSink: Service {
             "slot": "\(slot)", "position": "\(snapshot.position)", "rows": "\(loaded.rows)",
             "seconds": "\(ContinuousClock.now - began)", "dropped_tables": "\(loaded.dropped)"])
         return snapshot.position
+    }
+
+    /// Whether the operator asked for a resynchronization of the slot: it is invalidated with
+    /// the reason ``Realm/ReplicationSlotInvalidation/Reason/resynchronizationRequested``
+    /// (`realm-inspect resync-slot`, ``Realm/requestResynchronization(ofReplicationSlotNamed:)``).
+    /// The sink then drops the progress row, creates the slot again and loads a snapshot.
+    private func resynchronizationRequested(_ realm: Realm) throws -> Bool {
+        _ = realm.refresh()
+        return try realm.replicationSlots.first { $0.name == slot }?.invalidation?.reason == .resynchronizationRequested
+    }
+
+    /// Thrown out of a batch's transaction when PostgreSQL's progress row is behind what this
+    /// sink has applied (PostgreSQL restored under it): the run starts again from the row.
+    struct ProgressMovedBack: Error {
+        let position: Realm.ReplicationPosition
+    }
+
+    /// Thrown out of a running stream when the operator asks for a resynchronization under it:
+    /// the run starts again (no stop, no retry delay), and its start loads the snapshot.
+    private struct ResynchronizationRequested: Error {}
+
+    /// Deletes the slot's progress row: PostgreSQL then asks for a snapshot, whatever happens
+    /// before the snapshot's transaction writes the row again.
+    private func deleteProgress() async throws {
+        let client = client, slot = slot, logger = logger
+        try await withAbandoningDeadline(transactionTimeout) {
+            _ = try await client.query("DELETE FROM realm_replication_progress WHERE slot = \(slot)", logger: logger)
+        }
     }
 
     /// Whether the slot is to be confirmed now: `confirmEvery` commits applied since the last
@@ -485,11 +550,17 @@ public actor PostgresReplicationSink: Service {
         guard let last = commits.last else { return }
         let client = client, slot = slot, slotID = slotID, logger = logger, known = knownColumns
         let dropsRemovedColumns = dropsRemovedColumns, mapped = Set(knownColumns.keys), dropped = MappedTables.dropped(by: commits)
+        let committed = appliedVersion
         let updated = try await withAbandoningDeadline(transactionTimeout) {
             try await Self.stopping {
                 try await client.withTransaction(logger: logger) { connection -> [String: Set<String>]? in
                     let progress = try await ReplicationProgress.lock(slot: slot, slotID: slotID, on: connection, logger: logger)
                     let applied = progress.position.version
+                    // Behind what this sink has seen PostgreSQL commit: PostgreSQL was restored
+                    // under it (a backup, a point-in-time restore, a failover). Applying after the
+                    // row's position would skip the commits between: start again, which checks
+                    // the row against the realm (resumes from it, or stops: postgresBehind).
+                    guard applied >= committed else { throw ProgressMovedBack(position: progress.position) }
                     guard applied < last.version else { return nil }  // applied before: nothing to do
                     var known = known
                     // One batch per schema: a migration's commit starts a new one (ReplicationBatch).
@@ -514,6 +585,7 @@ public actor PostgresReplicationSink: Service {
             return try await body()
         } catch let error as PostgresTransactionError {
             if let stop = error.closureError as? ReplicationSinkError { throw stop }
+            if let movedBack = error.closureError as? ProgressMovedBack { throw movedBack }
             throw error
         }
     }

@@ -5,9 +5,10 @@
 /// the dimension `reason`), logs it, and throws this from ``PostgresReplicationSink/run()``.
 ///
 /// The ``description`` says what happened, its likely cause and the operator's fix. The fix is
-/// almost always a resynchronization: start the sink with `resynchronize: true`, which replaces
-/// the mapped tables' rows with a snapshot of the realm (after dropping an invalidated slot with
-/// `realm-inspect drop-slot FILE SLOT`).
+/// almost always a resynchronization, which replaces the mapped tables' rows with a snapshot of
+/// the realm: `realm-inspect resync-slot FILE SLOT` with the service stopped (the sink honours it
+/// on its next start), or a start with `resynchronize: true` (after dropping an invalidated slot
+/// with `realm-inspect drop-slot FILE SLOT`).
 public struct ReplicationSinkError: Error, CustomStringConvertible {
     /// Which disagreement stopped the sink.
     public enum Reason: String, Sendable, Hashable, CaseIterable {

@@ -11,7 +11,7 @@ import RealmActors
 enum ResumeCheck {
     /// What a stop's message ends with: the fix.
     static func resynchronize(_ slot: String) -> String {
-        "To replace PostgreSQL's rows with the realm's current objects, start the sink with `resynchronize: true` (it loads a new snapshot of slot '\(slot)' in one transaction)."
+        "To replace PostgreSQL's rows with the realm's current objects, ask for a resynchronization: stop the service, run `realm-inspect resync-slot FILE \(slot)` and start it again, or start the sink once with `resynchronize: true` (either loads a new snapshot of slot '\(slot)' in one transaction)."
     }
 
     /// The position to resume from: `progress.position`.
@@ -91,8 +91,9 @@ enum ResumeCheck {
         ReplicationSinkError(.slotInvalidated, """
             The realm's replication slot '\(slotName)' was \(invalidation): PostgreSQL fell further behind than the slot's \
             retention limits allow (the sink was down or too slow), so the realm no longer keeps the commits PostgreSQL lacks. \
-            Drop the slot (`realm-inspect drop-slot FILE \(slotName)`, or dropReplicationSlot(named:)), then start the sink \
-            with `resynchronize: true`: it creates the slot again and loads a new snapshot. Consider larger limits \
+            Stop the service, run `realm-inspect resync-slot FILE \(slotName)` and start it again (or drop the slot with \
+            `realm-inspect drop-slot FILE \(slotName)` and start the sink with `resynchronize: true`): it creates the slot \
+            again and loads a new snapshot. Consider larger limits \
             (`slotLimits`) or alerting on `realm.replication.lag_seconds`.
             """)
     }

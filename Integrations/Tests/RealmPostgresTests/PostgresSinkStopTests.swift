@@ -83,6 +83,46 @@ extension PostgresSinkTests {
         }
     }
 
+    /// PostgreSQL restored behind the slot under a running sink: its next batch finds the row
+    /// behind what it applied, and rather than apply after the row's position (skipping the
+    /// commits between, which it used to do without a word) it checks the row again and stops —
+    /// postgresBehind — writing nothing over the restored rows.
+    @Test func postgreSQLRestoredUnderARunningSinkStops() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let configuration = Self.notesConfiguration(directory)
+        let realm = try await Realm.open(configuration: configuration)
+        try await Self.write(realm, notes: 0..<30, "before the slot")
+        try await Self.withDatabase { client in
+            func sink() -> PostgresReplicationSink { Self.sink(configuration, "under", client, confirmEvery: 1) }
+            try await Self.replicate(sink(), through: nil)
+            try await Self.dump(client)
+            let running = sink()
+            var restored: [String: [String]] = [:]
+            var target: UInt64 = 0
+            do {
+                let applied = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    group.addTask { try await running.run(); return false }
+                    let lost = try await Self.write(realm, notes: 20..<40, "lost")
+                    try await Self.waitUntil { await running.appliedVersion >= lost }
+                    try await Self.restoreDump(client)  // while the sink waits for the next commit
+                    restored = try await Self.rows(of: ["SinkNote", "realm_replication_progress"], in: client)
+                    target = try await Self.write(realm, notes: 0..<5, "after the restore")
+                    group.addTask { [target] in try await Self.waitUntil { await running.appliedVersion >= target }; return true }
+                    defer { group.cancelAll() }
+                    return try await group.next()!
+                }
+                Issue.record("the running sink \(applied ? "applied commits after the restored row's position" : "returned") without a stop")
+            } catch let error as ReplicationSinkError {
+                #expect(error.reason == .postgresBehind, "\(error)")
+            }
+            #expect(try await Self.rows(of: ["SinkNote", "realm_replication_progress"], in: client) == restored)
+            // The snapshot is at the slot's position, before the last commit: replicated through it.
+            try await Self.replicate(Self.sink(configuration, "under", client, resynchronize: true), through: target)
+            try await Self.expectEqual(client, realm)
+        }
+    }
+
     /// PostgreSQL restored to an earlier state the slot still keeps (it had not confirmed past
     /// it): not a stop — the sink resumes from the restored row and replays what was lost.
     @Test func postgreSQLRestoredWithinTheSlotResumesFromIt() async throws {

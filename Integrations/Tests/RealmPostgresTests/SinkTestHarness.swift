@@ -16,13 +16,19 @@ extension PostgresSinkTests {
             group.addTask { try await sink.run(); return false }
             group.addTask { try await waitUntil { await sink.appliedVersion >= (version ?? 1) }; return true }
             let reached = try await group.next()!
-            group.cancelAll()
-            while true {
-                do {
-                    guard try await group.next() != nil else { break }
-                } catch is CancellationError {}
-            }
+            try await cancelAndDrain(&group)
             if !reached { Issue.record("the sink returned before applying version \(version ?? 1)") }
+        }
+    }
+
+    /// Cancels the group's tasks and waits for them, a cancelled sink's CancellationError
+    /// ignored; throws any other error they end with.
+    static func cancelAndDrain<T>(_ group: inout ThrowingTaskGroup<T, any Error>) async throws {
+        group.cancelAll()
+        while true {
+            do {
+                guard try await group.next() != nil else { break }
+            } catch is CancellationError {}
         }
     }
 

@@ -69,16 +69,22 @@ extension Realm {
 
     /// Why and when a replication slot was invalidated.
     public struct ReplicationSlotInvalidation: Sendable, Hashable, CustomStringConvertible {
-        /// Which limit the slot passed.
+        /// Which limit the slot passed, or that an operator asked for a resynchronization.
         public enum Reason: Sendable, Hashable {
             /// It kept more than ``ReplicationRetentionLimits/maximumRetainedBytes``.
             case retainedBytes
             /// Its oldest unconfirmed commit was older than ``ReplicationRetentionLimits/maximumLag``.
             case lag
+            /// An operator asked its consumer to start again from a snapshot
+            /// (``Realm/requestResynchronization(ofReplicationSlotNamed:)``, `realm-inspect
+            /// resync-slot`). A consumer that knows this reason drops the slot, creates it again
+            /// and loads a snapshot of the new one (the PostgreSQL sink does, on its next start)
+            /// rather than stop.
+            case resynchronizationRequested
         }
-        /// Which limit the slot passed.
+        /// Which limit the slot passed, or that an operator asked for a resynchronization.
         public let reason: Reason
-        /// When the commit that found it past the limit was made.
+        /// When the commit that found it past the limit (or that asked) was made.
         public let date: Date
 
         /// A sentence for logs and errors.
@@ -86,6 +92,7 @@ extension Realm {
             switch reason {
             case .retainedBytes: "invalidated at \(date) for keeping more than its maximum retained bytes"
             case .lag: "invalidated at \(date) for falling further behind than its maximum lag"
+            case .resynchronizationRequested: "invalidated at \(date) by an operator's request for a resynchronization"
             }
         }
     }
@@ -186,6 +193,20 @@ extension Realm {
         try replicating { try $0.dropReplicationSlot(named: name) }
     }
 
+    /// Asks the slot's consumer to start again from a snapshot: invalidates the slot with the
+    /// reason ``ReplicationSlotInvalidation/Reason/resynchronizationRequested`` (`realm-inspect
+    /// resync-slot` does the same from the shell). From this commit on the slot keeps nothing
+    /// (the space it held is freed) and ``commits(since:)`` refuses it as any invalidated slot;
+    /// a consumer that knows the reason — the PostgreSQL sink, on its next start — drops it,
+    /// creates it again with the same limits and loads a snapshot of the new one, instead of
+    /// stopping. Works on a slot a retention limit invalidated too (the reason is replaced);
+    /// asking again changes nothing. Call it inside a write transaction.
+    ///
+    /// - Throws: ``Realm/Error/Code/invalidInput`` if no slot has the name.
+    public func requestResynchronization(ofReplicationSlotNamed name: String) throws {
+        try replicating { try $0.requestResynchronization(ofSlotNamed: name) }
+    }
+
     /// Records that the slot's consumer has applied every commit through `version`; the versions
     /// no slot needs any more are freed when the write transaction commits. Confirming a version
     /// at or before the slot's position changes nothing. Call it inside a write transaction.
@@ -227,6 +248,7 @@ extension Realm.ReplicationSlotInvalidation {
         case .none: return nil
         case .retainedPages: reason = .retainedBytes
         case .lag: reason = .lag
+        case .resynchronizationRequested: reason = .resynchronizationRequested
         }
         date = Date(timeIntervalSince1970: Double(slot.invalidatedAt) / 1e9)
     }

@@ -14,7 +14,10 @@
 /// age of its oldest unconfirmed commit (``maximumLag``). The first commit that finds a limit
 /// passed *invalidates* the slot: its position moves to that commit (it retains nothing from then
 /// on) and ``invalidatedAt`` records when, so its consumer is refused with the reason rather than
-/// handed a gap.
+/// handed a gap. An operator who wants the consumer to start again from a snapshot invalidates the
+/// slot by hand (``Invalidation/resynchronizationRequested``, `realm-inspect resync-slot`): the
+/// same state, which a consumer that knows the reason answers by creating the slot again and
+/// loading a snapshot instead of stopping.
 ///
 /// Stored in the slots tree (``MetaPage/slots``), a value tree keyed by slot number, as
 /// (little-endian):
@@ -29,7 +32,7 @@
 /// | 40 | 8 | maximum retained pages (0: no limit) |
 /// | 48 | 8 | maximum lag in nanoseconds (0: no limit) |
 /// | 56 | 8 | invalidated at: nanoseconds since 1970 (0: valid) |
-/// | 64 | 1 | why it was invalidated (0: it is not, 1: retained pages, 2: lag) |
+/// | 64 | 1 | why it was invalidated (0: it is not, 1: retained pages, 2: lag, 3: resynchronization requested) |
 /// | 65 | 7 | zero |
 /// | 72 | n | the name, UTF-8 |
 package struct ReplicationSlot: Sendable, Equatable {
@@ -55,7 +58,8 @@ package struct ReplicationSlot: Sendable, Equatable {
     /// The most time, in nanoseconds, the oldest commit after the slot's position may have been
     /// made before the newest; 0 for no limit.
     package var maximumLag: UInt64 = 0
-    /// When a limit invalidated the slot (nanoseconds since 1970), 0 while it is valid.
+    /// When a limit (or an operator's request) invalidated the slot (nanoseconds since 1970), 0
+    /// while it is valid.
     package var invalidatedAt: Int64 = 0
     /// Which limit invalidated it.
     package var invalidation: Invalidation = .none
@@ -67,9 +71,12 @@ package struct ReplicationSlot: Sendable, Equatable {
         case retainedPages = 1
         /// Its oldest unconfirmed commit was older than ``ReplicationSlot/maximumLag``.
         case lag = 2
+        /// An operator asked its consumer to start again from a snapshot
+        /// (``WriteTransaction/requestResynchronization(ofSlotNamed:)``).
+        case resynchronizationRequested = 3
     }
 
-    /// Whether a limit has invalidated the slot.
+    /// Whether a limit (or an operator's request) has invalidated the slot.
     package var isInvalidated: Bool { invalidation != .none }
 
     /// The names slots may have: as PostgreSQL's, 1 to 63 ASCII letters, digits and underscores.

@@ -102,6 +102,35 @@ extension WriteTransaction {
         try store(slot)
     }
 
+    /// Invalidates the slot at an operator's request (``ReplicationSlot/Invalidation/resynchronizationRequested``):
+    /// its consumer is to start again from a snapshot of a new slot. As a limit's invalidation,
+    /// its position moves to the newest record at or before this transaction's base, it retains
+    /// nothing from this commit on (this commit frees what only it kept), and confirming it
+    /// changes nothing; the date is now. A slot a limit invalidated takes the new reason (it
+    /// retains nothing already); one already asked is left as it is. Returns the slot as before.
+    ///
+    /// - Throws: `invalidInput` if no slot has the name.
+    @discardableResult
+    package func requestResynchronization(ofSlotNamed name: String) throws -> ReplicationSlot {
+        try checkActive()
+        guard var slot = try replicationSlots().first(where: { $0.name == name }) else {
+            throw StorageError(.invalidInput, "There is no replication slot named '\(name)'")
+        }
+        let before = slot
+        guard slot.invalidation != .resynchronizationRequested else { return before }
+        if !slot.isInvalidated {
+            if let (key, newest) = try newestRecord(after: slot.confirmed, through: base.meta.transaction) {
+                slot.confirmed = key
+                slot.confirmedCommit = newest.commitID
+            }
+            slot.recordedAtPosition = recordedPages
+        }
+        slot.invalidatedAt = max(1, Int64(Date().timeIntervalSince1970 * 1e9))
+        slot.invalidation = .resynchronizationRequested
+        try store(slot)
+        return before
+    }
+
     /// Stores `slots`, each invalidated, in a transaction that has no slots yet: a compacted
     /// copy keeps the slots a limit invalidated (their consumers are still refused with the
     /// reason), at this transaction's base, retaining nothing.

@@ -10,25 +10,18 @@ struct DropSlot: InspectorCommand {
         (`info` shows the slots and the retained bytes). Dropping it frees them for reuse; a \
         consumer that comes back later has to start over from a new slot.
         """,
-        positionals: [.init(name: "file", help: "The realm file."), .init(name: "name", help: "The slot's name.")])
+        positionals: SlotArguments.positionals)
 
-    let file: RealmFile
-    let name: String
+    let slot: SlotArguments
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        file = try RealmFile(arguments)
-        name = arguments[position: 1]!
-    }
+    init(_ arguments: ParsedArguments) throws(UsageError) { slot = try SlotArguments(arguments) }
 
     func run() throws -> ExitStatus {
-        let realm = try file.open(writable: true)
+        let (realm, _) = try slot.open()
         let before = realm.fileStatistics.retainedBytes
-        guard try realm.replicationSlots.contains(where: { $0.name == name }) else {
-            throw InspectionError("\(file.path): there is no replication slot named '\(name)'")
-        }
-        try realm.write { try realm.dropReplicationSlot(named: name) }
+        try realm.write { try realm.dropReplicationSlot(named: slot.name) }
         let output = OutputBuffer()
-        output.write("dropped slot '\(name)' of \(file.path); \(before) retained bytes freed for reuse\n")
+        output.write("dropped slot '\(slot.name)' of \(slot.file.path); \(before) retained bytes freed for reuse\n")
         output.flush()
         return .success
     }

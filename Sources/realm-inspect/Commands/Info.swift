@@ -53,7 +53,12 @@ struct Info: InspectorCommand {
                 // The lag: how long ago the oldest commit the consumer has not confirmed was made.
                 let lag = slot.backlog.oldestCommitTime.map { String(format: ", oldest %.1f s ago", max(0, Date.now.timeIntervalSince($0))) } ?? ""
                 output.write("  \(slot.name): confirmed version \(slot.confirmedVersion), pending commits \(slot.backlog.commits)\(lag), retains \(slot.retainedBytes) bytes\n")
-                if let invalidation = slot.invalidation { output.write("    INVALIDATED: \(invalidation); its consumer must start again from a snapshot\n") }
+                if let invalidation = slot.invalidation {
+                    let next = invalidation.reason == .resynchronizationRequested
+                        ? "its consumer starts again from a snapshot on its next start"
+                        : "its consumer must start again from a snapshot (`realm-inspect resync-slot FILE \(slot.name)` asks it to)"
+                    output.write("    INVALIDATED: \(invalidation); \(next)\n")
+                }
             }
             output.write("classes: \(classes.count)\n")
             for (name, count) in classes { output.write("  \(name): \(count.map { "\($0) objects" } ?? "embedded")\n") }
