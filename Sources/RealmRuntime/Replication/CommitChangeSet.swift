@@ -47,7 +47,7 @@ package struct CommitChangeSet: Sendable {
     ///   read, and a consumer must not go on past a gap — or if the file is damaged.
     package static func commits(of file: SharedRealmFile, after version: TransactionID, limit: Int) throws -> [CommitChangeSet] {
         let newest = try file.database.beginRead()
-        guard version <= newest.transaction, let horizon = try newest.replicationHorizon(), version >= horizon else {
+        guard version <= newest.transaction, let horizon = try newest.replicationSlots().horizon, version >= horizon else {
             throw StorageError(.invalidInput, "Version \(version) is not retained: only the versions from the oldest replication slot's position to the newest (\(newest.transaction)) can be read from", path: file.database.path)
         }
         var previous: FrozenVersion?
