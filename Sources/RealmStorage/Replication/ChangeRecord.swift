@@ -48,7 +48,7 @@ package struct ChangeRecord: Sendable {
     static let changeSize = 32
     static let runSize = 24
 
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         let entries = changes.entries
         var bytes = [UInt8](repeating: 0, count: Self.headerSize + entries.count * Self.changeSize + retained.count * Self.runSize)
         bytes.withUnsafeMutableBytes { buffer in
@@ -91,7 +91,7 @@ package struct ChangeRecord: Sendable {
     }
 
     /// The fixed fields of an encoded record (see ``Summary``).
-    static func summary(of bytes: UnsafeRawBufferPointer, transaction: TransactionID) throws -> Summary {
+    package static func summary(of bytes: UnsafeRawBufferPointer, transaction: TransactionID) throws -> Summary {
         guard bytes.count >= headerSize else {
             throw StorageError(.invalidDatabase, "Realm file is damaged: the change record of transaction \(transaction) is malformed")
         }
@@ -100,7 +100,7 @@ package struct ChangeRecord: Sendable {
     }
 
     /// Decodes the record of commit `transaction`; throws for bytes no record encodes to (damage).
-    static func decode(_ bytes: UnsafeRawBufferPointer, transaction: TransactionID) throws -> ChangeRecord {
+    package static func decode(_ bytes: UnsafeRawBufferPointer, transaction: TransactionID) throws -> ChangeRecord {
         func damaged() -> StorageError {
             StorageError(.invalidDatabase, "Realm file is damaged: the change record of transaction \(transaction) is malformed")
         }
