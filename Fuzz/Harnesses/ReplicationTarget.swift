@@ -95,15 +95,9 @@ final class ReplicationTarget: FuzzTarget {
             bytes.replaceSubrange(region.lowerBound..<(region.lowerBound + count), with: payload[consumed..<(consumed + count)])
             consumed += count
         }
-        PageSealing.sealPages(&bytes)
-        scratch.clear()
-        let path = scratch.write(bytes, to: "fuzz.realm")
-        var configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), readOnly: true)
-        configuration.objectTypes = nil
         do {
-            let realm = try Realm(configuration: configuration)
-            _ = try realm.checkIntegrity()
-            guard let file = SharedRealmFile.alreadyOpen(.file(URL(fileURLWithPath: path).standardizedFileURL.path)) else {
+            let realm = try RealmFileTarget.openChecked(bytes, in: scratch)
+            guard let url = realm.configuration.fileURL, let file = SharedRealmFile.alreadyOpen(.file(url.standardizedFileURL.path)) else {
                 return "not open"
             }
             let versions = try file.database.verifyRetainedVersions(limit: 64)

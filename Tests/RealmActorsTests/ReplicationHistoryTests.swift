@@ -302,6 +302,38 @@ import RealmTestSupport
         _ = try realm.checkIntegrity()
     }
 
+    /// The commit that invalidates the file's last valid slot keeps no record either: the file
+    /// retains nothing from that commit on, so it compacts on launch even when no commit
+    /// followed (the process stopped, or was killed, right after). Found by the torture
+    /// harness's `retention` workload: a record left by that commit retained its pages, and
+    /// kept the file from compacting, until the next commit.
+    @Test func theCommitThatInvalidatesTheLastSlotRetainsNothing() async throws {
+        let directory = try TemporaryDirectory()
+        var configuration = Self.configuration(directory)
+        do {
+            let realm = try Realm(configuration: configuration)
+            try realm.write { try realm.createReplicationSlot(named: "gone", limits: .init(maximumRetainedBytes: 64 * 1024)) }
+            var index = 0
+            while try realm.replicationSlots.first?.invalidation == nil {
+                try realm.write {
+                    for _ in 0..<50 { realm.create(ReplicatedOrder.self, value: ["code": "o\(index)", "note": String(repeating: "x", count: 200)]); index += 1 }
+                }
+                try #require(index < 100_000, "the slot was never invalidated")
+            }
+            #expect(realm.fileStatistics.retainedBytes == 0)
+        }
+        let compactions = Mutex(0)
+        configuration.shouldCompactOnLaunch = { _, _ in true }
+        configuration.instrumentation = Realm.Instrumentation { event in
+            if case .compacted = event { compactions.withLock { $0 += 1 } }
+        }
+        let realm = try Realm(configuration: configuration)
+        #expect(compactions.withLock { $0 } == 1)
+        #expect(realm.fileStatistics.retainedBytes == 0)
+        #expect(try realm.replicationSlots.first?.invalidation?.reason == .retainedBytes)
+        _ = try realm.checkIntegrity()
+    }
+
     /// A lag limit: the first commit after the oldest unconfirmed one is older than the limit
     /// invalidates the slot (1 ns: any later commit).
     @Test func aSlotPastItsLagIsInvalidated() async throws {

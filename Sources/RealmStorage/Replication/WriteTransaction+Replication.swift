@@ -174,11 +174,14 @@ extension WriteTransaction {
         }
         slots = try enforceRetentionLimits(slots, now: now)
         // Records every valid slot has confirmed: the commit's changes are applied everywhere,
-        // and no slot reads the versions before it (all of them, once no valid slot is left).
+        // and no slot reads the versions before it (all of them, once no valid slot is left —
+        // this commit's own too, when it invalidated the last valid slot: no slot will read it,
+        // and a record left behind would retain its pages, and keep the file from compacting,
+        // until some later commit).
         let horizon = slots.horizon ?? .max
         var confirmed: [(TransactionID, ChangeRecord)] = []
         try forEach(in: changeRecordsRoot) { key, value in
-            guard key <= horizon, key != transaction else { return false }
+            guard key <= horizon else { return false }
             confirmed.append((key, try ChangeRecord.decode(value, transaction: key)))
             return true
         }
