@@ -1,6 +1,5 @@
 import Foundation
 import RealmActors
-import Synchronization
 
 /// What the checker child checks of a file's replication slots after a kill (any workload's
 /// file that has slots), and what the driver checks of them from one kill to the next.
@@ -120,15 +119,18 @@ enum RetentionCheck {
         }
         let (slots, digest) = try state()
         guard !slots.isEmpty, slots.allSatisfy({ $0.invalidation != nil }) else { return nil }
-        let compactions = Mutex<[(before: UInt64, after: UInt64)]>([])
+        // A compaction renames its copy over the file: another inode.
+        func stat() throws -> (inode: Int, bytes: UInt64) {
+            let attributes = try FileManager.default.attributesOfItem(atPath: copy)
+            return ((attributes[.systemFileNumber] as? NSNumber)?.intValue ?? 0, (attributes[.size] as? NSNumber)?.uint64Value ?? 0)
+        }
+        let (inode, before) = try stat()
         var configuration = Checker.configuration(path: copy)
         configuration.readOnly = false
         configuration.shouldCompactOnLaunch = { _, _ in true }
-        configuration.instrumentation = Realm.Instrumentation { event in
-            if case .compacted(let before, let after, _) = event { compactions.withLock { $0.append((before, after)) } }
-        }
         let compacted = try Realm(configuration: configuration)
-        guard let (before, after) = compactions.withLock({ $0.first }) else {
+        let (newInode, after) = try stat()
+        guard newInode != inode else {
             throw Driver.Failure("every slot is invalidated (\(summary(slots))) but the file was not compacted")
         }
         guard after <= before else { throw Driver.Failure("compaction grew the file from \(before) to \(after) bytes") }

@@ -149,7 +149,7 @@ extension WriteTransaction {
 
     /// At prepare, after the catalog is final: with a slot, stores this commit's change record,
     /// retaining the pages it freed; invalidates the slots whose limits it passes; then frees the
-    /// records every slot has confirmed (all of them once no slot is left). Without slots or
+    /// records every valid slot has confirmed (all of them once no valid slot is left). Without slots or
     /// records, does nothing (one check).
     func recordChanges() throws {
         guard !slotsRoot.isEmpty || !changeRecordsRoot.isEmpty else { return }
