@@ -86,7 +86,15 @@ package struct CommitChangeSet: Sendable {
         var tables: [TreeID: (new: Table?, old: Table?)] = [:]
         for table in version.catalog.tables.values { tables[table.tree, default: (nil, nil)].new = table }
         for table in base.catalog.tables.values { tables[table.tree, default: (nil, nil)].old = table }
-        let rowChanges = RowChanges(record.changes)
+        // The record's runs cut to the keys the two versions hold (a damaged record's claims
+        // cost nothing); index trees' runs, which name no table, go.
+        func keys(at frozen: FrozenVersion, of side: KeyPath<(new: Table?, old: Table?), Table?>) -> RowChangeLog.TableKeys {
+            { tree, lower, upper, body in
+                guard tables[tree]?[keyPath: side] != nil else { return }
+                try frozen.reader.forEachKey(in: frozen.reader.root(of: tree), from: lower, through: upper) { body($0); return true }
+            }
+        }
+        let rowChanges = RowChanges(try record.changes.clipped(keysBefore: keys(at: base, of: \.old), keysAfter: keys(at: version, of: \.new)))
         // Per top-level class (by its tree, for a stable order): the changes being gathered.
         var gathered: [TreeID: (table: Table, inserted: Set<UInt64>, modified: [UInt64: Set<String>], deleted: Set<UInt64>)] = [:]
         var emptied: [String: TreeID] = [:]  // classes whose table the commit dropped, by name

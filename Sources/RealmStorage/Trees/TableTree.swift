@@ -313,6 +313,37 @@ extension PageSource {
         }
     }
 
+    /// Calls `body` with each key of the table at `root` from `lower` through `upper`, in order,
+    /// until it returns false: O(log n + the keys visited), however wide the range — only the
+    /// subtrees whose keys meet it are visited.
+    package func forEachKey(in root: TreeRoot, from lower: UInt64, through upper: UInt64,
+                            _ body: (UInt64) throws -> Bool) throws {
+        guard !root.isEmpty, lower <= upper else { return }
+        var stack = [(root.page, root.transaction, 0)]
+        while let (number, transaction, depth) = stack.popLast() {
+            guard depth < maximumTreeDepth else { throw StorageError(.invalidDatabase, "Realm file is damaged: tree too deep") }
+            let base = try checkedPageOfTree(number, transaction: transaction)
+            switch base.pageKind {
+            case .cluster:
+                let leaf = ClusterLeaf(base)
+                for row in leaf.find(lower).index..<leaf.count {
+                    let key = leaf.key(row)
+                    // Later leaves hold greater keys: past `upper`, the walk is over.
+                    guard key <= upper else { return }
+                    guard try body(key) else { return }
+                }
+            case .inner:
+                let node = InnerNode(base)
+                guard node.count >= 1 else { throw StorageError(.invalidDatabase, "Realm file is damaged: page \(number) is an empty inner page") }
+                for index in stride(from: node.route(upper), through: node.route(lower), by: -1) {
+                    stack.append((node.child(index), node.childTransaction(index), depth + 1))
+                }
+            default:
+                throw StorageError(.invalidDatabase, "Realm file is damaged: page \(number) is not a table page")
+            }
+        }
+    }
+
     /// The bytes of a byte-string value (inline, or read in place from its overflow run).
     package func bytes(of stored: ClusterLeaf.StoredBytes) throws -> UnsafeRawBufferPointer {
         switch stored {
