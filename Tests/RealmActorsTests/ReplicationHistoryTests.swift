@@ -269,6 +269,19 @@ import RealmTestSupport
         #expect(try realm.replicationSlots.first { $0.name == "bounded" }?.invalidation != nil)
     }
 
+    /// Creates the realm's only slot, `gone`, with a 64 KiB limit, and commits objects until a
+    /// commit invalidates it; no commit follows that one.
+    static func writeUntilTheOnlySlotIsInvalidated(_ realm: Realm) throws {
+        try realm.write { try realm.createReplicationSlot(named: "gone", limits: .init(maximumRetainedBytes: 64 * 1024)) }
+        var index = 0
+        while try realm.replicationSlots.first?.invalidation == nil {
+            try realm.write {
+                for _ in 0..<50 { realm.create(ReplicatedOrder.self, value: ["code": "o\(index)", "note": String(repeating: "x", count: 200)]); index += 1 }
+            }
+            try #require(index < 100_000, "the slot was never invalidated")
+        }
+    }
+
     /// A file whose only slot was invalidated retains nothing, so it compacts on launch (a valid
     /// slot's file does not); the slot survives the compaction, still invalidated, and its
     /// consumer is still refused with the reason.
@@ -277,13 +290,7 @@ import RealmTestSupport
         var configuration = Self.configuration(directory)
         do {
             let realm = try Realm(configuration: configuration)
-            try realm.write { try realm.createReplicationSlot(named: "gone", limits: .init(maximumRetainedBytes: 64 * 1024)) }
-            var index = 0
-            while try realm.replicationSlots.first?.invalidation == nil {
-                try realm.write {
-                    for _ in 0..<50 { realm.create(ReplicatedOrder.self, value: ["code": "o\(index)", "note": String(repeating: "x", count: 200)]); index += 1 }
-                }
-            }
+            try Self.writeUntilTheOnlySlotIsInvalidated(realm)
             try realm.write { realm.delete(realm.objects(ReplicatedOrder.self)) }
         }
         let before = try #require(try FileManager.default.attributesOfItem(atPath: configuration.fileURL!.path)[.size] as? Int)
@@ -312,14 +319,7 @@ import RealmTestSupport
         var configuration = Self.configuration(directory)
         do {
             let realm = try Realm(configuration: configuration)
-            try realm.write { try realm.createReplicationSlot(named: "gone", limits: .init(maximumRetainedBytes: 64 * 1024)) }
-            var index = 0
-            while try realm.replicationSlots.first?.invalidation == nil {
-                try realm.write {
-                    for _ in 0..<50 { realm.create(ReplicatedOrder.self, value: ["code": "o\(index)", "note": String(repeating: "x", count: 200)]); index += 1 }
-                }
-                try #require(index < 100_000, "the slot was never invalidated")
-            }
+            try Self.writeUntilTheOnlySlotIsInvalidated(realm)
             #expect(realm.fileStatistics.retainedBytes == 0)
         }
         let compactions = Mutex(0)
