@@ -111,7 +111,9 @@ package struct ChangeRecord: Sendable {
         var log = RowChangeLog()
         var offset = headerSize
         for _ in 0..<changeCount {
-            guard let kind = RowChangeLog.Kind(rawValue: load(offset + 28, as: UInt8.self)) else { throw damaged() }
+            // A column is a column number (a log clamps it to Int32): never negative.
+            guard let kind = RowChangeLog.Kind(rawValue: load(offset + 28, as: UInt8.self)), load(offset + 24, as: Int32.self) >= 0
+            else { throw damaged() }
             log.appendStored(RowChangeLog.Entry(tree: load(offset, as: UInt64.self), key: load(offset + 8, as: UInt64.self),
                                           count: load(offset + 16, as: UInt64.self), column: load(offset + 24, as: Int32.self), kind: kind))
             offset += changeSize
