@@ -72,7 +72,7 @@ let package = Package(
                           path: "Fuzz/Harnesses", swiftSettings: strictSettings),
 
         // Crash-safety torture: writes through the public API while a driver SIGKILLs it.
-        .executableTarget(name: "realm-torture", dependencies: ["RealmActors", "RealmStorage"], swiftSettings: strictSettings),
+        .executableTarget(name: "realm-torture", dependencies: ["RealmActors", "RealmRuntime", "RealmStorage"], swiftSettings: strictSettings),
 
         // What every test target shares (the seeded generator, temporary directories, a small
         // file system, the fault injector), one copy instead of one per target. On the storage

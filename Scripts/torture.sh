@@ -5,7 +5,12 @@
 #
 #   Scripts/torture.sh            the release check: 2,000 kills, files past 1 GB (about an hour)
 #   Scripts/torture.sh encrypted  the same with every file encrypted (--encrypted)
-#   Scripts/torture.sh quick      CI's short mode: under 3 minutes, small files, plain then encrypted
+#   Scripts/torture.sh quick      CI's short mode: under 3 minutes, small files, plain (then a
+#                                 half minute of the retention workload alone) then encrypted
+#   Scripts/torture.sh retention [KILLS]
+#                                 replication slots with retention limits alone (default 1,000
+#                                 kills, about 20 minutes): invalidations mid-run, kills aimed at
+#                                 the invalidating commit, the slots checked after each kill
 #   Scripts/torture.sh -- ARGS    realm-torture with your own arguments (see --help)
 #
 # A failure prints the seed and keeps the file: `--seed S` replays the same kills.
@@ -17,7 +22,8 @@ case "$mode" in
 quick)
     # The debug build `swift test` already made: no extra compile in CI.
     swift build --product realm-torture
-    .build/debug/realm-torture --minutes 2 --kills 300 --keys 4000 --max-value 16384 --verify-every 5 --quiet
+    .build/debug/realm-torture --minutes 1.5 --kills 250 --keys 4000 --max-value 16384 --verify-every 5 --quiet
+    .build/debug/realm-torture --minutes 0.5 --kills 40 --workloads retention --keys 4000 --max-value 16384 --verify-every 2 --quiet
     exec .build/debug/realm-torture --minutes 1 --kills 150 --keys 4000 --max-value 16384 --verify-every 5 --quiet --encrypted
     ;;
 long)
@@ -28,13 +34,17 @@ encrypted)
     swift build -c release --product realm-torture
     exec .build/release/realm-torture --kills 2000 --keys 150000 --verify-every 10 --encrypted
     ;;
+retention)
+    swift build -c release --product realm-torture
+    exec .build/release/realm-torture --kills "${2:-1000}" --workloads retention --keys 20000 --max-value 65536 --verify-every 4
+    ;;
 --)
     shift
     swift build -c release --product realm-torture
     exec .build/release/realm-torture "$@"
     ;;
 *)
-    echo "usage: Scripts/torture.sh [quick | long | encrypted | -- ARGS]" >&2
+    echo "usage: Scripts/torture.sh [quick | long | encrypted | retention [KILLS] | -- ARGS]" >&2
     exit 2
     ;;
 esac

@@ -14,7 +14,7 @@ protocol FuzzTarget: AnyObject {
 enum FuzzTargets {
     static let environmentVariable = "REALM_FUZZ_TARGET"
 
-    static let names = ["file", "log", "query", "load", "values"]
+    static let names = ["file", "log", "query", "load", "values", "replication"]
 
     /// The target libFuzzer's callback runs. A C callback cannot capture, so it lives here: set
     /// once by `main` before the driver starts, then only read, by the one thread libFuzzer
@@ -28,6 +28,7 @@ enum FuzzTargets {
         case "query": QueryTarget()
         case "load": DumpLoadTarget()
         case "values": ValueDecodingTarget()
+        case "replication": ReplicationTarget()
         default: nil
         }
     }

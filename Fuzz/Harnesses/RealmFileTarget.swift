@@ -14,19 +14,27 @@ final class RealmFileTarget: FuzzTarget {
     private let scratch = ScratchDirectory("file")
 
     func run(_ input: Data) -> String {
-        var bytes = [UInt8](input)
+        do {
+            let realm = try Self.openChecked([UInt8](input), in: scratch)
+            return "read \(RealmReading.readEverything(realm))"
+        } catch {
+            return "refused: \(error)"  // the answer to a damaged file
+        }
+    }
+
+    /// Reseals the pages of `bytes`, writes them to `fuzz.realm` in `scratch` (emptied first),
+    /// opens that file read-only with no model classes, and checks it (`checkIntegrity()`):
+    /// a realm the non-throwing accessors may read, or the error that refuses the file.
+    static func openChecked(_ bytes: [UInt8], in scratch: ScratchDirectory) throws -> Realm {
+        var bytes = bytes
         PageSealing.sealPages(&bytes)
         scratch.clear()
         let path = scratch.write(bytes, to: "fuzz.realm")
         var configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), readOnly: true)
         configuration.objectTypes = nil
-        do {
-            let realm = try Realm(configuration: configuration)
-            _ = try realm.checkIntegrity()
-            return "read \(RealmReading.readEverything(realm))"
-        } catch {
-            return "refused: \(error)"  // the answer to a damaged file
-        }
+        let realm = try Realm(configuration: configuration)
+        _ = try realm.checkIntegrity()
+        return realm
     }
 }
 

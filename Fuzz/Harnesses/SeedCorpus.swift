@@ -39,6 +39,23 @@ enum SeedCorpus {
                 try put(trimmed(base + ".log"), at: "\(logs)/three-records.log")
             }
 
+            // replication: a file with slots (valid, confirmed, invalidated) and change records
+            // (inserts, updates, deletes, a class added), its values as seeds of each mode, and
+            // the whole file among the `file` seeds.
+            let replication = try corpus("replication")
+            let replicated = "\(scratch.path)/replicated.realm"
+            try withRealm(at: replicated) { try populateReplicated($0) }
+            try copy(replicated, to: "\(fixtures)/replication-base.realm")
+            try copy(replicated, to: "\(files)/replication.realm")
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: replicated)))
+            let regions = try ReplicationTarget.valueRegions(of: replicated, bytes: bytes)
+            let slots = try withRealm(at: replicated) { try $0.replicationSlots.count }
+            for (index, region) in regions.enumerated() {
+                let mode: ReplicationTarget.Mode = index < slots ? .slot : .record
+                try put(Data([mode.rawValue] + bytes[region]), at: "\(replication)/\(mode)-\(index)")
+            }
+            try put(Data([ReplicationTarget.Mode.file.rawValue] + regions.flatMap { bytes[$0] }), at: "\(replication)/file")
+
             // query: predicates of every kind of the Realm Query Language.
             let queries = try corpus("query")
             for (index, predicate) in predicates.enumerated() {
@@ -92,10 +109,34 @@ enum SeedCorpus {
     ]
 
     /// Opens (creating) the realm file at `path` with the fuzz models, runs `body`, closes it.
-    private static func withRealm(at path: String, _ body: (Realm) throws -> Void) throws {
+    private static func withRealm<R>(at path: String, _ body: (Realm) throws -> R) throws -> R {
         var configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path))
         configuration.objectTypes = FuzzModels.types
-        try body(try Realm(configuration: configuration))
+        return try body(try Realm(configuration: configuration))
+    }
+
+    /// The replication fixture: `populate`'s objects, then slots and commits for them to keep —
+    /// `consumer` confirmed through the first of them, `behind` never, and `limited` with a
+    /// one-page limit that the next commit passes (invalidated).
+    private static func populateReplicated(_ realm: Realm) throws {
+        try FuzzModels.populate(realm)
+        try realm.write {
+            try realm.createReplicationSlot(named: "consumer")
+            try realm.createReplicationSlot(named: "behind", limits: Realm.ReplicationRetentionLimits(maximumLag: .seconds(86_400)))
+        }
+        try realm.write { realm.objects(FuzzItem.self).first?.name = "changed" }
+        try realm.write {
+            realm.create(FuzzItem.self, value: ["id": 9, "name": "new", "tags": ["n"]])
+            realm.delete(realm.objects(FuzzPart.self).where { $0.size < 0 })
+        }
+        try realm.write {
+            try realm.confirmReplicationSlot(named: "consumer", through: realm.fileStatistics.version - 1)
+            try realm.createReplicationSlot(named: "limited", limits: Realm.ReplicationRetentionLimits(maximumRetainedBytes: 1))
+        }
+        try realm.write {
+            for item in realm.objects(FuzzItem.self) { item.weight += 1 }
+            realm.create(FuzzBox.self, value: ["name": "second"])
+        }
     }
 
     private static func put(_ data: Data, at path: String) throws {

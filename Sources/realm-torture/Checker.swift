@@ -12,10 +12,11 @@ import RealmStorage
 ///
 /// Prints `replayed` if the log held commits, `digest <line>`, then `verified <transaction>
 /// <pages> <free pages>` and, for a file with replication slots, `retained <versions checked>
-/// <retained pages>` (a sample of the retained versions walked page by page); on an error, `error <message>` and exit status 1. A trap is a
+/// <retained pages>` (a sample of the retained versions walked page by page), and the slots'
+/// lines of ``RetentionCheck``; on an error, `error <message>` and exit status 1. A trap is a
 /// finding: the driver sees the signal.
 enum Checker {
-    static func check(path: String, full: Bool) -> Int32 {
+    static func check(path: String, full: Bool) async -> Int32 {
         do {
             let database = try Database.open(path: path, options: DatabaseOptions(readOnly: true, encryptionKey: TortureEncryption.childKey))
             if database.recordsReplayed > 0 { print("replayed") }
@@ -27,6 +28,7 @@ enum Checker {
                 let retained = try database.verifyRetainedVersions(limit: 8)
                 if !retained.isEmpty { print("retained \(retained.count) \(report.retainedPages)") }
             }
+            for line in try await RetentionCheck.check(path: path, full: full) { print(line) }
             return 0
         } catch {
             print("error \(error)")
@@ -38,10 +40,13 @@ enum Checker {
     /// `checkContents`: also the public API's integrity check, which adds to the storage
     /// layer's page checks the schema's: table columns, links, and indexes against the tables.
     private static func readDigest(path: String, checkContents: Bool) throws -> ContentDigest {
-        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path),
-                                                encryptionKey: TortureEncryption.childKey.map { Data($0) }, readOnly: true)
-        let realm = try Realm(configuration: configuration)
+        let realm = try Realm(configuration: configuration(path: path))
         if checkContents { _ = try realm.checkIntegrity() }
         return ContentDigest(reading: realm)
+    }
+
+    /// How the checker opens a file: read-only, with the run's key.
+    static func configuration(path: String) -> Realm.Configuration {
+        Realm.Configuration(fileURL: URL(fileURLWithPath: path), encryptionKey: TortureEncryption.childKey.map { Data($0) }, readOnly: true)
     }
 }

@@ -44,6 +44,14 @@ final class Driver {
         var largestBytes: UInt64 = 0
         var lastVerified = ""
         var newFiles = 0
+        /// The file's replication slots at the last check, by name (``RetentionCheck``).
+        var slots: [String: SlotReport] = [:]
+        /// Slots found invalidated by a check that found them valid (or new) before, by reason.
+        var invalidations: [String: Int] = [:]
+        /// Kills aimed at a commit that invalidates a slot, and those after which the file held it.
+        var aimedKills = 0, aimedLanded = 0
+        /// Commits read from valid slots by the checks, and compactions of all-invalidated files.
+        var commitsRead = 0, compactions = 0
     }
 
     let options: DriverOptions
@@ -74,6 +82,7 @@ final class Driver {
         for suffix in ["", ".lock", ".creating"] { unlink(path(workload) + suffix) }
         var state = files[workload] ?? FileState()
         state.model = Model()
+        state.slots = [:]
         state.newFiles += 1
         files[workload] = state
     }
@@ -108,7 +117,7 @@ final class Driver {
         if failures == 0 {
             for workload in options.workloads where files[workload]!.kills > 0 {
                 do {
-                    try check(workload, full: true, run: nil, acknowledged: [:])
+                    try check(workload, full: true, run: nil, acknowledged: [:], aimed: nil)
                 } catch {
                     failures += 1
                     log("FAILED at the final check (\(workload)): \(error)")
@@ -120,6 +129,10 @@ final class Driver {
         for workload in options.workloads {
             let state = files[workload]!
             log("  \(workload): \(state.kills) kills on \(state.newFiles) file(s) (\(state.replays) left commits in the log), \(state.commits) commits found in the file (\(state.acknowledged) acknowledged before a kill), largest file \(state.largestBytes / 1_048_576) MiB, last integrity check (transaction, pages, free pages): \(state.lastVerified)")
+            if !state.slots.isEmpty {
+                let reasons = state.invalidations.keys.sorted().map { "\($0) \(state.invalidations[$0]!)" }.joined(separator: ", ")
+                log("    slots: \(state.invalidations.values.reduce(0, +)) invalidations seen (\(reasons.isEmpty ? "none" : reasons)), \(state.aimedKills) kills aimed at an invalidating commit (\(state.aimedLanded) found it durable), \(state.commitsRead) commits read back from valid slots, \(state.compactions) compactions of files with every slot invalidated")
+            }
         }
         log(String(format: "checking took %.0f s of %.0f s", checkSeconds, elapsed))
         // The closing line CI reads: one kill is one test.
@@ -158,22 +171,30 @@ final class Driver {
         let delay = random.chance(1, in: 8)
             ? Double(random.below(60)) / 1000
             : options.minimumDelay + Double(random.below(1000)) / 1000 * (options.maximumDelay - options.minimumDelay)
-        usleep(UInt32(delay * 1_000_000))
-        Glibc.kill(process.processIdentifier, SIGKILL)
+        if workload == .retention && RetentionSlots.Run(seed: seed).aimed {
+            // The writer kills itself at the commit it aims at (``Writer/runRetention()``);
+            // SIGKILL from here only if it has not within a minute.
+            for _ in 0..<6_000 where process.isRunning { usleep(10_000) }
+        } else {
+            usleep(UInt32(delay * 1_000_000))
+        }
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         guard process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL else {
             let message = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
             throw Failure("the writer stopped by itself (status \(process.terminationStatus)): \(message)")
         }
         var acknowledged: [Int: Int] = [:]
+        var aimed: Int?  // the commit the writer aimed its kill at
         let lines = (try? String(contentsOfFile: acknowledgements, encoding: .utf8)) ?? ""
         for line in lines.split(separator: "\n") {
+            if line.hasPrefix("aim ") { aimed = Int(line.dropFirst(4)) }
             let fields = line.split(separator: " ").compactMap { Int($0) }
             if fields.count == 2 { acknowledged[fields[0]] = max(acknowledged[fields[0]] ?? 0, fields[1]) }
         }
         files[workload]!.kills += 1
         files[workload]!.acknowledged += acknowledged.values.reduce(0, +)
-        try check(workload, full: fullCheck, run: (kill, seed), acknowledged: acknowledged)
+        try check(workload, full: fullCheck, run: (kill, seed), acknowledged: acknowledged, aimed: aimed)
     }
 
     /// A child process of this executable, told to encrypt if the run is encrypted.
@@ -187,8 +208,10 @@ final class Driver {
     }
 
     /// Opens the file in a checker child and compares it with the model, after replaying the
-    /// commits of run `run` that the file says it holds.
-    func check(_ workload: Workload, full: Bool, run: (number: Int, seed: UInt64)?, acknowledged: [Int: Int]) throws {
+    /// commits of run `run` that the file says it holds; then its replication slots against
+    /// the last check's, and, if the writer aimed its kill at commit `aimed`, the slot that
+    /// commit invalidates against whether the file holds it.
+    func check(_ workload: Workload, full: Bool, run: (number: Int, seed: UInt64)?, acknowledged: [Int: Int], aimed: Int?) throws {
         let started = Date()
         defer { checkSeconds += Date().timeIntervalSince(started) }
         let filePath = path(workload)
@@ -223,6 +246,7 @@ final class Driver {
         }
         if text.split(separator: "\n").contains("replayed") { files[workload]!.replays += 1 }
         var state = files[workload]!
+        var landedInRun = 0
         if let run {
             for lane in 0..<workload.lanes {
                 let before = state.model.progress[lane]
@@ -244,6 +268,7 @@ final class Driver {
                     }
                 }
                 if landed > 0 { state.model.progress[lane] = LaneProgress(run: run.number, commit: landed) }
+                landedInRun = max(landedInRun, landed)
                 state.commits += landed
             }
         }
@@ -252,5 +277,42 @@ final class Driver {
         guard found == expected else {
             throw Failure("the content differs from the model:\n  file:  \(found)\n  model: \(expected)")
         }
+        try checkSlots(workload, reported: text, landed: landedInRun, aimed: aimed)
+    }
+
+    /// The slots the checker reported against the last check's (``SlotReport/check(previous:now:)``),
+    /// and an aimed kill's outcome: the file holds the aimed commit exactly when `stale` is
+    /// invalidated by lag.
+    func checkSlots(_ workload: Workload, reported text: String, landed: Int, aimed: Int?) throws {
+        var state = files[workload]!
+        var slots: [String: SlotReport] = [:]
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("slot ") {
+                guard let slot = SlotReport(line: line) else { throw Failure("the checker printed a malformed slot line: \(line)") }
+                slots[slot.name] = slot
+                state.commitsRead += slot.read
+            } else if line.hasPrefix("compacted ") {
+                state.compactions += 1
+            }
+        }
+        for (name, now) in slots {
+            if let previous = state.slots[name], let failure = SlotReport.check(previous: previous, now: now) { throw Failure(failure) }
+            let wasValid = state.slots[name].map { $0.id != now.id || $0.isValid } ?? true
+            if wasValid && !now.isValid { state.invalidations[now.state, default: 0] += 1 }
+        }
+        if let aimed {
+            state.aimedKills += 1
+            guard let stale = slots[RetentionSlots.stale] else { throw Failure("an aimed run left no slot \(RetentionSlots.stale)") }
+            if landed >= aimed {
+                state.aimedLanded += 1
+                guard stale.state == "lag" else {
+                    throw Failure("the file holds commit \(aimed), which invalidates \(RetentionSlots.stale) by lag, but the slot is \(stale.state)")
+                }
+            } else if !stale.isValid {
+                throw Failure("the file holds only \(landed) commits of the run, before commit \(aimed), but \(RetentionSlots.stale) is \(stale.state)")
+            }
+        }
+        state.slots = slots
+        files[workload] = state
     }
 }

@@ -23,10 +23,16 @@ enum Workload: String, CaseIterable, Sendable {
     /// through the version eight commits back, freeing older ones. After a kill the checker
     /// also walks a sample of the retained versions page by page.
     case replicated
+    /// ``churn`` on a file whose replication slots have retention limits (``RetentionSlots``):
+    /// one confirmed by a consumer that reads its commits, two left behind until a limit
+    /// invalidates them mid-run (one by retained bytes, one by lag), and in one run of five a
+    /// kill aimed at the commit that invalidates a slot, between that commit and its
+    /// acknowledgement. After a kill the checker also checks the slots (``RetentionCheck``).
+    case retention
 
     var lanes: Int {
         switch self {
-        case .churn, .links, .sliding, .replicated: 1
+        case .churn, .links, .sliding, .replicated, .retention: 1
         case .actors: 8
         case .open: 16
         }
@@ -43,16 +49,16 @@ enum Workload: String, CaseIterable, Sendable {
         var random = SplitMix(mix(seed, UInt64(lane), UInt64(commit)))
         var operations: [Operation] = []
         switch self {
-        case .churn, .actors, .open, .replicated:
+        case .churn, .actors, .open, .replicated, .retention:
             let laneKeys = switch self {
-            case .churn, .replicated: keys
+            case .churn, .replicated, .retention: keys
             case .actors: max(keys / 8, 16)
             default: 500
             }
             let maximum = self == .open ? min(maximumValue, 4_000) : maximumValue
             let base = lane * Self.laneStride
             func key() -> Int { base + random.below(laneKeys) }
-            if (self == .churn || self == .replicated) && random.chance(1, in: 32) {
+            if (self == .churn || self == .replicated || self == .retention) && random.chance(1, in: 32) {
                 for _ in 0..<(200 + random.below(400)) {
                     operations.append(.putItem(id: key(), text: ValueSpec(key: random.next(), length: random.below(300)),
                                                number: random.below(1_000_000)))

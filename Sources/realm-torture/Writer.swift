@@ -18,7 +18,13 @@ struct Writer {
     let acknowledgements: Int32
 
     func acknowledge(lane: Int, commit: Int) {
-        var line = "\(lane) \(commit)\n"
+        note("\(lane) \(commit)")
+    }
+
+    /// Appends a line to the acknowledgement file (the driver reads lines other than `<lane>
+    /// <commit>` as notes: `aim <commit>`).
+    func note(_ text: String) {
+        var line = text + "\n"
         line.withUTF8 { buffer in
             var offset = 0
             while offset < buffer.count {
@@ -45,6 +51,8 @@ struct Writer {
                 }
                 try await group.waitForAll()
             }
+        } else if workload == .retention {
+            try await runRetention()
         } else {
             let realm = try Realm(configuration: configuration)
             if workload == .replicated, try realm.replicationSlots.isEmpty {

@@ -10,13 +10,13 @@ import Foundation
 import RealmActors
 
 let usage = """
-    usage: realm-torture [--kills N] [--minutes M] [--workloads churn,actors,links,open,sliding,replicated] [--keys N]
+    usage: realm-torture [--kills N] [--minutes M] [--workloads churn,actors,links,open,sliding,replicated,retention] [--keys N]
                          [--max-value BYTES] [--verify-every N] [--seed S] [--dir PATH]
                          [--min-delay S] [--max-delay S] [--encrypted] [--quiet]
 
       --kills N          stop after N kills (default 200)
       --minutes M        stop after M minutes, whatever the kills (default: no limit)
-      --workloads LIST   which of churn,actors,links,open,sliding,replicated to rotate through (default: all)
+      --workloads LIST   which of churn,actors,links,open,sliding,replicated,retention to rotate through (default: all)
       --keys N           key space of churn (actors: N/8 per lane); the files grow with it (default 20000)
       --max-value BYTES  largest string or data value (default 65536)
       --verify-every N   full page-by-page integrity check every N kills (default 10), and at the end
@@ -55,7 +55,7 @@ case "writer":
     }
 case "check":
     guard arguments.count >= 3 else { exit(2) }
-    exit(Checker.check(path: arguments[2], full: arguments.count > 3 && arguments[3] == "full"))
+    exit(await Checker.check(path: arguments[2], full: arguments.count > 3 && arguments[3] == "full"))
 default:
     var options = DriverOptions()
     var index = 1

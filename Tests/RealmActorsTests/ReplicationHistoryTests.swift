@@ -269,6 +269,19 @@ import RealmTestSupport
         #expect(try realm.replicationSlots.first { $0.name == "bounded" }?.invalidation != nil)
     }
 
+    /// Creates the realm's only slot, `gone`, with a 64 KiB limit, and commits objects until a
+    /// commit invalidates it; no commit follows that one.
+    static func writeUntilTheOnlySlotIsInvalidated(_ realm: Realm) throws {
+        try realm.write { try realm.createReplicationSlot(named: "gone", limits: .init(maximumRetainedBytes: 64 * 1024)) }
+        var index = 0
+        while try realm.replicationSlots.first?.invalidation == nil {
+            try realm.write {
+                for _ in 0..<50 { realm.create(ReplicatedOrder.self, value: ["code": "o\(index)", "note": String(repeating: "x", count: 200)]); index += 1 }
+            }
+            try #require(index < 100_000, "the slot was never invalidated")
+        }
+    }
+
     /// A file whose only slot was invalidated retains nothing, so it compacts on launch (a valid
     /// slot's file does not); the slot survives the compaction, still invalidated, and its
     /// consumer is still refused with the reason.
@@ -277,13 +290,7 @@ import RealmTestSupport
         var configuration = Self.configuration(directory)
         do {
             let realm = try Realm(configuration: configuration)
-            try realm.write { try realm.createReplicationSlot(named: "gone", limits: .init(maximumRetainedBytes: 64 * 1024)) }
-            var index = 0
-            while try realm.replicationSlots.first?.invalidation == nil {
-                try realm.write {
-                    for _ in 0..<50 { realm.create(ReplicatedOrder.self, value: ["code": "o\(index)", "note": String(repeating: "x", count: 200)]); index += 1 }
-                }
-            }
+            try Self.writeUntilTheOnlySlotIsInvalidated(realm)
             try realm.write { realm.delete(realm.objects(ReplicatedOrder.self)) }
         }
         let before = try #require(try FileManager.default.attributesOfItem(atPath: configuration.fileURL!.path)[.size] as? Int)
@@ -344,6 +351,31 @@ import RealmTestSupport
         } throws: { ($0 as? Realm.Error)?.code == .replicationSlotInvalidated && "\($0)".contains("resynchronization") }
         #expect(try realm.replicationSlots.first { $0.name == "other" }?.backlog.commits == 10)
         #expect(events.withLock { $0 } == 0)
+        _ = try realm.checkIntegrity()
+    }
+
+    /// The commit that invalidates the file's last valid slot keeps no record either: the file
+    /// retains nothing from that commit on, so it compacts on launch even when no commit
+    /// followed (the process stopped, or was killed, right after). Found by the torture
+    /// harness's `retention` workload: a record left by that commit retained its pages, and
+    /// kept the file from compacting, until the next commit.
+    @Test func theCommitThatInvalidatesTheLastSlotRetainsNothing() async throws {
+        let directory = try TemporaryDirectory()
+        var configuration = Self.configuration(directory)
+        do {
+            let realm = try Realm(configuration: configuration)
+            try Self.writeUntilTheOnlySlotIsInvalidated(realm)
+            #expect(realm.fileStatistics.retainedBytes == 0)
+        }
+        let compactions = Mutex(0)
+        configuration.shouldCompactOnLaunch = { _, _ in true }
+        configuration.instrumentation = Realm.Instrumentation { event in
+            if case .compacted = event { compactions.withLock { $0 += 1 } }
+        }
+        let realm = try Realm(configuration: configuration)
+        #expect(compactions.withLock { $0 } == 1)
+        #expect(realm.fileStatistics.retainedBytes == 0)
+        #expect(try realm.replicationSlots.first?.invalidation?.reason == .retainedBytes)
         _ = try realm.checkIntegrity()
     }
 

@@ -209,6 +209,33 @@ import RealmTestSupport
         #expect(!damaged { _ in })
     }
 
+    /// A change record's stored form decodes back to the same bytes, and bytes no record encodes
+    /// to are damage: a negative column (which the `replication` fuzz harness found trapping a
+    /// consumer's change set, as a shift by a negative count), an unknown kind, a zero commit id,
+    /// a length that does not match the counts.
+    @Test func changeRecordsRoundTripAndMalformedRecordsAreDamage() throws {
+        var log = RowChangeLog()
+        log.record(.insert, 3, 10)
+        log.record(.update, 3, 4, column: 2)
+        log.record(.remove, 3, .max)
+        let record = ChangeRecord(commitTime: 1_700_000_000_000_000_000, baseTransaction: 9, baseCatalog: TreeRoot(page: 5, transaction: 9, count: 2),
+                                  changes: log, retained: [FreedRun(run: PageRun(start: 40, count: 3), createdBy: 7, freedBy: 10)],
+                                  commitID: 0xC0FFEE, recordedThrough: 12)
+        let bytes = record.encoded()
+        #expect(try bytes.withUnsafeBytes { try ChangeRecord.decode($0, transaction: 10) }.encoded() == bytes)
+        func damaged(_ edit: (inout [UInt8]) -> Void) -> Bool {
+            var copy = bytes
+            edit(&copy)
+            return (try? copy.withUnsafeBytes { try ChangeRecord.decode($0, transaction: 10) }) == nil
+        }
+        let second = ChangeRecord.headerSize + ChangeRecord.changeSize  // the update entry
+        #expect(damaged { for i in 24..<28 { $0[second + i] = 0xFF } })  // column -1
+        #expect(damaged { $0[second + 28] = 9 })                          // an unknown kind
+        #expect(damaged { for i in 48..<56 { $0[i] = 0 } })               // no commit id
+        #expect(damaged { $0.removeLast() })
+        #expect(!damaged { _ in })
+    }
+
     /// Each record names its commit with a random id, and the meta's recorded-pages counter only
     /// grows while replication state exists — freeing records does not lower it — so a slot's
     /// retained pages are the counter's growth since its position.

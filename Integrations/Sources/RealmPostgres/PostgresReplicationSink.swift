@@ -317,7 +317,7 @@ public actor PostgresReplicationSink: Service {
         let position = try await start(realm)
         appliedVersion = position.version
         _ = realm.refresh()
-        confirmedVersion = try realm.replicationSlots.first { $0.name == slot }?.confirmedVersion ?? 0
+        confirmedVersion = try ownSlot(in: realm)?.confirmedVersion ?? 0
         unconfirmedCommits = 0
         // PostgreSQL ahead of the slot (a crash between its commit and the confirmation): confirm
         // now, so the realm frees those versions and the backlog counts only what is left.
@@ -396,14 +396,19 @@ public actor PostgresReplicationSink: Service {
     private func check(_ progress: ReplicationProgress, in realm: Realm) throws -> Realm.ReplicationPosition {
         _ = realm.refresh()
         return try ResumeCheck.position(
-            resuming: progress, slotName: slot, slot: try realm.replicationSlots.first { $0.name == slot },
+            resuming: progress, slotName: slot, slot: try ownSlot(in: realm),
             realmPath: realmPath, newestVersion: realm.fileStatistics.version, status: { try realm.replicationPositionStatus($0) })
+    }
+
+    /// The sink's slot as `realm` has it now (nil if the realm has none of that name).
+    private func ownSlot(in realm: Realm) throws -> Realm.ReplicationSlot? {
+        try realm.replicationSlots.first { $0.name == slot }
     }
 
     /// Loads the realm at the slot's position into PostgreSQL (``InitialSnapshot``), creating
     /// the slot first if the realm has none; returns the position.
     private func loadSnapshot(_ realm: Realm) async throws -> Realm.ReplicationPosition {
-        let existing = try realm.replicationSlots.first { $0.name == slot }
+        let existing = try ownSlot(in: realm)
         if existing == nil {
             try ReservedNames.check(realm.schema, slot: slot, when: "The realm's schema")
             let name = slot, limits = slotLimits
@@ -418,7 +423,7 @@ public actor PostgresReplicationSink: Service {
             }
             logger.notice("created replication slot again, as the operator asked", metadata: ["slot": "\(slot)"])
         }
-        if let invalidation = try realm.replicationSlots.first(where: { $0.name == slot })?.invalidation {
+        if let invalidation = try ownSlot(in: realm)?.invalidation {
             throw ResumeCheck.invalidated(slot, invalidation)
         }
         let snapshot: Realm.ReplicationSnapshot
@@ -426,7 +431,7 @@ public actor PostgresReplicationSink: Service {
             snapshot = try realm.replicationSnapshot(forSlot: slot)
         } catch let error as Realm.Error where error.code == .replicationSlotInvalidated {
             // Invalidated between the check and the snapshot.
-            guard let invalidation = try realm.replicationSlots.first(where: { $0.name == slot })?.invalidation else { throw error }
+            guard let invalidation = try ownSlot(in: realm)?.invalidation else { throw error }
             throw ResumeCheck.invalidated(slot, invalidation)
         }
         try ReservedNames.check(snapshot.realm.schema, slot: slot, when: "The realm's schema at the slot's position \(snapshot.position)")
@@ -457,7 +462,7 @@ public actor PostgresReplicationSink: Service {
     /// The sink then drops the progress row, creates the slot again and loads a snapshot.
     private func resynchronizationRequested(_ realm: Realm) throws -> Bool {
         _ = realm.refresh()
-        return try realm.replicationSlots.first { $0.name == slot }?.invalidation?.reason == .resynchronizationRequested
+        return try ownSlot(in: realm)?.invalidation?.reason == .resynchronizationRequested
     }
 
     /// Thrown out of a batch's transaction when PostgreSQL's progress row is behind what this

@@ -87,9 +87,7 @@ extension Realm {
     /// The valid slot named `name` at `newest`.
     /// - Throws: `invalidInput` if there is none; `replicationSlotInvalidated` if it is invalidated.
     static func slot(named name: String, in newest: ReadTransaction) throws -> RealmStorage.ReplicationSlot {
-        guard let slot = try newest.replicationSlots().first(where: { $0.name == name }) else {
-            throw Realm.Error(.invalidInput, "There is no replication slot named '\(name)'")
-        }
+        let slot = try newest.replicationSlots().slot(named: name)
         if slot.isInvalidated, let invalidation = ReplicationSlotInvalidation(slot) {
             throw Realm.Error(.replicationSlotInvalidated, "Replication slot '\(name)' was \(invalidation): it keeps nothing for its consumer, which must start again from a snapshot (drop the slot and create it again)")
         }

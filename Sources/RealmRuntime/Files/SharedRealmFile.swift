@@ -111,7 +111,7 @@ package final class SharedRealmFile: Sendable {
             let usage = database.spaceUsage
             let newest = try database.beginRead()
             let slots = try newest.replicationSlots()
-            let retainsVersions = !newest.meta.changeRecords.isEmpty || slots.contains { !$0.isInvalidated }
+            let retainsVersions = !newest.meta.changeRecords.isEmpty || slots.horizon != nil
             withExtendedLifetime(newest) {}
             if !retainsVersions, shouldCompact(Int(clamping: usage.fileBytes), Int(clamping: usage.liveBytes)) {
                 let start = ContinuousClock.now

@@ -47,7 +47,7 @@ package struct CommitChangeSet: Sendable {
     ///   read, and a consumer must not go on past a gap — or if the file is damaged.
     package static func commits(of file: SharedRealmFile, after version: TransactionID, limit: Int) throws -> [CommitChangeSet] {
         let newest = try file.database.beginRead()
-        guard version <= newest.transaction, let horizon = try newest.replicationHorizon(), version >= horizon else {
+        guard version <= newest.transaction, let horizon = try newest.replicationSlots().horizon, version >= horizon else {
             throw StorageError(.invalidInput, "Version \(version) is not retained: only the versions from the oldest replication slot's position to the newest (\(newest.transaction)) can be read from", path: file.database.path)
         }
         var previous: FrozenVersion?
@@ -86,7 +86,15 @@ package struct CommitChangeSet: Sendable {
         var tables: [TreeID: (new: Table?, old: Table?)] = [:]
         for table in version.catalog.tables.values { tables[table.tree, default: (nil, nil)].new = table }
         for table in base.catalog.tables.values { tables[table.tree, default: (nil, nil)].old = table }
-        let rowChanges = RowChanges(record.changes)
+        // The record's runs cut to the keys the two versions hold (a damaged record's claims
+        // cost nothing); index trees' runs, which name no table, go.
+        func keys(at frozen: FrozenVersion, of side: KeyPath<(new: Table?, old: Table?), Table?>) -> RowChangeLog.TableKeys {
+            { tree, lower, upper, body in
+                guard tables[tree]?[keyPath: side] != nil else { return }
+                try frozen.reader.forEachKey(in: frozen.reader.root(of: tree), from: lower, through: upper) { body($0); return true }
+            }
+        }
+        let rowChanges = RowChanges(try record.changes.clipped(keysBefore: keys(at: base, of: \.old), keysAfter: keys(at: version, of: \.new)))
         // Per top-level class (by its tree, for a stable order): the changes being gathered.
         var gathered: [TreeID: (table: Table, inserted: Set<UInt64>, modified: [UInt64: Set<String>], deleted: Set<UInt64>)] = [:]
         var emptied: [String: TreeID] = [:]  // classes whose table the commit dropped, by name

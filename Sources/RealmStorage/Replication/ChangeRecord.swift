@@ -48,7 +48,7 @@ package struct ChangeRecord: Sendable {
     static let changeSize = 32
     static let runSize = 24
 
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         let entries = changes.entries
         var bytes = [UInt8](repeating: 0, count: Self.headerSize + entries.count * Self.changeSize + retained.count * Self.runSize)
         bytes.withUnsafeMutableBytes { buffer in
@@ -91,7 +91,7 @@ package struct ChangeRecord: Sendable {
     }
 
     /// The fixed fields of an encoded record (see ``Summary``).
-    static func summary(of bytes: UnsafeRawBufferPointer, transaction: TransactionID) throws -> Summary {
+    package static func summary(of bytes: UnsafeRawBufferPointer, transaction: TransactionID) throws -> Summary {
         guard bytes.count >= headerSize else {
             throw StorageError(.invalidDatabase, "Realm file is damaged: the change record of transaction \(transaction) is malformed")
         }
@@ -100,7 +100,7 @@ package struct ChangeRecord: Sendable {
     }
 
     /// Decodes the record of commit `transaction`; throws for bytes no record encodes to (damage).
-    static func decode(_ bytes: UnsafeRawBufferPointer, transaction: TransactionID) throws -> ChangeRecord {
+    package static func decode(_ bytes: UnsafeRawBufferPointer, transaction: TransactionID) throws -> ChangeRecord {
         func damaged() -> StorageError {
             StorageError(.invalidDatabase, "Realm file is damaged: the change record of transaction \(transaction) is malformed")
         }
@@ -111,7 +111,9 @@ package struct ChangeRecord: Sendable {
         var log = RowChangeLog()
         var offset = headerSize
         for _ in 0..<changeCount {
-            guard let kind = RowChangeLog.Kind(rawValue: load(offset + 28, as: UInt8.self)) else { throw damaged() }
+            // A column is a column number (a log clamps it to Int32): never negative.
+            guard let kind = RowChangeLog.Kind(rawValue: load(offset + 28, as: UInt8.self)), load(offset + 24, as: Int32.self) >= 0
+            else { throw damaged() }
             log.appendStored(RowChangeLog.Entry(tree: load(offset, as: UInt64.self), key: load(offset + 8, as: UInt64.self),
                                           count: load(offset + 16, as: UInt64.self), column: load(offset + 24, as: Int32.self), kind: kind))
             offset += changeSize

@@ -1,3 +1,22 @@
+/// The questions every layer asks of a file's slots, answered once here.
+extension Array where Element == ReplicationSlot {
+    /// The oldest version a slot retains: the oldest position among the valid slots, nil
+    /// without one (an invalidated slot keeps nothing). Versions from it to the newest are
+    /// readable, and the change records at or before it are freed by the next commit.
+    package var horizon: TransactionID? {
+        lazy.filter { !$0.isInvalidated }.map(\.confirmed).min()
+    }
+
+    /// The slot named `name`.
+    /// - Throws: `invalidInput` if no slot has the name.
+    package func slot(named name: String) throws -> ReplicationSlot {
+        guard let slot = first(where: { $0.name == name }) else {
+            throw StorageError(.invalidInput, "There is no replication slot named '\(name)'")
+        }
+        return slot
+    }
+}
+
 /// Reading replication slots, change records and the versions they retain.
 extension PageSource {
     /// The slots stored in the tree at `root`, by number.
@@ -72,12 +91,6 @@ extension ReadTransaction {
         return .notRetained
     }
 
-    /// The oldest version a slot retains (the oldest valid slot's position), nil without one:
-    /// an invalidated slot keeps nothing.
-    package func replicationHorizon() throws -> TransactionID? {
-        try replicationSlots().filter { !$0.isInvalidated }.map(\.confirmed).min()
-    }
-
     /// The change records of the commits after `version`, oldest first, at most `limit` of them.
     ///
     /// - Complexity: O(log records + the records returned).
@@ -108,7 +121,7 @@ extension Database {
     package func beginRead(atVersion version: TransactionID) throws -> ReadTransaction {
         let newest = try beginRead()
         if version == newest.transaction { return newest }
-        let horizon = try newest.replicationHorizon()
+        let horizon = try newest.replicationSlots().horizon
         guard let horizon, version >= horizon, version < newest.transaction else {
             throw StorageError(.invalidInput, "Version \(version) is not retained: only the newest version (\(newest.transaction)) and the versions a replication slot has not confirmed can be read", path: path)
         }
@@ -139,7 +152,7 @@ extension Database {
     /// commit fails. Returns the versions checked.
     package func verifyRetainedVersions(limit: Int) throws -> [TransactionID] {
         let newest = try beginRead()
-        guard let horizon = try newest.replicationHorizon() else { return [] }
+        guard let horizon = try newest.replicationSlots().horizon else { return [] }
         var versions = [horizon]
         try newest.forEach(in: newest.meta.changeRecords, from: horizon + 1) { key, _ in
             versions.append(key)

@@ -89,7 +89,7 @@ package struct ReplicationSlot: Sendable, Equatable {
 
     static let headerSize = 72
 
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: Self.headerSize)
         bytes.withUnsafeMutableBytes { buffer in
             func store<T: FixedWidthInteger>(_ value: T, _ offset: Int) { buffer.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self) }
@@ -107,7 +107,7 @@ package struct ReplicationSlot: Sendable, Equatable {
     }
 
     /// Decodes a stored slot; throws for bytes no slot encodes to (damage).
-    static func decode(number: UInt64, _ bytes: UnsafeRawBufferPointer) throws -> ReplicationSlot {
+    package static func decode(number: UInt64, _ bytes: UnsafeRawBufferPointer) throws -> ReplicationSlot {
         func damaged(_ what: String) -> StorageError {
             StorageError(.invalidDatabase, "Realm file is damaged: replication slot \(number) \(what)")
         }

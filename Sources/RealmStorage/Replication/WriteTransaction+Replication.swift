@@ -69,9 +69,7 @@ extension WriteTransaction {
     /// - Throws: `invalidInput` if no slot has the name.
     package func dropReplicationSlot(named name: String) throws {
         try checkActive()
-        guard let slot = try replicationSlots().first(where: { $0.name == name }) else {
-            throw StorageError(.invalidInput, "There is no replication slot named '\(name)'")
-        }
+        let slot = try replicationSlots().slot(named: name)
         _ = try remove(from: &slotsRoot, key: slot.number)
     }
 
@@ -87,9 +85,7 @@ extension WriteTransaction {
     ///   this transaction is built on.
     package func confirmReplicationSlot(named name: String, through version: TransactionID) throws {
         try checkActive()
-        guard var slot = try replicationSlots().first(where: { $0.name == name }) else {
-            throw StorageError(.invalidInput, "There is no replication slot named '\(name)'")
-        }
+        var slot = try replicationSlots().slot(named: name)
         guard version <= base.meta.transaction else {
             throw StorageError(.invalidInput, "Cannot confirm version \(version) for slot '\(name)': the newest version is \(base.meta.transaction)")
         }
@@ -182,7 +178,7 @@ extension WriteTransaction {
 
     /// At prepare, after the catalog is final: with a slot, stores this commit's change record,
     /// retaining the pages it freed; invalidates the slots whose limits it passes; then frees the
-    /// records every slot has confirmed (all of them once no slot is left). Without slots or
+    /// records every valid slot has confirmed (all of them once no valid slot is left). Without slots or
     /// records, does nothing (one check).
     func recordChanges() throws {
         guard !slotsRoot.isEmpty || !changeRecordsRoot.isEmpty else { return }
@@ -194,7 +190,7 @@ extension WriteTransaction {
         // what it applied does not see its own confirmation as a commit to apply.
         // Only valid slots keep anything: an invalidated one is refused to its consumer, so no
         // record is written for it and it holds none back.
-        if slots.contains(where: { !$0.isInvalidated }), !changeLog.isEmpty || catalog != base.meta.catalog {
+        if slots.horizon != nil, !changeLog.isEmpty || catalog != base.meta.catalog {
             let retained = freed.reduce(0) { $0 + $1.run.count }
             let record = ChangeRecord(
                 commitTime: now, baseTransaction: base.meta.transaction,
@@ -207,11 +203,14 @@ extension WriteTransaction {
         }
         slots = try enforceRetentionLimits(slots, now: now)
         // Records every valid slot has confirmed: the commit's changes are applied everywhere,
-        // and no slot reads the versions before it (all of them, once no valid slot is left).
-        let horizon = slots.filter { !$0.isInvalidated }.map(\.confirmed).min() ?? .max
+        // and no slot reads the versions before it (all of them, once no valid slot is left —
+        // this commit's own too, when it invalidated the last valid slot: no slot will read it,
+        // and a record left behind would retain its pages, and keep the file from compacting,
+        // until some later commit).
+        let horizon = slots.horizon ?? .max
         var confirmed: [(TransactionID, ChangeRecord)] = []
         try forEach(in: changeRecordsRoot) { key, value in
-            guard key <= horizon, key != transaction else { return false }
+            guard key <= horizon else { return false }
             confirmed.append((key, try ChangeRecord.decode(value, transaction: key)))
             return true
         }

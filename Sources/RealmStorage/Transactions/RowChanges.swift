@@ -45,6 +45,32 @@ package struct RowChangeLog: Sendable {
 
     /// This log followed by `later` (a transaction built on this one's result).
     package mutating func append(_ later: RowChangeLog) { entries += later.entries }
+
+    /// Calls the body with each key of table `tree` from `lower` through `upper`, in order
+    /// (none if the version has no such table, or `tree` is not a table).
+    package typealias TableKeys = (_ tree: TreeID, _ lower: UInt64, _ upper: UInt64, _ body: (UInt64) -> Void) throws -> Void
+
+    /// This log with each run cut to the keys that can matter: inserted and updated keys to
+    /// those the version after holds (`keysAfter`), removed keys to those the version before
+    /// held (`keysBefore`). Its net effect (``RowChanges``) is the same: a key the commit left
+    /// absent was, in the end, removed (if it existed before) or nothing; a key it left present
+    /// was inserted (if it did not exist before) or kept; and dropping only the edits that
+    /// cannot decide that leaves each key's remaining edits in their order. But expanding it
+    /// costs the keys the versions hold, not the counts the log claims: a change record read
+    /// from a file (a damaged or hostile one) may claim 2^60 inserted keys.
+    package func clipped(keysBefore: TableKeys, keysAfter: TableKeys) throws -> RowChangeLog {
+        var result = RowChangeLog()
+        for entry in entries {
+            guard entry.kind != .drop else { result.appendStored(entry); continue }
+            guard entry.count > 0 else { continue }
+            let keys = entry.kind == .remove ? keysBefore : keysAfter
+            let last = entry.key &+ (entry.count - 1)  // keys may wrap (negative primary keys)
+            for (lower, upper) in last >= entry.key ? [(entry.key, last)] : [(entry.key, UInt64.max), (UInt64(0), last)] {
+                try keys(entry.tree, lower, upper) { result.record(entry.kind, entry.tree, $0, column: Int(entry.column)) }
+            }
+        }
+        return result
+    }
 }
 
 /// Which rows of which table trees a span of commits inserted, removed and updated, and in
