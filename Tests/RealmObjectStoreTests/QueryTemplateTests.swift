@@ -62,7 +62,7 @@ import Testing
     }
 
     /// Only parses that succeed are kept, `%K` texts are never kept, and a full cache drops its
-    /// oldest template.
+    /// oldest template; an emptied cache fills again.
     @Test func whatIsKept() throws {
         let cache = QueryTemplateCache(capacity: 2)
         _ = try? cache.predicate(for: "age <", arguments: [])
@@ -76,5 +76,13 @@ import Testing
         #expect(cache.count == 2)
         #expect(try cache.predicate(for: "age == %@", arguments: [.value(.int(5))])
                     == QueryParser.parsePredicate("age == %@", arguments: [.value(.int(5))]))
+
+        // Emptied (what the query fuzz harness does after each input), it fills again.
+        cache.removeAll()
+        #expect(cache.count == 0)
+        for text in ["age == 1", "age == 2", "age == 3"] {
+            #expect(try cache.predicate(for: text, arguments: []) == QueryParser.parsePredicate(text, arguments: []))
+        }
+        #expect(cache.count == 2)
     }
 }
