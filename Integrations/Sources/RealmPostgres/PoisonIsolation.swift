@@ -16,6 +16,11 @@ import RealmActors
 /// commit's other rows and the progress row — so exactly once: a commit applied is skipped on a
 /// restart, its dead letters with it. Any other error fails the transaction, to be retried.
 ///
+/// The isolating transaction checks every constraint at its statement (`SET CONSTRAINTS ALL
+/// IMMEDIATE`): a deferred constraint an operator added (a `DEFERRABLE INITIALLY DEFERRED`
+/// unique or foreign key) would otherwise pass every savepoint and fail only the `COMMIT`, with
+/// no row to set aside — and the batch would be retried forever.
+///
 /// A dead letter leaves PostgreSQL without that row's change (an insert missing, an update
 /// not made, a row not deleted) until an operator replays it; the later commits go on as usual,
 /// and a later write of the object that PostgreSQL accepts brings its row back (with the
@@ -91,6 +96,8 @@ extension PostgresReplicationSink {
             let result = try await withAbandoningDeadline(transactionTimeout) {
                 try await Self.stopping {
                     try await client.withTransaction(logger: logger) { connection -> (known: [String: Set<String>], deadLetters: [DeadLetter])? in
+                        // A deferred constraint fails its row's savepoint, not the COMMIT (see PoisonIsolation).
+                        try await connection.query("SET CONSTRAINTS ALL IMMEDIATE", logger: logger)
                         let progress = try await ReplicationProgress.lock(slot: slot, slotID: slotID, on: connection, logger: logger)
                         // Behind what the sink applied: PostgreSQL restored under it (see apply(_:)).
                         guard progress.position.version >= committed else { throw ProgressMovedBack(position: progress.position) }

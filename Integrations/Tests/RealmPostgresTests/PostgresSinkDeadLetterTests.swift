@@ -140,6 +140,35 @@ extension PostgresSinkTests {
         }
     }
 
+    /// A deferred constraint (an operator's `UNIQUE … DEFERRABLE INITIALLY DEFERRED`) fails a
+    /// batch only at its `COMMIT`; isolating it checks constraints at each statement, so the row
+    /// that breaks it is found and set aside, and the stream goes on (it was retried forever).
+    @Test func aDeferredConstraintsRowBecomesADeadLetter() async throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let configuration = Self.notesConfiguration(directory)
+        let realm = try await Realm.open(configuration: configuration)
+        try await Self.write(realm, notes: 0..<3, "before")
+        let metrics = TestMetrics()
+        try await Self.withDatabase { client in
+            func sink() -> PostgresReplicationSink { Self.sink(configuration, "deferred", client, metrics: metrics) }
+            try await Self.replicate(sink(), through: nil)
+            try await client.query(#"ALTER TABLE "SinkNote" ADD CONSTRAINT one_text UNIQUE (text) DEFERRABLE INITIALLY DEFERRED"#)
+            try await realm.asyncWrite {
+                realm.create(SinkNote.self, value: ["id": 10, "text": "twin"])
+                realm.create(SinkNote.self, value: ["id": 11, "text": "twin"])
+                realm.create(SinkNote.self, value: ["id": 12, "text": "single"])
+            }
+            let after = try await Self.write(realm, notes: 20..<22, "after")
+            try await Self.replicate(sink(), through: after)
+            let letters = try await Self.deadLetters(in: client)
+            #expect(letters.count == 1 && letters.first?.sqlState == "23505" && ["10", "11"].contains(letters.first?.key), "\(letters)")
+            var ids: [Int] = []
+            for try await id in try await client.query(#"SELECT id FROM "SinkNote" ORDER BY id"#).decode(Int.self) { ids.append(id) }
+            #expect(ids.filter { $0 >= 10 }.count == 4 && ids.contains(12) && ids.contains(20) && ids.contains(21), "\(ids)")
+        }
+    }
+
     /// A dead letter's `row_data` reads back, through `jsonb_populate_record` (the documented
     /// replay), as the row the batches' statements write — for every kind of value.
     @Test func deadLetterRowsReadBackAsTheirRows() async throws {
