@@ -9,8 +9,9 @@
 //     RealmActors (API) → RealmRuntime (actors) → RealmObjectStore → RealmStorage
 //
 // Layers share their internals with `package` access; only `RealmActors` has public API.
-// Below RealmStorage sit two small C targets for what Swift cannot express: CRealmCrypto, AES and
-// SHA-256 on the CPU's instructions, for encrypted files; CRealmPrefetch, the scans' prefetch.
+// Below RealmStorage sit three small C targets for what Swift cannot express: CRealmCrypto, AES and
+// SHA-256 on the CPU's instructions, for encrypted files; CRealmPrefetch, the scans' prefetch;
+// CRealmSync, byte-range locks and atomic words of the lock file processes share.
 // The package depends on nothing but the Swift toolchain (Foundation, Dispatch, Glibc/Darwin).
 import PackageDescription
 
@@ -31,13 +32,17 @@ let package = Package(
     ],
     targets: [
         // Layer 1: pages, copy-on-write B+trees, MVCC versions, durable commit, row change logs.
-        .target(name: "RealmStorage", dependencies: ["CRealmCrypto", "CRealmPrefetch"], exclude: ["FORMAT.md"], swiftSettings: strictSettings),
+        .target(name: "RealmStorage", dependencies: ["CRealmCrypto", "CRealmPrefetch", "CRealmSync"], exclude: ["FORMAT.md", "PROCESSES.md"], swiftSettings: strictSettings),
         // AES and SHA-256 on the CPU's instructions, in C because C can enable a target feature
         // per function; no compiler flags (see `Sources/RealmStorage/Crypto/HardwareAES.swift`).
         .target(name: "CRealmCrypto"),
         // `__builtin_prefetch` as a `static inline` function in a header (header only): Swift has
         // no prefetch, and binding LLVM's intrinsic by name crashes the compiler under TSan.
         .target(name: "CRealmPrefetch"),
+        // `fcntl` byte-range locks (variadic in C; Linux's open-file-description lock commands are
+        // `_GNU_SOURCE` macros) and atomic loads and stores of shared memory, as `static inline`
+        // functions in a header (header only): see `Sources/RealmStorage/Concurrency/LockFile.swift`.
+        .target(name: "CRealmSync"),
         // Layer 2: schema, tables, objects, typed values, queries (parse, bind, evaluate, sort).
         .target(name: "RealmObjectStore", dependencies: ["RealmStorage"], swiftSettings: strictSettings),
         // Layer 3: per-file shared state: the write pipeline (lock, commit order, group commit),

@@ -68,9 +68,12 @@ final class ROItem: Object {
         _ = reader
     }
 
-    /// Another process's lock is simulated by a second open file description of the lock file
-    /// (flock locks belong to the description, so it conflicts as another process's would).
-    @Test func readOnlyProcessesShareTheFileAndExcludeWriters() throws {
+    /// A library version from before the shared lock file held only a `flock` on it (exclusive to
+    /// write, shared to read), simulated here by a second open file description of the lock file
+    /// (flock locks belong to the description, so it conflicts as another process's would). It
+    /// takes no slot, so this version cannot share the file with it, and says so — both ways.
+    /// (Processes of this version sharing a file: `LockFileTests` in RealmStorageTests.)
+    @Test func anOlderLibrarysLockExcludesThisOneBothWays() throws {
         let directory = try TemporaryDirectory()
         try Self.written(directory)
         let lockPath = directory.url.appendingPathComponent("items.realm.lock").path
@@ -78,16 +81,29 @@ final class ROItem: Object {
         try #require(other >= 0)
         defer { close(other) }
 
-        try #require(flock(other, LOCK_SH | LOCK_NB) == 0)  // another process reads
+        try #require(flock(other, LOCK_SH | LOCK_NB) == 0)  // an older version reads
+        for readOnly in [true, false] {
+            let error = try #require(throws: Realm.Error.self) { try Realm(configuration: Self.configuration(directory, readOnly: readOnly)) }
+            #expect(error.code == .incompatibleLockFile && error.message.contains("does not share it"), "\(error)")
+        }
+        try #require(flock(other, LOCK_EX | LOCK_NB) == 0)  // an older version writes
+        for readOnly in [true, false] {
+            let error = try #require(throws: Realm.Error.self) { try Realm(configuration: Self.configuration(directory, readOnly: readOnly)) }
+            #expect(error.code == .incompatibleLockFile && error.message.contains("older version of RealmActors"), "\(error)")
+        }
+        try #require(flock(other, LOCK_UN) == 0)
+
+        // This version has it open: an older writer's exclusive lock fails (it reports the file
+        // open in another process).
         do {
             let reader = try Realm(configuration: Self.configuration(directory, readOnly: true))
             #expect(reader.objects(ROItem.self).count == 100)
+            #expect(flock(other, LOCK_EX | LOCK_NB) != 0)
         }
-        let writerError = try #require(throws: Realm.Error.self) { try Realm(configuration: Self.configuration(directory)) }
-        #expect(writerError.code == .incompatibleLockFile)
-
-        try #require(flock(other, LOCK_EX | LOCK_NB) == 0)  // another process writes
-        let readerError = try #require(throws: Realm.Error.self) { try Realm(configuration: Self.configuration(directory, readOnly: true)) }
-        #expect(readerError.code == .incompatibleLockFile)
+        do {
+            let writer = try Realm(configuration: Self.configuration(directory))
+            #expect(flock(other, LOCK_EX | LOCK_NB) != 0)
+            _ = writer
+        }
     }
 }

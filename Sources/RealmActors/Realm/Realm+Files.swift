@@ -21,11 +21,27 @@ extension Realm {
     @discardableResult
     public static func deleteFiles(for config: Configuration) throws -> Bool {
         guard let url = config.fileURL else { return false }
-        if SharedRealmFile.isOpen(path: url.standardizedFileURL.path) {
+        // Deleted while no process can open the file: an open waiting meanwhile starts again on
+        // new files, instead of writing to ones nobody can open again.
+        let deleted: Bool?
+        do {
+            deleted = try SharedRealmFile.whileNotOpen(path: url.standardizedFileURL.path) { try deleteFiles(at: url) }
+        } catch {
+            throw Realm.Error.from(error, configuration: config)
+        }
+        guard let deleted else {
             throw Realm.Error(.alreadyOpen, "Cannot delete files of an open Realm: '\(url.path)' is still in use.", fileURL: url)
         }
+        return deleted
+    }
+
+    /// Removes the realm file at `url` and its auxiliary files, the lock file last; whether the
+    /// realm file existed.
+    private static func deleteFiles(at url: URL) throws -> Bool {
         var deleted = false
-        for file in [url] + AuxiliaryFile.allCases.map({ URL(fileURLWithPath: url.path + $0.suffix) }) {
+        // The lock file last: an open arriving meanwhile opens it and waits for the lock held here.
+        let auxiliary = AuxiliaryFile.allCases.filter { $0 != .lock } + [.lock]
+        for file in [url] + auxiliary.map({ URL(fileURLWithPath: url.path + $0.suffix) }) {
             do {
                 try FileManager.default.removeItem(at: file)
                 if file == url { deleted = true }

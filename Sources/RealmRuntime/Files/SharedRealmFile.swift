@@ -84,9 +84,11 @@ package final class SharedRealmFile: Sendable {
     /// write through it. Production code installs none. Guarded by its own lock.
     private static let faultInjectors = Lock<[String: any IOFaultInjector]>([:])
 
-    /// Whether a handle in any process has the realm file at `path` (standardized) open.
-    package static func isOpen(path: String) -> Bool {
-        Database.isOpen(path: path)
+    /// Runs `body` while no handle in any process has the realm file at `path` (standardized)
+    /// open, and none can open it; nil, without running it, while one has (see
+    /// `LockFile.whileDetached`).
+    package static func whileNotOpen<T>(path: String, _ body: () throws -> T) throws -> T? {
+        try LockFile.whileDetached(path: path + AuxiliaryFile.lock.suffix, body)
     }
 
     /// Installs (or, with nil, removes) the test hook's faults for the file at `path`.

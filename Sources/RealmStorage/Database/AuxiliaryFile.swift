@@ -5,7 +5,7 @@
 /// by `Realm.deleteFiles(for:)`. The log is part of the database: it may hold its newest
 /// commits (see `WriteAheadLog`), so it is copied, moved and deleted with `<file>`.
 package enum AuxiliaryFile: CaseIterable, Sendable {
-    /// `<file>.lock`: held (flock) by every process that has the file open.
+    /// `<file>.lock`: shared by every process that has the file open (see `LockFile`).
     case lock
     /// `<file>.log`: the write-ahead log (see `WriteAheadLog`).
     case log

@@ -21,7 +21,7 @@ extension Database {
         map.store(page, byteCount: PageLayout.pageSize, atPage: 1)
         let tip = VersionTip(meta: meta, freeList: FreeList(), chain: FreeListChain())
         return Database(path: nil, options: DatabaseOptions(durability: .none), map: map, file: nil,
-                        lockDescriptor: -1, meta: meta, slot: 0, tip: tip, nextTransaction: meta.transaction + 1)
+                        lockFile: nil, meta: meta, slot: 0, tip: tip, nextTransaction: meta.transaction + 1)
     }
 
     static func initialMeta() -> MetaPage {
@@ -44,7 +44,9 @@ extension Database {
         if options.readOnly && access(path, F_OK) != 0 && errno == ENOENT {
             throw StorageError.fromErrno(ENOENT, "Could not open the realm file", path: path)
         }
-        let lock = try acquireLock(path: path + AuxiliaryFile.lock.suffix, readOnly: options.readOnly)
+        // Attaching holds the lock file's control lock until the open ends: when this process is
+        // the first, nobody else reads the file while it is created, replayed and recovered.
+        let lock = try LockFile.attach(path: path + AuxiliaryFile.lock.suffix, readOnly: options.readOnly)
         do {
             if !options.readOnly && access(path, F_OK) != 0 && errno == ENOENT {
                 try create(path: path, cipher: options.encryptionKey.flatMap { PageCipher(newFileWithKey: $0) })
@@ -80,10 +82,16 @@ extension Database {
             // ``isOpened(withKey:)`` tells another key from this one by the file's key check.
             var kept = options
             kept.encryptionKey = nil
+            do {
+                try lock.finishAttaching(dataFile: descriptor, fileID: meta.fileID, encrypted: cipher != nil)
+            } catch {
+                file.close()
+                throw error
+            }
             return Database(path: path, options: kept, map: map, file: file, log: log, recordsReplayed: replayed,
-                            lockDescriptor: lock, meta: meta, slot: slot, tip: tip, nextTransaction: newestStamped + idReserve + 1)
+                            lockFile: lock, meta: meta, slot: slot, tip: tip, nextTransaction: newestStamped + idReserve + 1)
         } catch {
-            if lock >= 0 { closeDescriptor(lock) }
+            lock.abandon()
             throw error
         }
     }
@@ -165,57 +173,6 @@ extension Database {
         { image, length, page in cipher?.isAuthentic(image, length: length, page: page) ?? PageChecksum.isValid(image, length: length) }
     }
 
-    /// Whether a process — this one included — has the database at `path` open: the lock file
-    /// beside it is locked (see ``acquireLock(path:readOnly:)``). A probe: the answer can change
-    /// as soon as it is given.
-    package static func isOpen(path: String) -> Bool {
-        let descriptor = openDescriptor(path + AuxiliaryFile.lock.suffix, O_RDWR)
-        guard descriptor >= 0 else { return false }  // no lock file: never opened for writing
-        defer { closeDescriptor(descriptor) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
-        _ = flock(descriptor, LOCK_UN)
-        return false
-    }
-
-    /// Takes the lock file, so that a second process gets a clear error instead of corrupting the
-    /// file (multi-process access is not supported yet).
-    private static func acquireLock(path: String, readOnly: Bool) throws -> Int32 {
-        var descriptor = openDescriptor(path, O_RDWR | O_CREAT, 0o644)
-        if descriptor < 0 && readOnly {
-            descriptor = openDescriptor(path, O_RDONLY)
-            if descriptor < 0 { return -1 }  // read-only media without a lock file: nobody can write
-        }
-        guard descriptor >= 0 else {
-            throw StorageError.fromErrno(errno, "Could not open the lock file", path: path)
-        }
-        // A conflict can be transient: a process that forks (posix_spawn included) shares every
-        // open file description, lock files too, with the child until the child's exec closes
-        // it, so a file this process has just closed may look locked for a moment. Retry for
-        // about 100 ms before reporting another process.
-        // Writers lock exclusively; read-only opens share the lock, so several read-only
-        // processes may read the file at once while none writes it (a reader cannot follow
-        // another process's commits: page reuse is coordinated only within one process).
-        let mode = readOnly ? LOCK_SH : LOCK_EX
-        func tryLock() -> Int32 { flock(descriptor, mode | LOCK_NB) == 0 ? 0 : errno }
-        var code = tryLock()
-        var attempts = 0
-        while code == EWOULDBLOCK && attempts < 50 {
-            attempts += 1
-            usleep(2_000)
-            code = tryLock()
-        }
-        guard code == 0 else {
-            closeDescriptor(descriptor)
-            if code == EWOULDBLOCK {
-                throw StorageError(.incompatibleLockFile, readOnly
-                                   ? "The realm file is open for writing in another process; it can be read only when no process writes it"
-                                   : "The realm file is open in another process; RealmActors supports one writing process per file",
-                                   path: path)
-            }
-            throw StorageError.fromErrno(code, "Could not lock the realm file", path: path)
-        }
-        return descriptor
-    }
 
     /// Creates an empty database file atomically: written and synced under a temporary name, then
     /// renamed into place, then the directory synced. A crash leaves either no file or a valid one.

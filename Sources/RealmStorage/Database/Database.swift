@@ -50,7 +50,8 @@ package final class Database: Sendable {
     /// How many write-ahead log records the open replayed — commits a crash left only in the
     /// log: onto the file (a writable open), or into memory (a read-only one).
     package let recordsReplayed: Int
-    private let lockDescriptor: Int32
+    /// The lock file this process is attached through (nil in memory): see ``LockFile``.
+    let lockFile: LockFile?
 
     struct State {
         /// The newest durable version: what readers get.
@@ -96,7 +97,7 @@ package final class Database: Sendable {
     let flushLock = Lock(())
 
     init(path: String?, options: DatabaseOptions, map: PageMap, file: PageFile?, log: WriteAheadLog? = nil,
-                 recordsReplayed: Int = 0, lockDescriptor: Int32, meta: MetaPage, slot: Int, tip: VersionTip,
+                 recordsReplayed: Int = 0, lockFile: LockFile?, meta: MetaPage, slot: Int, tip: VersionTip,
                  nextTransaction: TransactionID) {
         self.path = path
         self.options = options
@@ -105,7 +106,7 @@ package final class Database: Sendable {
         self.file = file
         self.log = log
         self.recordsReplayed = recordsReplayed
-        self.lockDescriptor = lockDescriptor
+        self.lockFile = lockFile
         state = Lock(State(published: meta, publishedTip: tip, publishedSlot: slot, tip: tip,
                             nextTransaction: nextTransaction))
     }
@@ -138,10 +139,10 @@ package final class Database: Sendable {
             try? writeCheckpoint()
         }
         file?.close()
-        if lockDescriptor >= 0 { closeDescriptor(lockDescriptor) }
+        lockFile?.detach()
     }
 
-    /// Flushes pending commits, then releases the lock file so the file may be opened again.
+    /// Flushes pending commits, then detaches from the lock file so the file may be opened again.
     ///
     /// - Throws: `.wrongTransactionState` while a read or write transaction is alive (another
     ///   instance could otherwise reuse pages they still read); the sync failure that stopped
@@ -169,7 +170,7 @@ package final class Database: Sendable {
             defer { state.isClosed = true }
             return state.isClosed
         }
-        if !alreadyClosed, lockDescriptor >= 0 { _ = flock(lockDescriptor, LOCK_UN) }
+        if !alreadyClosed { lockFile?.detach() }
         // After a failed sync the last commits may not be on disk: closing says so rather than
         // pretending all is well, but still releases the file.
         if !alreadyClosed, let closeError { throw closeError }

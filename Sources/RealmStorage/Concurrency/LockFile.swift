@@ -1,0 +1,471 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CRealmSync
+
+/// `<file>.lock`: what the processes that have a database file open share — who is attached, and
+/// (in later steps of issue 39) the write lock, the log's cursor and the published version. A
+/// small file mapped `MAP_SHARED` by every attached process (layout: ``LockFileLayout``,
+/// FORMAT.md "The lock file"), plus locks on it:
+///
+/// - a shared `flock` for as long as a process is attached. `flock(LOCK_EX | LOCK_NB)` succeeds
+///   exactly when no other process is attached: the one that gets it is *first*, initializes the
+///   lock file and runs recovery (nobody else can be reading or writing the data file). Library
+///   versions from before the shared lock file take `LOCK_EX` for a writable open, so they and
+///   this version exclude each other cleanly.
+/// - the *control* byte lock, held while a process attaches (from ``attach(path:readOnly:)``
+///   until ``finishAttaching(dataFile:fileID:encrypted:)`` or ``abandon()``) or detaches: at most
+///   one process at a time initializes, claims or clears a slot, or decides it is the last one.
+/// - one *liveness* byte lock per process slot, held by the slot's process while attached: the
+///   kernel releases it when the process dies, so a slot marked attached whose byte nobody holds
+///   is a dead process's, and is cleared (LMDB's reader-table check, by lock instead of by pid).
+///
+/// Until the several-writers steps land, sharing is what it was with the exclusive `flock`: any
+/// number of read-only processes together, or one writing process alone — a live slot flagged
+/// writer refuses everybody else, and a writer is refused while any slot is live.
+///
+/// A process that forks shares its open file descriptions, and with them these locks, with the
+/// child until the child's `exec` closes them (every descriptor here is close-on-exec): a file
+/// another process has just closed, or whose process just died, can look attached for a moment,
+/// so conflicts are retried for about 100 ms before they are reported.
+///
+/// Thread safety: `phase` is guarded by its mutex. The mapping is shared with other processes;
+/// every word of it is read and written with `CRealmSync`'s atomic accesses, and a slot or the
+/// header only under the control lock (so two writers of one field never race).
+package final class LockFile: @unchecked Sendable {
+    // @unchecked Sendable: `descriptor`, `mapping` and `slot` are set before the instance is
+    // shared and never change; the mapping stays mapped until `detach`/`abandon`, which the owning
+    // `Database` calls once, after its last use; what changes (`phase`) is behind a mutex.
+    package let path: String
+    /// -1: no lock file (read-only media without one: nobody can write the file).
+    private let descriptor: Int32
+    /// The shared mapping; nil for a read-only open without write access to the lock file, which
+    /// holds only the shared `flock` (see ``attachWithoutWriteAccess(path:descriptor:)``).
+    private let mapping: UnsafeMutableRawPointer?
+    /// Whether no other process had the file attached when this one attached: this process
+    /// initialized the lock file, and its open ran recovery (and log replay) alone.
+    package let isFirst: Bool
+    private let readOnly: Bool
+    private let phase: Lock<Phase>
+
+    private enum Phase {
+        /// Holding the control lock (and, if first, the exclusive `flock`).
+        case attaching
+        case attached(slot: Int)
+        case detached
+    }
+
+    private init(path: String, descriptor: Int32, mapping: UnsafeMutableRawPointer?, isFirst: Bool, readOnly: Bool, phase: Phase) {
+        self.path = path
+        self.descriptor = descriptor
+        self.mapping = mapping
+        self.isFirst = isFirst
+        self.readOnly = readOnly
+        self.phase = Lock(phase)
+    }
+
+    deinit {
+        // `Database` detaches in `close()` or its `deinit`; this only covers an instance dropped
+        // on a path that forgot to (the kernel would release the locks with the descriptor).
+        abandon()
+    }
+
+    // MARK: Attaching
+
+    /// Opens (creating if needed) the lock file at `path` and starts attaching this process: on
+    /// return it holds the control lock, so no other process attaches or detaches until
+    /// ``finishAttaching(dataFile:fileID:encrypted:)`` or ``abandon()``. If ``isFirst``, the
+    /// caller may create, replay and recover the data file alone.
+    ///
+    /// - Throws: `.incompatibleLockFile` when another process has the file open in a way this one
+    ///   cannot join (a writer, a reader beside this writer, an older library version, a lock
+    ///   file of another layout); `.filePermissionDenied` and the like when the lock file cannot
+    ///   be opened.
+    package static func attach(path: String, readOnly: Bool) throws -> LockFile {
+        var attempts = 0
+        while true {
+            do {
+                return try attemptAttach(path: path, readOnly: readOnly)
+            } catch let conflict as Conflict {
+                // Transient holders (a forking process's child between fork and exec, a process
+                // dying) go within milliseconds; a real one is reported after about 100 ms.
+                attempts += 1
+                guard attempts < 50 else { throw StorageError(.incompatibleLockFile, conflict.message, path: path) }
+                usleep(2_000)
+            }
+        }
+    }
+
+    /// Why attaching failed this time; retried, then reported.
+    private struct Conflict: Error {
+        var message: String
+    }
+
+    private static func attemptAttach(path: String, readOnly: Bool) throws -> LockFile {
+        let descriptor = openDescriptor(path, O_RDWR | O_CREAT, 0o644)
+        guard descriptor >= 0 else {
+            let code = errno
+            if readOnly {
+                let readable = openDescriptor(path, O_RDONLY)
+                // Read-only media without a lock file: nobody can write the file.
+                guard readable >= 0 else { return LockFile(path: path, descriptor: -1, mapping: nil, isFirst: true, readOnly: true, phase: .attached(slot: -1)) }
+                return try attachWithoutWriteAccess(path: path, descriptor: readable)
+            }
+            throw StorageError.fromErrno(code, "Could not open the lock file", path: path)
+        }
+        var keep = false
+        defer { if !keep { closeDescriptor(descriptor) } }
+        let code = realm_lock_byte(descriptor, LockFileLayout.controlLock, 1, 1)
+        guard code == 0 else { throw StorageError.fromErrno(code, "Could not lock the lock file", path: path) }
+        // Whoever deletes the realm's files does so holding the control lock and no other process
+        // attached; if that happened while this process waited for the lock, its descriptor names
+        // an unlinked file, and attaching to it would share nothing with later processes.
+        guard isStillAt(path: path, descriptor: descriptor) else {
+            _ = realm_unlock_byte(descriptor, LockFileLayout.controlLock)
+            throw Conflict(message: "The lock file was replaced while this process opened it")
+        }
+        do {
+            let lockFile: LockFile
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
+                lockFile = try initializeAlone(path: path, descriptor: descriptor, readOnly: readOnly)
+            } else {
+                lockFile = try join(path: path, descriptor: descriptor, readOnly: readOnly)
+            }
+            keep = true
+            return lockFile
+        } catch {
+            _ = flock(descriptor, LOCK_UN)
+            _ = realm_unlock_byte(descriptor, LockFileLayout.controlLock)
+            throw error
+        }
+    }
+
+    /// Whether `descriptor` is the file now at `path`.
+    private static func isStillAt(path: String, descriptor: Int32) -> Bool {
+        var opened = stat()
+        var current = stat()
+        guard fstat(descriptor, &opened) == 0, stat(path, &current) == 0 else { return false }
+        return opened.st_dev == current.st_dev && opened.st_ino == current.st_ino
+    }
+
+    /// Nobody else is attached: the lock file's old contents (a previous session's, a crashed
+    /// process's, an older layout's) mean nothing, so it is cleared and sized anew.
+    private static func initializeAlone(path: String, descriptor: Int32, readOnly: Bool) throws -> LockFile {
+        guard ftruncate(descriptor, 0) == 0, ftruncate(descriptor, off_t(LockFileLayout.size)) == 0 else {
+            throw StorageError.fromErrno(errno, "Could not initialize the lock file", path: path)
+        }
+        let mapping = try map(descriptor: descriptor, path: path, writable: true)
+        return LockFile(path: path, descriptor: descriptor, mapping: mapping, isFirst: true, readOnly: readOnly, phase: .attaching)
+    }
+
+    /// Other processes are attached (or something holds the `flock`): joins them if the lock file
+    /// is one this library shares and its policy allows.
+    private static func join(path: String, descriptor: Int32, readOnly: Bool) throws -> LockFile {
+        guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else {
+            throw Conflict(message: "The realm file is open in another process by an older version of RealmActors, which does not share it")
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw StorageError.fromErrno(errno, "Could not read the lock file", path: path) }
+        guard info.st_size >= off_t(LockFileLayout.size) else { throw outsider() }
+        let mapping = try map(descriptor: descriptor, path: path, writable: true)
+        let lockFile = LockFile(path: path, descriptor: descriptor, mapping: mapping, isFirst: false, readOnly: readOnly, phase: .attaching)
+        do {
+            guard lockFile.word(at: LockFileLayout.magicOffset) == LockFileLayout.magic,
+                  lockFile.word(at: LockFileLayout.sizeOffset) == UInt64(LockFileLayout.size),
+                  lockFile.word(at: LockFileLayout.sessionOffset) != 0 else { throw outsider() }
+            let layout = lockFile.word(at: LockFileLayout.versionOffset)
+            guard layout == LockFileLayout.version else {
+                throw StorageError(.incompatibleLockFile,
+                                   "The realm file is open in another process whose lock file has layout \(layout); this version of RealmActors shares layout \(LockFileLayout.version)",
+                                   path: path)
+            }
+            let live = lockFile.liveSlots()
+            // A `flock` holder with no live slot is outside the protocol: an older library reading
+            // the file, a read-only open without write access to the lock file, or a transient one.
+            guard !live.isEmpty else { throw outsider() }
+            if !readOnly {
+                throw Conflict(message: "The realm file is open in another process; RealmActors supports one writing process per file")
+            }
+            if live.contains(where: { lockFile.flags(ofSlot: $0).contains(.writer) }) {
+                throw Conflict(message: "The realm file is open for writing in another process; it can be read only when no process writes it")
+            }
+            return lockFile
+        } catch {
+            lockFile.disown()
+            throw error
+        }
+    }
+
+    /// Drops the mapping of an instance that never attached, leaving the descriptor and its locks
+    /// to the caller that opened them.
+    private func disown() {
+        phase.withLock { $0 = .detached }
+        unmap()
+    }
+
+    private static func outsider() -> Conflict {
+        Conflict(message: "The realm file is open in another process that does not share it (an older version of RealmActors, or a read-only open without write access to the lock file)")
+    }
+
+    /// A read-only open that cannot write the lock file (another user's, on a read-only mount):
+    /// it cannot take a slot, so it reads only when no participating process is attached — as
+    /// before the shared lock file — holding the shared `flock`, which keeps participants out.
+    private static func attachWithoutWriteAccess(path: String, descriptor: Int32) throws -> LockFile {
+        var keep = false
+        defer { if !keep { closeDescriptor(descriptor) } }
+        guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else {
+            throw Conflict(message: "The realm file is open for writing in another process; it can be read only when no process writes it")
+        }
+        // A participant attaching meanwhile holds the control lock; a shared lock on it (read
+        // access suffices) waits for that to finish.
+        let code = realm_lock_byte(descriptor, LockFileLayout.controlLock, 0, 1)
+        defer { _ = realm_unlock_byte(descriptor, LockFileLayout.controlLock) }
+        var info = stat()
+        if code == 0, fstat(descriptor, &info) == 0, info.st_size >= off_t(LockFileLayout.size) {
+            let mapping = try map(descriptor: descriptor, path: path, writable: false)
+            let view = LockFile(path: path, descriptor: -1, mapping: mapping, isFirst: false, readOnly: true, phase: .detached)
+            let attached = view.word(at: LockFileLayout.sessionOffset) != 0 && !view.liveSlots(probingWith: descriptor).isEmpty
+            view.disown()
+            guard !attached else {
+                _ = flock(descriptor, LOCK_UN)
+                throw StorageError(.incompatibleLockFile,
+                                   "The realm file is open in another process; opening it read-only beside other processes needs write access to its lock file",
+                                   path: path)
+            }
+        }
+        keep = true
+        return LockFile(path: path, descriptor: descriptor, mapping: nil, isFirst: true, readOnly: true, phase: .attached(slot: -1))
+    }
+
+    private static func map(descriptor: Int32, path: String, writable: Bool) throws -> UnsafeMutableRawPointer {
+        let protection = writable ? PROT_READ | PROT_WRITE : PROT_READ
+        guard let address = mmap(nil, LockFileLayout.size, protection, MAP_SHARED, descriptor, 0),
+              address != MAP_FAILED else {
+            throw StorageError.fromErrno(errno, "Could not map the lock file", path: path)
+        }
+        return address
+    }
+
+    /// Completes attaching: the first process records the data file and opens the session;
+    /// a joiner checks it opened the same data file as the others. Then claims a slot and
+    /// releases the control lock.
+    ///
+    /// - Parameters:
+    ///   - dataFile: the data file's descriptor (for its device and inode).
+    ///   - fileID: the data file's id (its meta page's).
+    /// - Throws: `.incompatibleLockFile` if the data file at the path is not the one the attached
+    ///   processes have open (replaced meanwhile), or the slot table is full. The caller then
+    ///   calls ``abandon()``.
+    package func finishAttaching(dataFile: Int32, fileID: UInt64, encrypted: Bool) throws {
+        guard mapping != nil, case .attaching = phase.withLock({ $0 }) else { return }
+        var info = stat()
+        guard fstat(dataFile, &info) == 0 else { throw StorageError.fromErrno(errno, "Could not read the realm file's identity", path: path) }
+        let device = UInt64(truncatingIfNeeded: info.st_dev)
+        let inode = UInt64(truncatingIfNeeded: info.st_ino)
+        if isFirst {
+            setWord(LockFileLayout.magic, at: LockFileLayout.magicOffset)
+            setWord(LockFileLayout.version, at: LockFileLayout.versionOffset)
+            setWord(UInt64(LockFileLayout.size), at: LockFileLayout.sizeOffset)
+            setWord(device, at: LockFileLayout.dataDeviceOffset)
+            setWord(inode, at: LockFileLayout.dataInodeOffset)
+            setWord(fileID, at: LockFileLayout.dataFileIDOffset)
+            setWord(encrypted ? 1 : 0, at: LockFileLayout.encryptedOffset)
+            setWord(UInt64(LockFileLayout.slotCount), at: LockFileLayout.slotCountOffset)
+            var generator = SystemRandomNumberGenerator()
+            setWord(max(1, generator.next()), at: LockFileLayout.sessionOffset)
+            // Not atomic on Linux (the exclusive lock is dropped, then the shared one taken): an
+            // older library can take `LOCK_EX` in between, and then this open fails cleanly.
+            guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else {
+                throw StorageError(.incompatibleLockFile, "The realm file was opened meanwhile by an older version of RealmActors, which does not share it", path: path)
+            }
+        } else {
+            guard word(at: LockFileLayout.dataDeviceOffset) == device, word(at: LockFileLayout.dataInodeOffset) == inode,
+                  word(at: LockFileLayout.dataFileIDOffset) == fileID else {
+                throw StorageError(.incompatibleLockFile,
+                                   "The realm file was replaced while other processes had it open: they use the file that was at this path before",
+                                   path: path)
+            }
+        }
+        let slot = try claimSlot()
+        phase.withLock { $0 = .attached(slot: slot) }
+        _ = realm_unlock_byte(descriptor, LockFileLayout.controlLock)
+    }
+
+    /// A free slot, or a dead process's, taken for this process.
+    private func claimSlot() throws -> Int {
+        for slot in 0..<LockFileLayout.slotCount {
+            let state = word(at: slotOffset(slot) + LockFileLayout.slotStateOffset)
+            if state != LockFileLayout.SlotState.free.rawValue && isHeld(slot: slot) { continue }
+            // Free or dead. Its byte is unheld, so this lock succeeds unless another process took
+            // it in between — impossible under the control lock, but a transient fork holder is.
+            guard realm_lock_byte(descriptor, LockFileLayout.livenessLock(ofSlot: slot), 1, 0) == 0 else { continue }
+            let base = slotOffset(slot)
+            setWord(UInt64(UInt32(bitPattern: getpid())), at: base + LockFileLayout.slotPIDOffset)
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            setWord(UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec), at: base + LockFileLayout.slotAttachedAtOffset)
+            setWord(readOnly ? 0 : LockFileLayout.SlotFlags.writer.rawValue, at: base + LockFileLayout.slotFlagsOffset)
+            setWord(LockFileLayout.SlotState.attached.rawValue, at: base + LockFileLayout.slotStateOffset)
+            return slot
+        }
+        throw StorageError(.incompatibleLockFile, "The realm file is open in \(LockFileLayout.slotCount) processes, the most that can share it", path: path)
+    }
+
+    /// Gives up attaching (or, if attached, detaches without the last-process bookkeeping):
+    /// releases the slot, the locks and the mapping. Safe to call more than once.
+    package func abandon() {
+        let previous = phase.withLock { phase in
+            defer { phase = .detached }
+            return phase
+        }
+        switch previous {
+        case .detached:
+            return
+        case .attaching:
+            _ = flock(descriptor, LOCK_UN)
+            _ = realm_unlock_byte(descriptor, LockFileLayout.controlLock)
+        case .attached(let slot):
+            if slot >= 0 { release(slot: slot) }
+            _ = flock(descriptor, LOCK_UN)
+        }
+        unmap()
+        if descriptor >= 0 { closeDescriptor(descriptor) }
+    }
+
+    /// Runs `body` while no process has the file attached and none can attach — holding the
+    /// lock file's control lock and its exclusive `flock` — and returns what it returns; returns
+    /// nil without running it while a process is attached. For work that must not meet an open
+    /// file, such as deleting it: an open that waited meanwhile finds, once it gets the control
+    /// lock, that the lock file it opened is no longer the one at the path, and starts again.
+    ///
+    /// A lock file that cannot be created (a missing directory, read-only media) means no process
+    /// can be attached through it: `body` runs without the locks.
+    package static func whileDetached<T>(path: String, _ body: () throws -> T) throws -> T? {
+        var attempts = 0
+        while true {
+            let descriptor = openDescriptor(path, O_RDWR | O_CREAT, 0o644)
+            guard descriptor >= 0 else { return try body() }
+            defer { closeDescriptor(descriptor) }
+            let code = realm_lock_byte(descriptor, LockFileLayout.controlLock, 1, 1)
+            guard code == 0 else { throw StorageError.fromErrno(code, "Could not lock the lock file", path: path) }
+            defer { _ = realm_unlock_byte(descriptor, LockFileLayout.controlLock) }
+            if isStillAt(path: path, descriptor: descriptor), flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
+                defer { _ = flock(descriptor, LOCK_UN) }
+                return try body()
+            }
+            // Attached, or transiently held (see the type's notes), or replaced meanwhile.
+            attempts += 1
+            guard attempts < 50 else { return nil }
+            usleep(2_000)
+        }
+    }
+
+    // MARK: Detaching
+
+    /// Detaches this process: clears its slot and releases its locks; if no other process is
+    /// attached, also closes the session. Safe to call more than once.
+    ///
+    /// - Returns: whether this was the last attached process.
+    @discardableResult
+    package func detach() -> Bool {
+        guard mapping != nil, case .attached(let slot) = phase.withLock({ $0 }) else {
+            abandon()
+            return false
+        }
+        guard realm_lock_byte(descriptor, LockFileLayout.controlLock, 1, 1) == 0 else {
+            abandon()  // cannot happen on a descriptor that locked before; the kernel cleans up
+            return false
+        }
+        phase.withLock { $0 = .detached }
+        release(slot: slot)
+        _ = flock(descriptor, LOCK_UN)
+        let isLast = flock(descriptor, LOCK_EX | LOCK_NB) == 0
+        if isLast {
+            setWord(0, at: LockFileLayout.sessionOffset)
+            _ = flock(descriptor, LOCK_UN)
+        }
+        _ = realm_unlock_byte(descriptor, LockFileLayout.controlLock)
+        unmap()
+        closeDescriptor(descriptor)
+        return isLast
+    }
+
+    private func release(slot: Int) {
+        let base = slotOffset(slot)
+        setWord(LockFileLayout.SlotState.free.rawValue, at: base + LockFileLayout.slotStateOffset)
+        for offset in stride(from: 8, to: LockFileLayout.slotSize, by: 8) { setWord(0, at: base + offset) }
+        _ = realm_unlock_byte(descriptor, LockFileLayout.livenessLock(ofSlot: slot))
+    }
+
+    private func unmap() {
+        if let mapping { munmap(mapping, LockFileLayout.size) }
+    }
+
+    // MARK: Slots
+
+    /// The slots of live attached processes (other than this one's); dead processes' slots are
+    /// cleared on the way. Precondition: the control lock is held (or, for a view without
+    /// write access, the control lock is held shared and nothing is cleared).
+    private func liveSlots(probingWith probe: Int32? = nil) -> [Int] {
+        let own: Int? = if case .attached(let slot) = phase.withLock({ $0 }) { slot } else { nil }
+        var live: [Int] = []
+        for slot in 0..<LockFileLayout.slotCount where slot != own {
+            guard word(at: slotOffset(slot) + LockFileLayout.slotStateOffset) != LockFileLayout.SlotState.free.rawValue else { continue }
+            if isHeld(slot: slot, probingWith: probe) {
+                live.append(slot)
+            } else if probe == nil {
+                release(slot: slot)  // a dead process's: the kernel released its byte
+            }
+        }
+        return live
+    }
+
+    /// Whether a process (other than through this description) holds slot `slot`'s liveness byte.
+    private func isHeld(slot: Int, probingWith probe: Int32? = nil) -> Bool {
+        // An error (it cannot happen on a valid descriptor) counts as held: never clear a slot
+        // that may be alive.
+        realm_byte_is_locked(probe ?? descriptor, LockFileLayout.livenessLock(ofSlot: slot)) != 0
+    }
+
+    private func flags(ofSlot slot: Int) -> LockFileLayout.SlotFlags {
+        LockFileLayout.SlotFlags(rawValue: word(at: slotOffset(slot) + LockFileLayout.slotFlagsOffset))
+    }
+
+    private func slotOffset(_ slot: Int) -> Int { LockFileLayout.slotsOffset + slot * LockFileLayout.slotSize }
+
+    /// What a tool shows about the processes attached: pid, attach time and whether each writes.
+    package struct Attachment: Equatable, Sendable {
+        package var slot: Int
+        package var pid: Int32
+        package var attachedAtNanoseconds: UInt64
+        package var isWriter: Bool
+    }
+
+    /// The processes attached now, this one included (a snapshot; empty without a mapping).
+    package func attachments() -> [Attachment] {
+        guard mapping != nil else { return [] }
+        let own: Int? = if case .attached(let slot) = phase.withLock({ $0 }) { slot } else { nil }
+        return (0..<LockFileLayout.slotCount).compactMap { slot in
+            let base = slotOffset(slot)
+            guard word(at: base + LockFileLayout.slotStateOffset) != LockFileLayout.SlotState.free.rawValue,
+                  slot == own || isHeld(slot: slot) else { return nil }
+            return Attachment(slot: slot, pid: Int32(truncatingIfNeeded: word(at: base + LockFileLayout.slotPIDOffset)),
+                              attachedAtNanoseconds: word(at: base + LockFileLayout.slotAttachedAtOffset),
+                              isWriter: flags(ofSlot: slot).contains(.writer))
+        }
+    }
+
+    // MARK: Words
+
+    private func word(at offset: Int) -> UInt64 {
+        guard let mapping else { return 0 }
+        return realm_shared_load(mapping + offset)
+    }
+
+    private func setWord(_ value: UInt64, at offset: Int) {
+        guard let mapping else { return }
+        realm_shared_store(mapping + offset, value)
+    }
+}

@@ -1,0 +1,72 @@
+/// Where each field of the lock file (`<file>.lock`, see ``LockFile``) lives: byte offsets into its
+/// shared mapping, and the offsets of the byte-range locks taken on it. FORMAT.md ("The lock
+/// file") has the same table with who writes each field.
+///
+/// Every field is a little-endian, naturally aligned 64-bit word, read and written with the
+/// atomic accesses of `CRealmSync` (`realm_shared_load`/`realm_shared_store`), so a process never
+/// sees half a store.
+enum LockFileLayout {
+    /// `"RLMALCK\0"` read as a little-endian word.
+    static let magic: UInt64 = 0x004B_434C_414D_4C52
+    /// The layout this library writes and joins. A lock file of another layout, while processes
+    /// have it attached, is refused; with nobody attached it is rewritten.
+    static let version: UInt64 = 1
+
+    // The header: written once by the process that initializes the lock file, under the control
+    // lock, `session` last; read by joiners under the control lock.
+    static let magicOffset = 0
+    static let versionOffset = 8
+    /// The mapping's size in bytes.
+    static let sizeOffset = 16
+    /// A random nonzero number naming this initialization; 0 while the file is being initialized
+    /// or after the last process detached.
+    static let sessionOffset = 24
+    /// The data file's device and inode, and its file id (meta page): a joiner that opened
+    /// another file at the same path (replaced while others had it open) is refused.
+    static let dataDeviceOffset = 32
+    static let dataInodeOffset = 40
+    static let dataFileIDOffset = 48
+    /// 1 if the data file is encrypted.
+    static let encryptedOffset = 56
+    static let slotCountOffset = 64
+
+    // 64..<4096: reserved for write coordination, the log cursor and published versions (later
+    // steps of issue 39 place them here; a layout version bump would announce them).
+
+    /// The process slots: one per attached process.
+    static let slotsOffset = 4096
+    static let slotSize = 256
+    static let slotCount = 256
+    static let size = slotsOffset + slotCount * slotSize
+
+    // A slot's fields, relative to its start. Written by its process (claim and release under the
+    // control lock) or, once it is dead, by whoever clears it under the control lock.
+    /// ``SlotState``.
+    static let slotStateOffset = 0
+    /// The process's pid: for diagnostics only (liveness is the slot's byte lock, which is right
+    /// across PID namespaces and PID reuse).
+    static let slotPIDOffset = 8
+    /// When the process attached, in nanoseconds since 1970.
+    static let slotAttachedAtOffset = 16
+    /// ``SlotFlags``.
+    static let slotFlagsOffset = 24
+
+    enum SlotState: UInt64 {
+        case free = 0
+        case attached = 1
+    }
+
+    struct SlotFlags: OptionSet {
+        let rawValue: UInt64
+        /// The process opened the file for writing.
+        static let writer = SlotFlags(rawValue: 1)
+    }
+
+    // Byte-range locks (OFD locks on Linux): placed far beyond the mapping, so they never cover
+    // data a process reads or writes.
+    /// Held exclusively while a process attaches, initializes or detaches: those never overlap.
+    static let controlLock: Int64 = 1 << 30
+    /// Held exclusively by slot `i`'s process for as long as it is attached: a slot whose byte
+    /// nobody holds belongs to a dead process (the kernel releases a dead process's locks).
+    static func livenessLock(ofSlot slot: Int) -> Int64 { (1 << 30) + 64 + Int64(slot) }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import Testing
+@testable import RealmStorage
+import RealmTestSupport
+
+/// The shared lock file (`LockFile`): who is attached, sharing by the step-1 rules (readers
+/// together, a writer alone), dead processes' slots cleared, a crashed or foreign lock file
+/// rewritten when nobody is attached and refused when somebody is.
+///
+/// Two `Database` instances on one path stand for two processes: each opens its own description
+/// of the lock file, and open-file-description locks (Linux) conflict between descriptions as
+/// between processes. (Darwin's POSIX locks do not conflict within a process: these tests need
+/// OFD locks.)
+@Suite struct LockFileTests {
+    static func makeFile(_ directory: TemporaryDirectory) throws -> String {
+        let path = directory.path()
+        let database = try Database.open(path: path, options: DatabaseOptions(durability: .none))
+        let write = try database.beginWrite()
+        _ = try write.createTree()
+        try write.commit()
+        try database.close()
+        return path
+    }
+
+    static func reader(_ path: String) throws -> Database {
+        var options = DatabaseOptions(durability: .none)
+        options.readOnly = true
+        return try Database.open(path: path, options: options)
+    }
+
+    static func writer(_ path: String) throws -> Database {
+        try Database.open(path: path, options: DatabaseOptions(durability: .none))
+    }
+
+    /// Runs `body` with the lock file's words mapped, as another process would see them.
+    static func withWords<T>(_ path: String, _ body: (UnsafeMutableRawPointer) throws -> T) throws -> T {
+        let descriptor = open(path + ".lock", O_RDWR)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        let mapping = try #require(mmap(nil, LockFileLayout.size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0))
+        try #require(mapping != MAP_FAILED)
+        defer { munmap(mapping, LockFileLayout.size) }
+        return try body(mapping)
+    }
+
+    /// Whether some process has the file at `path` attached: exclusive access is refused.
+    static func isAttached(_ path: String) throws -> Bool {
+        try LockFile.whileDetached(path: path + ".lock") { true } == nil
+    }
+
+    static func slotWord(_ slot: Int, _ field: Int) -> Int { LockFileLayout.slotsOffset + slot * LockFileLayout.slotSize + field }
+
+    @Test func readersShareTheFileAndAWriterIsAlone() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.makeFile(directory)
+        do {
+            let first = try Self.reader(path), second = try Self.reader(path)
+            #expect(first.lockFile?.isFirst == true && second.lockFile?.isFirst == false)
+            let attached = try #require(second.lockFile).attachments()
+            #expect(attached.count == 2 && attached.allSatisfy { $0.pid == getpid() && !$0.isWriter }, "\(attached)")
+            let error = try #require(throws: StorageError.self) { try Self.writer(path) }
+            #expect(error.code == .incompatibleLockFile && error.message.contains("one writing process"), "\(error)")
+            try first.close()
+            try second.close()
+        }
+        let writer = try Self.writer(path)
+        #expect(writer.lockFile?.isFirst == true)
+        #expect(try #require(writer.lockFile).attachments().map(\.isWriter) == [true])
+        let error = try #require(throws: StorageError.self) { try Self.reader(path) }
+        #expect(error.code == .incompatibleLockFile && error.message.contains("open for writing"), "\(error)")
+        try writer.close()
+        #expect(try !Self.isAttached(path))
+        try Self.reader(path).close()
+    }
+
+    /// A process killed while attached leaves its slot marked attached, but the kernel released
+    /// its liveness byte: the next process to attach clears the slot, and a dead writer does not
+    /// keep readers out.
+    @Test func aDeadProcesssSlotIsCleared() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.makeFile(directory)
+        let first = try Self.reader(path)
+        let dead = 7
+        try Self.withWords(path) { words in
+            words.storeBytes(of: LockFileLayout.SlotState.attached.rawValue, toByteOffset: Self.slotWord(dead, LockFileLayout.slotStateOffset), as: UInt64.self)
+            words.storeBytes(of: LockFileLayout.SlotFlags.writer.rawValue, toByteOffset: Self.slotWord(dead, LockFileLayout.slotFlagsOffset), as: UInt64.self)
+            words.storeBytes(of: 999_999, toByteOffset: Self.slotWord(dead, LockFileLayout.slotPIDOffset), as: UInt64.self)
+        }
+        #expect(try #require(first.lockFile).attachments().count == 1)
+        let second = try Self.reader(path)
+        try Self.withWords(path) { words in
+            #expect(words.load(fromByteOffset: Self.slotWord(dead, LockFileLayout.slotStateOffset), as: UInt64.self) == 0)
+            #expect(words.load(fromByteOffset: Self.slotWord(dead, LockFileLayout.slotPIDOffset), as: UInt64.self) == 0)
+        }
+        #expect(try #require(second.lockFile).attachments().count == 2)
+        try first.close()
+        try second.close()
+    }
+
+    /// What a crash, a half-finished initialization or an older layout leaves in the lock file
+    /// means nothing once nobody is attached: the next open rewrites it.
+    @Test func aLockFileNobodyHoldsIsRewritten() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.makeFile(directory)
+        var generator = SplitMix64(seed: 39)
+        for size in [0, 100, LockFileLayout.size, LockFileLayout.size + 4096] {
+            let garbage = Data((0..<size).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
+            try garbage.write(to: URL(fileURLWithPath: path + ".lock"))
+            let database = try Self.writer(path)
+            #expect(database.lockFile?.isFirst == true)
+            #expect(try #require(database.lockFile).attachments().count == 1, "size \(size)")
+            try database.close()
+        }
+    }
+
+    /// A joiner checks the header the first process wrote: another layout, or another data file
+    /// than the one the attached processes have open, is refused with what differs.
+    @Test func aJoinerChecksTheHeader() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.makeFile(directory)
+        let first = try Self.reader(path)
+        for (offset, expected) in [(LockFileLayout.versionOffset, "layout 2"), (LockFileLayout.dataInodeOffset, "replaced"),
+                                   (LockFileLayout.dataFileIDOffset, "replaced")] {
+            let saved = try Self.withWords(path) { words in
+                defer { words.storeBytes(of: 2, toByteOffset: offset, as: UInt64.self) }
+                return words.load(fromByteOffset: offset, as: UInt64.self)
+            }
+            let error = try #require(throws: StorageError.self) { try Self.reader(path) }
+            #expect(error.code == .incompatibleLockFile && error.message.contains(expected), "\(error)")
+            try Self.withWords(path) { $0.storeBytes(of: saved, toByteOffset: offset, as: UInt64.self) }
+        }
+        let second = try Self.reader(path)
+        try first.close()
+        try second.close()
+    }
+
+    /// The last process to detach closes the session; until then it stays open.
+    @Test func theLastProcessToDetachClosesTheSession() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.makeFile(directory)
+        let first = try Self.reader(path), second = try Self.reader(path)
+        let session = { try Self.withWords(path) { $0.load(fromByteOffset: LockFileLayout.sessionOffset, as: UInt64.self) } }
+        let opened = try session()
+        #expect(opened != 0)
+        try first.close()
+        #expect(try session() == opened)
+        #expect(try Self.isAttached(path))
+        try second.close()
+        #expect(try session() == 0)
+        #expect(try !Self.isAttached(path))
+    }
+
+    #if os(Linux)
+    /// Deleting a realm's files happens while no process is attached and none can attach (the
+    /// control lock and the exclusive `flock` held). An open that was waiting for the control
+    /// lock meanwhile holds a descriptor of the unlinked lock file: it must notice and start again
+    /// on the new files — attached there, where the next process finds it — not share a lock file
+    /// nobody else can open.
+    @Test func anOpenWaitingWhileTheFilesAreDeletedStartsAgainOnNewFiles() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.makeFile(directory)
+        var info = stat()
+        try #require(stat(path + ".lock", &info) == 0)
+        let lockInode = UInt64(info.st_ino)
+        let opened = Lock<Result<Database, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let deleted = try LockFile.whileDetached(path: path + ".lock") {
+            Thread {
+                opened.withLock { $0 = Result { try Self.writer(path) } }
+                done.signal()
+            }.start()
+            // Wait until the open is blocked on the control lock: /proc/locks lists a blocked
+            // request as "-> OFDLCK …" with the file's device:inode.
+            var waiting = false
+            for _ in 0..<10_000 where !waiting {
+                let locks = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
+                waiting = locks.split(separator: "\n").contains { $0.contains("->") && $0.contains(":\(lockInode) ") }
+                if !waiting { usleep(1_000) }
+            }
+            for suffix in ["", ".log", ".lock"] { unlink(path + suffix) }
+            return waiting
+        }
+        #expect(deleted == true, "the open was seen waiting")
+        done.wait()
+        let writer = try #require(opened.withLock { $0 }).get()
+        #expect(writer.lockFile?.isFirst == true)
+        // Attached through the lock file now at the path: a reader finds the writer there.
+        let error = try #require(throws: StorageError.self) { try Self.reader(path) }
+        #expect(error.code == .incompatibleLockFile && error.message.contains("open for writing"), "\(error)")
+        try writer.close()
+    }
+    #endif
+}
