@@ -150,6 +150,96 @@ import RealmTestSupport
         #expect(try !Self.isAttached(path))
     }
 
+    static func slotPins(_ path: String, slot: Int) throws -> (exact: [UInt64], range: ClosedRange<UInt64>?) {
+        try withWords(path) { words in
+            let exact = (0..<LockFileLayout.exactPinsPerSlot).map {
+                words.load(fromByteOffset: slotWord(slot, LockFileLayout.slotExactPinsOffset + 8 * $0), as: UInt64.self)
+            }.filter { $0 != 0 }
+            let low = words.load(fromByteOffset: slotWord(slot, LockFileLayout.slotRangeLowOffset), as: UInt64.self)
+            let high = words.load(fromByteOffset: slotWord(slot, LockFileLayout.slotRangeHighOffset), as: UInt64.self)
+            return (exact.sorted(), low == 0 ? nil : low...high)
+        }
+    }
+
+    /// Each distinct version this process pins is in its slot — exactly while the slot has room,
+    /// then in its range — and leaves it with its last local pin.
+    @Test func pinnedVersionsAreMirroredIntoTheSlot() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.makeFile(directory)
+        let database = try Self.writer(path)
+        let slot = try #require(database.lockFile?.attachments().first).slot
+        var readers: [ReadTransaction] = []
+        for _ in 0..<(LockFileLayout.exactPinsPerSlot + 4) {
+            let write = try database.beginWrite()
+            _ = try write.createTree()
+            try write.commit()
+            readers.append(try database.beginRead())
+            readers.append(try database.beginRead())  // a second pin of a version changes nothing
+        }
+        let versions = readers.map(\.transaction)
+        let distinct = Array(Set(versions)).sorted()
+        var pins = try Self.slotPins(path, slot: slot)
+        #expect(pins.exact == Array(distinct.prefix(LockFileLayout.exactPinsPerSlot)))
+        #expect(pins.range == distinct[LockFileLayout.exactPinsPerSlot]...distinct.last!)
+        // The range shrinks to the versions still pinned past the exact entries.
+        readers.removeAll { $0.transaction == distinct.last! }
+        #expect(try Self.slotPins(path, slot: slot).range == distinct[LockFileLayout.exactPinsPerSlot]...distinct[distinct.count - 2])
+        readers.removeAll { $0.transaction == distinct[0] }
+        pins = try Self.slotPins(path, slot: slot)
+        #expect(pins.exact == Array(distinct[1..<LockFileLayout.exactPinsPerSlot]))
+        readers.removeAll()
+        pins = try Self.slotPins(path, slot: slot)
+        #expect(pins.exact.isEmpty && pins.range == nil)
+        try database.close()
+    }
+
+    /// A version another process pins keeps its pages while this process's writer commits over
+    /// it: the writer reads every attached slot's pins (here a slot filled as another process
+    /// would fill it, pinning one version exactly and others through a range).
+    @Test func theWriterHonoursOtherProcessesPins() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.makeFile(directory)
+        let database = try Self.writer(path)
+        let layout = [ColumnSpec(.int)]
+        let setup = try database.beginWrite()
+        let table = try setup.createTree()
+        for key in 0..<UInt64(2_000) { try setup.insertRow(table, key: key, values: [.int(0)], layout: layout) }
+        try setup.commit()
+        var pinned: [MetaPage] = []
+        for round in 1...40 {
+            if round == 1 || round == 20 || round == 21 { pinned.append(database.state.withLock { $0.published }) }
+            let write = try database.beginWrite()
+            for key in 0..<UInt64(2_000) { try write.updateValue(table, key: key, column: 0, value: .int(Int64(round)), layout: layout) }
+            try write.commit()
+            if round == 1 {
+                // Another process attaches (its slot, as it would fill it) and pins the versions
+                // of rounds 1 (exactly) and 20...21 (through its range).
+                try Self.withWords(path) { words in
+                    let other = 100
+                    words.storeBytes(of: pinned[0].transaction, toByteOffset: Self.slotWord(other, LockFileLayout.slotExactPinsOffset), as: UInt64.self)
+                    words.storeBytes(of: pinned[0].transaction + 19, toByteOffset: Self.slotWord(other, LockFileLayout.slotRangeLowOffset), as: UInt64.self)
+                    words.storeBytes(of: pinned[0].transaction + 20, toByteOffset: Self.slotWord(other, LockFileLayout.slotRangeHighOffset), as: UInt64.self)
+                    words.storeBytes(of: LockFileLayout.SlotState.attached.rawValue, toByteOffset: Self.slotWord(other, LockFileLayout.slotStateOffset), as: UInt64.self)
+                }
+            }
+        }
+        #expect(database.oldestPinnedTransaction == pinned[0].transaction)
+        for (index, meta) in pinned.enumerated() {
+            database.pin(meta.transaction)
+            let reader = ReadTransaction(database: database, meta: meta)
+            let expected: Int64 = index == 0 ? 0 : Int64(index == 1 ? 19 : 20)
+            // A page reused under the pin reads as damage (checked transaction ids) or as a later
+            // round's value.
+            let root = try reader.root(of: table)
+            let mismatches = try (0..<UInt64(2_000)).filter { key in
+                guard let (leaf, row) = try reader.row(in: root, key: key) else { return true }
+                return leaf.int(row, 0) != expected
+            }
+            #expect(mismatches.isEmpty, "version \(meta.transaction): \(mismatches.count) rows changed")
+        }
+        try database.close()
+    }
+
     #if os(Linux)
     /// Deleting a realm's files happens while no process is attached and none can attach (the
     /// control lock and the exclusive `flock` held). An open that was waiting for the control

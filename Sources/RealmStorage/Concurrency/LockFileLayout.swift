@@ -50,6 +50,13 @@ enum LockFileLayout {
     static let slotAttachedAtOffset = 16
     /// ``SlotFlags``.
     static let slotFlagsOffset = 24
+    /// The versions the process pins, mirrored from its readers (see `LockFile.mirrorPin(_:)`):
+    /// every version in `low...high` counts as pinned (0 and 0: none), and each nonzero exact
+    /// entry. Written only by the slot's process, read by every writer.
+    static let slotRangeLowOffset = 32
+    static let slotRangeHighOffset = 40
+    static let slotExactPinsOffset = 48
+    static let exactPinsPerSlot = (slotSize - slotExactPinsOffset) / 8
 
     enum SlotState: UInt64 {
         case free = 0

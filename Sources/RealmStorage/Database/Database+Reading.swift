@@ -5,7 +5,7 @@ extension Database {
     package func beginRead() throws -> ReadTransaction {
         let meta = try state.withLock { state -> MetaPage in
             guard !state.isClosed else { throw StorageError(.wrongTransactionState, "The database is closed", path: path) }
-            state.pins[state.published.transaction, default: 0] += 1
+            addPin(state.published.transaction, to: &state)
             return state.published
         }
         return ReadTransaction(database: self, meta: meta)
@@ -14,7 +14,7 @@ extension Database {
     /// Pins a version another pin holds already (see ``beginRead(atVersion:)``): its pages are
     /// not reused until ``unpin(_:)``.
     func pin(_ transaction: TransactionID) {
-        state.withLock { $0.pins[transaction, default: 0] += 1 }
+        state.withLock { addPin(transaction, to: &$0) }
     }
 
     func unpin(_ transaction: TransactionID) {
@@ -23,8 +23,24 @@ extension Database {
                 state.pins[transaction] = count - 1
             } else {
                 state.pins[transaction] = nil
+                lockFile?.withdrawPin(transaction, remaining: state.pins.keys)
             }
         }
+    }
+
+    /// One more local pin of `transaction`; its first is mirrored into the lock file, where the
+    /// writers of other processes see it. Precondition: `state` is the locked state.
+    private func addPin(_ transaction: TransactionID, to state: inout State) {
+        state.pins[transaction, default: 0] += 1
+        if state.pins[transaction] == 1 { lockFile?.mirrorPin(transaction) }
+    }
+
+    /// The versions pinned in every process: this one's readers and the other processes' slots.
+    /// Precondition: `state` is the locked state (this process's pins do not change meanwhile).
+    func allPins(_ state: State) -> PinSet {
+        let local = PinSet(exact: state.pins.keys)
+        guard let lockFile else { return local }
+        return local.union(lockFile.otherProcessesPins())
     }
 
     /// How the file's pages are used at the newest prepared version (see ``SpaceUsage``).
@@ -44,17 +60,18 @@ extension Database {
         }
     }
 
-    /// The number of distinct versions readers pin, plus the newest one (always live).
+    /// The number of distinct versions readers pin, in every process, plus the newest one (always
+    /// live). (A process pinning more versions than its slot's exact entries counts two for them.)
     package var activeVersionCount: Int {
         state.withLock { state in
-            var versions = Set(state.pins.keys)
+            var versions = allPins(state).knownVersions
             versions.insert(state.published.transaction)
             return versions.count
         }
     }
 
-    /// The oldest version a reader pins, if any reader pins one.
-    package var oldestPinnedTransaction: TransactionID? { state.withLock { $0.pins.keys.min() } }
+    /// The oldest version a reader pins, in any process, if any reader pins one.
+    package var oldestPinnedTransaction: TransactionID? { state.withLock { allPins($0).oldest } }
 
     /// The most versions that may be live at once; nil for no limit. A commit that would make
     /// one more live version than this throws `.maximumActiveVersionsExceeded` (old versions
@@ -68,8 +85,9 @@ extension Database {
     func checkVersionLimit() throws {
         try state.withLock { state in
             guard let limit = state.maximumActiveVersions else { return }
-            // Live after this commit: the pinned versions, the unflushed commits, and this one.
-            let live = Set(state.pins.keys).count + state.pending.count + 1
+            // Live after this commit: the pinned versions (in every process, as Realm counts
+            // them file-wide), the unflushed commits, and this one.
+            let live = allPins(state).knownVersions.count + state.pending.count + 1
             if live > limit {
                 throw StorageError(.maximumActiveVersionsExceeded,
                                    "Number of active versions (\(live)) in the Realm exceeded the limit of \(limit)", path: path)

@@ -27,7 +27,7 @@ extension Database {
             let writer = WriteTransaction(database: self, base: state.tip, below: state.pending.reversed(),
                                           generation: state.generation,
                                           transaction: transaction,
-                                          pins: state.pins.keys.sorted(), durable: state.published.transaction)
+                                          pins: allPins(state), durable: state.published.transaction)
             guard map.isStoredThrough else { return (writer, []) }
             return (writer, state.freePageMemory.note(ripe: writer.newlyReusable, reusable: writer.freeList.reusable))
         }

@@ -88,23 +88,26 @@ package struct FreeList: Sendable {
     }
 
     /// Makes reusable the freed pages that no version still needs: freed by a transaction at or
-    /// below `durable`, and seen by no version in `pins` (sorted ascending).
+    /// below `durable`, and seen by no version in `pins` (every process's readers'). A run seen by
+    /// a pinned version waits under the oldest such version, and is sorted again once that
+    /// version no longer counts as pinned (a range's versions count, though no reader may hold
+    /// them exactly).
     ///
     /// - Complexity: O(newly durable runs + runs under released pins + reusable runs).
     /// - Returns: the runs that became reusable (no version a reader or a crash may need still
     ///   reaches them), not coalesced.
     @discardableResult
-    package mutating func release(pins: [TransactionID], durable: TransactionID) -> [PageRun] {
+    package mutating func release(pins: PinSet, durable: TransactionID) -> [PageRun] {
         let durableCount = awaitingDurability.prefix { $0.freedBy <= durable }.count
         var unpinned: [FreedRun] = []
-        for pin in pinned.keys where !pins.containsSorted(pin) {
+        for pin in pinned.keys where !pins.contains(pin) {
             unpinned += pinned.removeValue(forKey: pin)!
         }
         guard durableCount > 0 || !unpinned.isEmpty else { return [] }
         var ripe: [PageRun] = []
         ripe.reserveCapacity(durableCount + unpinned.count)
         func sort(_ freed: FreedRun) {
-            if let pin = pins.firstSorted(atLeast: freed.createdBy), pin < freed.freedBy {
+            if let pin = pins.first(atLeast: freed.createdBy), pin < freed.freedBy {
                 pinned[pin, default: []].append(freed)
             } else {
                 ripe.append(freed.run)
@@ -217,24 +220,5 @@ extension [PageRun] {
         } else {
             append(run)
         }
-    }
-}
-
-extension [TransactionID] {
-    /// Whether the sorted array holds `value`.
-    func containsSorted(_ value: TransactionID) -> Bool {
-        firstSorted(atLeast: value) == value
-    }
-
-    /// The smallest element at or above `value` of the sorted array.
-    ///
-    /// - Complexity: O(log n).
-    func firstSorted(atLeast value: TransactionID) -> TransactionID? {
-        var low = 0, high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if self[middle] < value { low = middle + 1 } else { high = middle }
-        }
-        return low < count ? self[low] : nil
     }
 }

@@ -67,10 +67,10 @@ package final class WriteTransaction: PageSource {
     private var isFinished = false
 
     /// - Parameters:
-    ///   - pins: the versions readers pin, ascending; `durable`: the newest durable version. Freed
+    ///   - pins: the versions readers pin, in every process; `durable`: the newest durable version. Freed
     ///     pages that neither needs are reused (see ``FreeList``).
     init(database: Database, base: VersionTip, below: [PreparedCommit], generation: UInt64,
-         transaction: TransactionID, pins: [TransactionID], durable: TransactionID) {
+         transaction: TransactionID, pins: PinSet, durable: TransactionID) {
         precondition(transaction > base.meta.transaction)
         self.database = database
         committedPages = database.map.addressing
