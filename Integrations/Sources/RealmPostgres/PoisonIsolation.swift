@@ -98,9 +98,8 @@ extension PostgresReplicationSink {
                     try await client.withTransaction(logger: logger) { connection -> (known: [String: Set<String>], deadLetters: [DeadLetter])? in
                         // A deferred constraint fails its row's savepoint, not the COMMIT (see PoisonIsolation).
                         try await connection.query("SET CONSTRAINTS ALL IMMEDIATE", logger: logger)
-                        let progress = try await ReplicationProgress.lock(slot: slot, slotID: slotID, on: connection, logger: logger)
-                        // Behind what the sink applied: PostgreSQL restored under it (see apply(_:)).
-                        guard progress.position.version >= committed else { throw ProgressMovedBack(position: progress.position) }
+                        let progress = try await ReplicationProgress.lock(slot: slot, slotID: slotID, notBehind: committed,
+                                                                          on: connection, logger: logger)
                         guard progress.position.version < commit.version, let slotID else { return nil }  // applied before
                         let result = try await isolation.apply(commit, known: known, on: connection)
                         for deadLetter in result.deadLetters { try await deadLetter.insert(slot: slot, slotID: slotID, on: connection, logger: logger) }

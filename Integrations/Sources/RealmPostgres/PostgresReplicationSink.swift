@@ -466,7 +466,8 @@ public actor PostgresReplicationSink: Service {
     }
 
     /// Thrown out of a batch's transaction when PostgreSQL's progress row is behind what this
-    /// sink has applied (PostgreSQL restored under it): the run starts again from the row.
+    /// sink has applied (PostgreSQL restored under it; ``ReplicationProgress/lock(slot:slotID:notBehind:on:logger:)``
+    /// checks it): the run starts again from the row.
     struct ProgressMovedBack: Error {
         let position: Realm.ReplicationPosition
     }
@@ -559,13 +560,8 @@ public actor PostgresReplicationSink: Service {
         let updated = try await withAbandoningDeadline(transactionTimeout) {
             try await Self.stopping {
                 try await client.withTransaction(logger: logger) { connection -> [String: Set<String>]? in
-                    let progress = try await ReplicationProgress.lock(slot: slot, slotID: slotID, on: connection, logger: logger)
-                    let applied = progress.position.version
-                    // Behind what this sink has seen PostgreSQL commit: PostgreSQL was restored
-                    // under it (a backup, a point-in-time restore, a failover). Applying after the
-                    // row's position would skip the commits between: start again, which checks
-                    // the row against the realm (resumes from it, or stops: postgresBehind).
-                    guard applied >= committed else { throw ProgressMovedBack(position: progress.position) }
+                    let applied = try await ReplicationProgress.lock(slot: slot, slotID: slotID, notBehind: committed,
+                                                                     on: connection, logger: logger).position.version
                     guard applied < last.version else { return nil }  // applied before: nothing to do
                     var known = known
                     // One batch per schema: a migration's commit starts a new one (ReplicationBatch).

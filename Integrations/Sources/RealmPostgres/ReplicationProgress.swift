@@ -60,7 +60,15 @@ struct ReplicationProgress: Sendable, Equatable {
     /// The slot's row, locked until the transaction ends (as every batch's transaction does
     /// first), checked to be still the one the start checked or wrote, with `slotID`: else
     /// PostgreSQL changed under the running sink (``ReplicationSinkError/Reason/progressChanged``).
-    static func lock(slot: String, slotID: UInt64?, on connection: PostgresConnection, logger: Logger) async throws -> ReplicationProgress {
+    ///
+    /// The row is also checked to be at or past `applied`, the version this sink has seen
+    /// PostgreSQL commit: a row behind it means PostgreSQL was restored under the sink (a
+    /// backup, a point-in-time restore, a failover), and applying after the row's position would
+    /// skip the commits between — so it throws ``PostgresReplicationSink/ProgressMovedBack``,
+    /// and the run starts again, checking the row against the realm (resumes from it, or stops:
+    /// `postgresBehind`).
+    static func lock(slot: String, slotID: UInt64?, notBehind applied: UInt64,
+                     on connection: PostgresConnection, logger: Logger) async throws -> ReplicationProgress {
         let progress = try await read(slot: slot, lock: true, on: connection, logger: logger)
         guard let progress, let slotID, progress.slotID == slotID else {
             throw ReplicationSinkError(.progressChanged, """
@@ -70,6 +78,7 @@ struct ReplicationProgress: Sendable, Equatable {
                 snapshot if there is none.
                 """)
         }
+        guard progress.position.version >= applied else { throw PostgresReplicationSink.ProgressMovedBack(position: progress.position) }
         return progress
     }
 

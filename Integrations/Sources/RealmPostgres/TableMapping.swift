@@ -71,15 +71,6 @@ struct TableMapping: Sendable {
     /// class is in no schema any more, so there is no mapping of it to ask).
     static func drop(className: String) -> PostgresQuery { PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(quoted(className))") }
 
-    /// Multi-row `INSERT … ON CONFLICT (key) DO UPDATE` statements writing `columns` (the key
-    /// first) of each object, with its values at the object's version — as many statements as
-    /// ``RowStatements/maximumBinds`` requires.
-    func upserts(_ objects: [(key: Realm.ObjectKey, object: Frozen<DynamicObject>)], columns: [Column]) -> [PostgresQuery] {
-        var statements = RowStatements()
-        upserts(objects, columns: columns, into: &statements)
-        return statements.statements()
-    }
-
     /// Adds to `statements` multi-row `INSERT … ON CONFLICT (key) DO UPDATE` writes of `columns`
     /// (the key first) of each object, with its values at the object's version.
     ///

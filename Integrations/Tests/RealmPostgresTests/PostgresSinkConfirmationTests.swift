@@ -12,11 +12,7 @@ extension PostgresSinkTests {
     /// after its start, until it has applied them; then `body` with the realm and the five
     /// commits' versions, the sink still running.
     static func confirming(interval: Duration, _ body: (Realm, [UInt64]) async throws -> Void) async throws {
-        let directory = try TestDirectory()
-        defer { directory.remove() }
-        let configuration = notesConfiguration(directory)
-        let realm = try await Realm.open(configuration: configuration)
-        try await withDatabase { client in
+        try await withNotes { configuration, realm, client in
             let sink = PostgresReplicationSink(configuration: configuration, slot: "interval", client: client, logger: Logger(label: "sink-tests"),
                                                confirmEvery: 1, confirmInterval: interval)
             try await withThrowingTaskGroup(of: Void.self) { group in

@@ -42,14 +42,9 @@ extension PostgresSinkTests {
     /// other row and the later commits arrive. A restart, and the same commits delivered again,
     /// write no dead letter twice. The documented replay then makes PostgreSQL equal to the realm.
     @Test func refusedRowsBecomeDeadLettersAndTheStreamGoesOn() async throws {
-        let directory = try TestDirectory()
-        defer { directory.remove() }
-        let configuration = Self.notesConfiguration(directory)
-        let realm = try await Realm.open(configuration: configuration)
-        try await Self.write(realm, notes: 0..<10, "before")
         let metrics = TestMetrics()
         let slot = [("slot", "poison")]
-        try await Self.withDatabase { client in
+        try await Self.withNotes(0..<10, "before") { configuration, realm, client in
             func sink() -> PostgresReplicationSink { Self.sink(configuration, "poison", client, metrics: metrics, confirmEvery: 1_000) }
             try await Self.replicate(sink(), through: nil)
             try await client.query(#"ALTER TABLE "SinkNote" ADD CONSTRAINT no_poison CHECK (text NOT LIKE 'poison%')"#)
@@ -144,13 +139,8 @@ extension PostgresSinkTests {
     /// batch only at its `COMMIT`; isolating it checks constraints at each statement, so the row
     /// that breaks it is found and set aside, and the stream goes on (it was retried forever).
     @Test func aDeferredConstraintsRowBecomesADeadLetter() async throws {
-        let directory = try TestDirectory()
-        defer { directory.remove() }
-        let configuration = Self.notesConfiguration(directory)
-        let realm = try await Realm.open(configuration: configuration)
-        try await Self.write(realm, notes: 0..<3, "before")
         let metrics = TestMetrics()
-        try await Self.withDatabase { client in
+        try await Self.withNotes(0..<3, "before") { configuration, realm, client in
             func sink() -> PostgresReplicationSink { Self.sink(configuration, "deferred", client, metrics: metrics) }
             try await Self.replicate(sink(), through: nil)
             try await client.query(#"ALTER TABLE "SinkNote" ADD CONSTRAINT one_text UNIQUE (text) DEFERRABLE INITIALLY DEFERRED"#)
@@ -205,14 +195,9 @@ extension PostgresSinkTests {
     /// every attempt — are retried past `deadLetterAfter`, never dead-lettered; once the cause
     /// goes, the commit is applied whole.
     @Test func transientErrorsAreRetriedWithoutDeadLetters() async throws {
-        let directory = try TestDirectory()
-        defer { directory.remove() }
-        let configuration = Self.notesConfiguration(directory)
-        let realm = try await Realm.open(configuration: configuration)
-        try await Self.write(realm, notes: 0..<5, "before")
         let metrics = TestMetrics()
         let slot = [("slot", "transient")]
-        try await Self.withDatabase { client in
+        try await Self.withNotes(0..<5, "before") { configuration, realm, client in
             let sink = PostgresReplicationSink(configuration: configuration, slot: "transient", client: client, logger: Logger(label: "sink-tests"),
                                                deadLetterAfter: 1, metricsFactory: metrics)
             try await client.query("""
@@ -239,14 +224,9 @@ extension PostgresSinkTests {
     /// (SQLSTATE 57P01, as when PostgreSQL shuts down) while its INSERT waits on a lock, three
     /// times — is retried on a new connection, never dead-lettered, and the commit arrives.
     @Test func aLostConnectionIsRetriedWithoutDeadLetters() async throws {
-        let directory = try TestDirectory()
-        defer { directory.remove() }
-        let configuration = Self.notesConfiguration(directory)
-        let realm = try await Realm.open(configuration: configuration)
-        try await Self.write(realm, notes: 0..<5, "before")
         let metrics = TestMetrics()
         let slot = [("slot", "lost")]
-        try await Self.withDatabase { client in
+        try await Self.withNotes(0..<5, "before") { configuration, realm, client in
             func sink() -> PostgresReplicationSink {
                 PostgresReplicationSink(configuration: configuration, slot: "lost", client: client, logger: Logger(label: "sink-tests"),
                                         transactionTimeout: .seconds(5), deadLetterAfter: 1, metricsFactory: metrics)

@@ -13,14 +13,9 @@ extension PostgresSinkTests {
     /// A slot a retention limit invalidated (the sink stops), then the request: the next start
     /// loads a snapshot of a new slot with the same limits, and no stop is counted for it.
     @Test func aRequestedResynchronizationRecoversAnInvalidatedSlot() async throws {
-        let directory = try TestDirectory()
-        defer { directory.remove() }
-        let configuration = Self.notesConfiguration(directory)
-        let realm = try await Realm.open(configuration: configuration)
-        try await Self.write(realm, notes: 0..<200, "before the slot")
         let metrics = TestMetrics()
         let limits = Realm.ReplicationRetentionLimits(maximumRetainedBytes: 64 << 10)
-        try await Self.withDatabase { client in
+        try await Self.withNotes(0..<200) { configuration, realm, client in
             func sink() -> PostgresReplicationSink { Self.sink(configuration, "asked", client, metrics: metrics, slotLimits: limits) }
             try await Self.replicate(sink(), through: nil)
             for commit in 0..<40 { try await Self.write(realm, notes: 0..<200, "rewritten \(commit)") }
@@ -46,12 +41,7 @@ extension PostgresSinkTests {
     /// PostgreSQL restored behind a valid slot (a postgresBehind stop), then the request; and a
     /// request made while the sink runs: the running sink loads the snapshot without stopping.
     @Test func aRequestedResynchronizationRecoversAStopAndIsHonouredWhileRunning() async throws {
-        let directory = try TestDirectory()
-        defer { directory.remove() }
-        let configuration = Self.notesConfiguration(directory)
-        let realm = try await Realm.open(configuration: configuration)
-        try await Self.write(realm, notes: 0..<30, "before the slot")
-        try await Self.withDatabase { client in
+        try await Self.withNotes(0..<30) { configuration, realm, client in
             func sink() -> PostgresReplicationSink { Self.sink(configuration, "behind", client, confirmEvery: 1) }
             try await Self.replicate(sink(), through: nil)
             try await Self.dump(client)

@@ -9,27 +9,6 @@ import Testing
 /// Each way PostgreSQL's progress row and the realm come apart: the sink stops with the reason,
 /// counts it, changes no row — and a resynchronization makes PostgreSQL equal to the realm again.
 extension PostgresSinkTests {
-    static func notesConfiguration(_ directory: TestDirectory) -> Realm.Configuration {
-        Realm.Configuration(fileURL: directory.url.appendingPathComponent("notes.realm"), objectTypes: [SinkNote.self])
-    }
-
-    /// Writes notes `ids` (creating or editing them) in one commit; returns the commit's version.
-    @discardableResult
-    static func write(_ realm: Realm, notes ids: Range<Int>, _ text: String) async throws -> UInt64 {
-        try await realm.asyncWrite {
-            for id in ids { realm.create(SinkNote.self, value: ["id": id, "text": "\(text) \(id)"], update: .modified) }
-        }
-        return realm.fileStatistics.version
-    }
-
-    /// A sink of `slot` on the notes realm, with the options the tests vary.
-    static func sink(_ configuration: Realm.Configuration, _ slot: String, _ client: PostgresClient, metrics: TestMetrics = TestMetrics(),
-                     confirmEvery: Int = 32, slotLimits: Realm.ReplicationRetentionLimits = .init(),
-                     resynchronize: Bool = false) -> PostgresReplicationSink {
-        PostgresReplicationSink(configuration: configuration, slot: slot, client: client, logger: Logger(label: "sink-tests"),
-                                confirmEvery: confirmEvery, confirmInterval: .zero, slotLimits: slotLimits, resynchronize: resynchronize, metricsFactory: metrics)
-    }
-
     /// A dump of the notes' table and the progress table, as a backup would take it.
     static func dump(_ client: PostgresClient) async throws {
         try await client.query(#"CREATE TABLE dump_notes AS SELECT * FROM "SinkNote""#)
@@ -52,13 +31,8 @@ extension PostgresSinkTests {
     /// point-in-time restore, an asynchronous standby promoted): the commits between are gone
     /// from the realm, so the sink stops — postgresBehind — rather than skip them.
     @Test func postgreSQLRestoredBehindTheSlotStops() async throws {
-        let directory = try TestDirectory()
-        defer { directory.remove() }
-        let configuration = Self.notesConfiguration(directory)
-        let realm = try await Realm.open(configuration: configuration)
-        try await Self.write(realm, notes: 0..<50, "before the slot")
         let metrics = TestMetrics()
-        try await Self.withDatabase { client in
+        try await Self.withNotes(0..<50) { configuration, realm, client in
             func sink(resynchronize: Bool = false) -> PostgresReplicationSink {
                 Self.sink(configuration, "behind", client, metrics: metrics, confirmEvery: 1, resynchronize: resynchronize)
             }
@@ -88,12 +62,7 @@ extension PostgresSinkTests {
     /// commits between, which it used to do without a word) it checks the row again and stops —
     /// postgresBehind — writing nothing over the restored rows.
     @Test func postgreSQLRestoredUnderARunningSinkStops() async throws {
-        let directory = try TestDirectory()
-        defer { directory.remove() }
-        let configuration = Self.notesConfiguration(directory)
-        let realm = try await Realm.open(configuration: configuration)
-        try await Self.write(realm, notes: 0..<30, "before the slot")
-        try await Self.withDatabase { client in
+        try await Self.withNotes(0..<30) { configuration, realm, client in
             func sink() -> PostgresReplicationSink { Self.sink(configuration, "under", client, confirmEvery: 1) }
             try await Self.replicate(sink(), through: nil)
             try await Self.dump(client)
@@ -126,12 +95,7 @@ extension PostgresSinkTests {
     /// PostgreSQL restored to an earlier state the slot still keeps (it had not confirmed past
     /// it): not a stop — the sink resumes from the restored row and replays what was lost.
     @Test func postgreSQLRestoredWithinTheSlotResumesFromIt() async throws {
-        let directory = try TestDirectory()
-        defer { directory.remove() }
-        let configuration = Self.notesConfiguration(directory)
-        let realm = try await Realm.open(configuration: configuration)
-        try await Self.write(realm, notes: 0..<20, "before the slot")
-        try await Self.withDatabase { client in
+        try await Self.withNotes(0..<20) { configuration, realm, client in
             func sink() -> PostgresReplicationSink { Self.sink(configuration, "within", client, confirmEvery: 1_000) }
             try await Self.replicate(sink(), through: nil)
             try await Self.dump(client)
@@ -147,13 +111,8 @@ extension PostgresSinkTests {
     /// The slot dropped (then created again): its commits are not those PostgreSQL lacks, so
     /// the sink stops — slotMismatch — whether the slot is missing or has another id.
     @Test func aSlotDroppedAndCreatedAgainStops() async throws {
-        let directory = try TestDirectory()
-        defer { directory.remove() }
-        let configuration = Self.notesConfiguration(directory)
-        let realm = try await Realm.open(configuration: configuration)
-        try await Self.write(realm, notes: 0..<30, "before the slot")
         let metrics = TestMetrics()
-        try await Self.withDatabase { client in
+        try await Self.withNotes(0..<30) { configuration, realm, client in
             func sink(resynchronize: Bool = false) -> PostgresReplicationSink {
                 Self.sink(configuration, "again", client, metrics: metrics, resynchronize: resynchronize)
             }
@@ -231,13 +190,8 @@ extension PostgresSinkTests {
     /// slot is invalidated and the sink stops — slotInvalidated, even when asked to resynchronize,
     /// until the slot is dropped; then a resynchronization creates it again and loads a snapshot.
     @Test func anInvalidatedSlotStopsUntilDroppedAndResynchronized() async throws {
-        let directory = try TestDirectory()
-        defer { directory.remove() }
-        let configuration = Self.notesConfiguration(directory)
-        let realm = try await Realm.open(configuration: configuration)
-        try await Self.write(realm, notes: 0..<200, "before the slot")
         let metrics = TestMetrics()
-        try await Self.withDatabase { client in
+        try await Self.withNotes(0..<200) { configuration, realm, client in
             func sink(resynchronize: Bool = false) -> PostgresReplicationSink {
                 Self.sink(configuration, "limited", client, metrics: metrics,
                           slotLimits: Realm.ReplicationRetentionLimits(maximumRetainedBytes: 64 << 10), resynchronize: resynchronize)
@@ -264,12 +218,7 @@ extension PostgresSinkTests {
     /// the wrong way): the next batch stops the sink rather than write rows no row accounts for;
     /// started again, the sink finds no row and loads a snapshot.
     @Test func aProgressRowDeletedUnderARunningSinkStopsIt() async throws {
-        let directory = try TestDirectory()
-        defer { directory.remove() }
-        let configuration = Self.notesConfiguration(directory)
-        let realm = try await Realm.open(configuration: configuration)
-        try await Self.write(realm, notes: 0..<10, "before the slot")
-        try await Self.withDatabase { client in
+        try await Self.withNotes(0..<10) { configuration, realm, client in
             let sink = Self.sink(configuration, "deleted", client)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await sink.run() }

@@ -1,13 +1,50 @@
 import Foundation
 import Logging
+import MetricsTestKit
 import PostgresNIO
 import RealmActors
 @testable import RealmPostgres
 import Testing
 
-/// What the snapshot and stop tests share: running a sink until PostgreSQL holds a version,
-/// running one that must stop, and PostgreSQL's rows against the realm's objects.
+/// What the sink's tests share: the notes realm and its sink, running a sink until PostgreSQL
+/// holds a version, running one that must stop, and PostgreSQL's rows against the realm's objects.
 extension PostgresSinkTests {
+    /// A realm of ``SinkNote``s in `directory`.
+    static func notesConfiguration(_ directory: TestDirectory) -> Realm.Configuration {
+        Realm.Configuration(fileURL: directory.url.appendingPathComponent("notes.realm"), objectTypes: [SinkNote.self])
+    }
+
+    /// Writes notes `ids` (creating or editing them) in one commit; returns the commit's version.
+    @discardableResult
+    static func write(_ realm: Realm, notes ids: Range<Int>, _ text: String) async throws -> UInt64 {
+        try await realm.asyncWrite {
+            for id in ids { realm.create(SinkNote.self, value: ["id": id, "text": "\(text) \(id)"], update: .modified) }
+        }
+        return realm.fileStatistics.version
+    }
+
+    /// A sink of `slot` on the notes realm, with the options the tests vary.
+    static func sink(_ configuration: Realm.Configuration, _ slot: String, _ client: PostgresClient, metrics: TestMetrics = TestMetrics(),
+                     confirmEvery: Int = 32, slotLimits: Realm.ReplicationRetentionLimits = .init(),
+                     resynchronize: Bool = false) -> PostgresReplicationSink {
+        PostgresReplicationSink(configuration: configuration, slot: slot, client: client, logger: Logger(label: "sink-tests"),
+                                confirmEvery: confirmEvery, confirmInterval: .zero, slotLimits: slotLimits, resynchronize: resynchronize, metricsFactory: metrics)
+    }
+
+    /// A notes realm in a directory of its own, with notes `ids` written in one commit before
+    /// any slot (as ``write(_:notes:_:)`` writes them, with `text`; none if empty), and a fresh database
+    /// (``withDatabase(_:)``): `body` with the realm's configuration, the realm and the database's
+    /// client. The directory is removed when `body` returns.
+    static func withNotes<R>(_ ids: Range<Int> = 0..<0, _ text: String = "before the slot",
+                             _ body: (Realm.Configuration, Realm, PostgresClient) async throws -> R) async throws -> R {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let configuration = notesConfiguration(directory)
+        let realm = try await Realm.open(configuration: configuration)
+        if !ids.isEmpty { try await write(realm, notes: ids, text) }
+        return try await withDatabase { client in try await body(configuration, realm, client) }
+    }
+
     /// Runs `sink` until it has applied `version` (or, with nil, until it has loaded its
     /// snapshot or checked its progress row), then cancels it and waits for `run()` to return.
     /// Throws what `run()` throws if it stops first.
