@@ -374,12 +374,26 @@ final class RIPet: Object {
         #expect(try workspace.run("check", path, "--encryption-key-file", hex).status == 0)
     }
 
-    @Test func aFileOpenForWritingInThisProcessIsRefused() throws {
+    /// realm-inspect reads a live file: another process (this one) has it open for writing, and
+    /// each run sees its newest commit — including a class it added since.
+    @Test func aFileOpenForWritingInAnotherProcessIsReadAtItsNewestCommit() throws {
         let configuration = try makeRealm()
         let realm = try Realm(configuration: configuration)
-        let outcome = try workspace.run("count", path, "RIPerson")
-        #expect(outcome.status == 1)
-        #expect(outcome.standardError.contains("another process"))
+        #expect(try workspace.run("count", path, "RIPerson").lines == ["200"])
+        try realm.write {
+            for id in 200..<250 {
+                let person = RIPerson()
+                person.id = id
+                realm.add(person)
+            }
+        }
+        #expect(try workspace.run("count", path, "RIPerson").lines == ["250"])
+        #expect(try workspace.run("count", path, "RIPerson", "id >= 240").lines == ["10"])
+        let check = try workspace.run("check", path)
+        #expect(check.status == 0, "\(check.standardError)")
+        // Writing in a second process is still refused (one writing process per file, for now).
+        let compact = try workspace.run("compact", path)
+        #expect(compact.status == 1 && compact.standardError.contains("one writing process"), "\(compact.standardError)")
         withExtendedLifetime(realm) {}
     }
 

@@ -23,6 +23,7 @@ package final class SchemaVersions: Sendable {
             // Under the history's lock, so the entry of this version cannot be pruned first.
             let reader = try database.beginRead()
             history.dropDiscarded(database)
+            if database.followsAnotherProcess { try history.noteSchema(of: reader) }
             return (reader, history.schema(at: reader.transaction, pruningOlder: true))
         }
     }
@@ -65,11 +66,33 @@ package final class SchemaVersions: Sendable {
 /// - an entry whose commit a failed flush discarded is dropped by the next writer, which must
 ///   begin (and look here) before any later version can exist; transaction ids are not reused,
 ///   so until then no version is above it.
+/// In a process that follows another's versions (a read-only open beside a writing process),
+/// commits arrive from elsewhere: there, ``noteSchema(of:)`` adds an entry when a reader begins at
+/// a version whose schema tree changed — before the version is paired with any schema.
 /// Entries older than the one the newest reader uses are pruned: a new read is never older.
 /// Guarded by the mutex of ``SchemaVersions``, which a reader's `beginRead` runs under.
 private struct SchemaHistory {
     /// Oldest first; never empty (the first entry is at or below the newest durable version).
     var entries: [(since: TransactionID, catalog: SchemaCatalog)]
+
+    /// In a process that follows another's versions: the schema tree's root in the newest version
+    /// whose schema was checked, and that version. Nil before the first check.
+    var checked: (transaction: TransactionID, root: TreeRoot?)?
+
+    /// Records the schema of `reader`'s version if it differs from the newest entry's: in a
+    /// process that follows another's versions, commits (migrations, new classes) arrive without
+    /// a local `didPrepare`. Compares the schema tree's root first, so a version whose schema did
+    /// not change costs one catalog lookup.
+    mutating func noteSchema(of reader: ReadTransaction) throws {
+        guard reader.transaction > checked?.transaction ?? 0, reader.transaction > entries[entries.count - 1].since else { return }
+        let root = try reader.treeIDs().contains(StoredSchema.metadataTree) ? reader.root(of: StoredSchema.metadataTree) : nil
+        defer { checked = (reader.transaction, root) }
+        guard let checked, checked.root == root else {
+            try Database.verify([StoredSchema.metadataTree], at: reader, treeNames: [StoredSchema.metadataTree: "the schema"])
+            entries.append((reader.transaction, try reader.storedSchema().map(SchemaCatalog.init) ?? .empty))
+            return
+        }
+    }
 
     /// Drops entries of commits that will never be durable. A failed flush discards every
     /// commit not yet durable, so these are always the newest entries.

@@ -22,9 +22,9 @@ import CRealmSync
 ///   kernel releases it when the process dies, so a slot marked attached whose byte nobody holds
 ///   is a dead process's, and is cleared (LMDB's reader-table check, by lock instead of by pid).
 ///
-/// Until the several-writers steps land, sharing is what it was with the exclusive `flock`: any
-/// number of read-only processes together, or one writing process alone — a live slot flagged
-/// writer refuses everybody else, and a writer is refused while any slot is live.
+/// Until the several-writers steps land, one process writes: a writable open is refused while any
+/// other process is attached. Read-only processes attach beside each other and beside the writer,
+/// whose durable versions they follow (`LockFile+Versions.swift`) — except an encrypted file's.
 ///
 /// A process that forks shares its open file descriptions, and with them these locks, with the
 /// child until the child's `exec` closes them (every descriptor here is close-on-exec): a file
@@ -188,8 +188,13 @@ package final class LockFile: @unchecked Sendable {
             if !readOnly {
                 throw Conflict(message: "The realm file is open in another process; RealmActors supports one writing process per file")
             }
-            if live.contains(where: { lockFile.flags(ofSlot: $0).contains(.writer) }) {
-                throw Conflict(message: "The realm file is open for writing in another process; it can be read only when no process writes it")
+            if live.contains(where: { lockFile.flags(ofSlot: $0).contains(.writer) }),
+               lockFile.word(at: LockFileLayout.encryptedOffset) != 0 {
+                // Its decrypted pages would need invalidating as the writer reuses page numbers
+                // (the several-writers work of issue 39 brings that).
+                throw StorageError(.incompatibleLockFile,
+                                   "The encrypted realm file is open for writing in another process; reading it beside a writing process is not supported yet for encrypted files",
+                                   path: path)
             }
             return lockFile
         } catch {
@@ -308,6 +313,9 @@ package final class LockFile: @unchecked Sendable {
             setWord(UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec), at: base + LockFileLayout.slotAttachedAtOffset)
             setWord(readOnly ? 0 : LockFileLayout.SlotFlags.writer.rawValue, at: base + LockFileLayout.slotFlagsOffset)
             setWord(LockFileLayout.SlotState.attached.rawValue, at: base + LockFileLayout.slotStateOffset)
+            if UInt64(slot) >= word(at: LockFileLayout.slotHighWaterOffset) {
+                setWord(UInt64(slot + 1), at: LockFileLayout.slotHighWaterOffset)
+            }
             return slot
         }
         throw StorageError(.incompatibleLockFile, "The realm file is open in \(LockFileLayout.slotCount) processes, the most that can share it", path: path)
@@ -505,13 +513,13 @@ package final class LockFile: @unchecked Sendable {
     /// a slot being claimed publishes its state after its pins, and the pins of a process that
     /// died count until its slot is cleared (at the next attach) — late, never early.
     ///
-    /// - Complexity: O(slots + their pins); no system call.
+    /// - Complexity: O(slots claimed this session + their pins); no system call.
     package func otherProcessesPins() -> PinSet {
         guard mapping != nil else { return [] }
         let own = ownSlotOffset()
         var exact: [TransactionID] = []
         var ranges: [ClosedRange<TransactionID>] = []
-        for slot in 0..<LockFileLayout.slotCount {
+        for slot in 0..<slotsInUse {
             let base = slotOffset(slot)
             guard base != own, word(at: base + LockFileLayout.slotStateOffset) != LockFileLayout.SlotState.free.rawValue else { continue }
             for entry in 0..<LockFileLayout.exactPinsPerSlot {
@@ -524,6 +532,9 @@ package final class LockFile: @unchecked Sendable {
         return PinSet(exact: exact, ranges: ranges)
     }
 
+    /// The slots claimed in this session so far: a slot at or past this number was never used.
+    private var slotsInUse: Int { min(Int(word(at: LockFileLayout.slotHighWaterOffset)), LockFileLayout.slotCount) }
+
     /// This process's slot's offset, once attached with a mapping.
     private func ownSlotOffset() -> Int? {
         guard mapping != nil, case .attached(let slot) = phase.withLock({ $0 }), slot >= 0 else { return nil }
@@ -532,12 +543,17 @@ package final class LockFile: @unchecked Sendable {
 
     // MARK: Words
 
-    private func word(at offset: Int) -> UInt64 {
+    /// Whether this process maps the lock file (it participates; see ``mapping``).
+    var hasMapping: Bool { mapping != nil }
+
+    /// The shared word at `offset` (0 without a mapping). Internal for the extensions of this type.
+    func word(at offset: Int) -> UInt64 {
         guard let mapping else { return 0 }
         return realm_shared_load(mapping + offset)
     }
 
-    private func setWord(_ value: UInt64, at offset: Int) {
+    /// Stores the shared word at `offset`. Internal for the extensions of this type.
+    func setWord(_ value: UInt64, at offset: Int) {
         guard let mapping else { return }
         realm_shared_store(mapping + offset, value)
     }

@@ -29,9 +29,22 @@ enum LockFileLayout {
     /// 1 if the data file is encrypted.
     static let encryptedOffset = 56
     static let slotCountOffset = 64
+    /// One more than the highest slot claimed in this session: scans of the slots stop there.
+    /// Only grows (under the control lock).
+    static let slotHighWaterOffset = 72
 
-    // 64..<4096: reserved for write coordination, the log cursor and published versions (later
-    // steps of issue 39 place them here; a layout version bump would announce them).
+    /// The newest version the writing process made durable, for the other processes to adopt
+    /// (`LockFile.publish(_:slot:)`): a counter, then two buffers. Each publish fills the buffer the counter does *not* select, then increments the counter,
+    /// so buffer `counter & 1` is whole unless the counter moved while it was read (a reader
+    /// copies it between two loads of the counter and retries if they differ).
+    static let publishedCounterOffset = 128
+    static let publishedBuffersOffset = 136
+    /// A published version's words: the meta's fields, its meta slot, and a checksum of them.
+    static let publishedWords = 19
+    static let publishedBufferSize = publishedWords * 8
+
+    // The rest up to 4096 is reserved for write coordination and the log's cursor (later steps
+    // of issue 39 place them here).
 
     /// The process slots: one per attached process.
     static let slotsOffset = 4096

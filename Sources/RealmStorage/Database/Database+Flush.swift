@@ -117,6 +117,7 @@ extension Database {
             state.published = meta
             state.publishedTip = tip
             state.publishedSlot = slot
+            lockFile?.publish(meta, slot: slot)
             state.pending.removeFirst(count)
             if state.pending.isEmpty { state.tip = tip }
         }
@@ -396,6 +397,7 @@ extension Database {
             state.published = checkpoint
             state.publishedTip.meta = checkpoint
             state.publishedSlot = 1 - slot
+            lockFile?.publish(checkpoint, slot: 1 - slot)
             state.nextTransaction = checkpoint.transaction + 1
             if state.pending.isEmpty { state.tip.meta = checkpoint }
         }

@@ -61,6 +61,13 @@ extension Database {
                 throw error
             }
             let file = PageFile(path: path, descriptor: descriptor, faults: options.faults, cipher: cipher)
+            // The user's key is not kept: the cipher holds what was derived from it, and
+            // ``isOpened(withKey:)`` tells another key from this one by the file's key check.
+            var kept = options
+            kept.encryptionKey = nil
+            if options.readOnly, !lock.isFirst, let published = lock.publishedVersion(unless: nil) {
+                return try follower(of: file, lock: lock, published: published, options: kept)
+            }
             let log: WriteAheadLog?
             let map: PageMap
             let replayed: Int
@@ -78,10 +85,11 @@ extension Database {
                 throw error
             }
             let (meta, slot, tip, newestStamped) = try recover(file: file, map: map, minimumPages: replayedPages)
-            // The user's key is not kept: the cipher holds what was derived from it, and
-            // ``isOpened(withKey:)`` tells another key from this one by the file's key check.
-            var kept = options
-            kept.encryptionKey = nil
+            // Readers of other processes may begin at the recovered version — unless a log was
+            // replayed only into this process's memory, whose pages the file does not hold (they
+            // then recover for themselves). Published before the control lock goes: a process
+            // attaching next must not find a writer without a version to follow.
+            if lock.isFirst && (!options.readOnly || replayed == 0) { lock.publish(meta, slot: slot) }
             do {
                 try lock.finishAttaching(dataFile: descriptor, fileID: meta.fileID, encrypted: cipher != nil)
             } catch {
@@ -92,6 +100,29 @@ extension Database {
                             lockFile: lock, meta: meta, slot: slot, tip: tip, nextTransaction: newestStamped + idReserve + 1)
         } catch {
             lock.abandon()
+            throw error
+        }
+    }
+
+    /// A read-only open beside processes that published a version (a writing process, or a reader
+    /// that recovered the file alone): it neither replays the log nor runs recovery — the file is
+    /// another process's to change — but begins at the published version and adopts each newer
+    /// one when a reader begins (``beginRead()``). Its free-page figures are those of no version:
+    /// it never writes, and does not read the free list.
+    private static func follower(of file: PageFile, lock: LockFile, published: (meta: MetaPage, slot: Int, counter: UInt64),
+                                 options: DatabaseOptions) throws -> Database {
+        do {
+            try lock.finishAttaching(dataFile: file.descriptor, fileID: published.meta.fileID, encrypted: file.cipher != nil)
+            let map = PageMap(descriptor: file.descriptor, cipher: file.cipher)
+            try map.ensureMapped(pageCount: published.meta.pageCount)
+            let tip = VersionTip(meta: published.meta, freeList: FreeList(), chain: FreeListChain())
+            let database = Database(path: file.path, options: options, map: map, file: file, lockFile: lock,
+                                    meta: published.meta, slot: published.slot, tip: tip,
+                                    nextTransaction: published.meta.transaction + 1)
+            database.state.withLock { $0.adoptedCounter = published.counter }
+            return database
+        } catch {
+            file.close()
             throw error
         }
     }

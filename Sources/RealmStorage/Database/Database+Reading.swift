@@ -1,14 +1,50 @@
 // Readers and the versions they pin (see `Database`), and what the database reports about its
 // versions: space, limits, which commits are durable.
 extension Database {
-    /// The newest durable version, pinned until the returned transaction is released.
+    /// The newest durable version, pinned until the returned transaction is released. In a
+    /// process that follows another's versions, the newest the lock file publishes.
     package func beginRead() throws -> ReadTransaction {
         let meta = try state.withLock { state -> MetaPage in
             guard !state.isClosed else { throw StorageError(.wrongTransactionState, "The database is closed", path: path) }
-            addPin(state.published.transaction, to: &state)
-            return state.published
+            guard let lockFile, state.adoptedCounter != nil else {
+                addPin(state.published.transaction, to: &state)
+                return state.published
+            }
+            while true {
+                try adoptNewest(from: lockFile, into: &state)
+                let version = state.published.transaction
+                addPin(version, to: &state)
+                // The first pin of a version reaches the writer through the slot just written.
+                // Had it published a newer version before that store, a transaction it began
+                // since may have scanned the slots without seeing this pin and be reusing this
+                // version's pages: then begin again at the newer one (LMDB's re-check). Else
+                // every writer transaction that can free this version's pages begins after a
+                // later publish, so after the store, and sees the pin.
+                if state.pins[version] == 1, lockFile.publishedVersion(unless: state.adoptedCounter) != nil {
+                    removePin(version, from: &state)
+                    continue
+                }
+                return state.published
+            }
         }
         return ReadTransaction(database: self, meta: meta)
+    }
+
+    /// Whether this database follows another process's versions (a read-only open beside processes
+    /// that published one): its versions come from elsewhere, with no change log or schema entry.
+    package var followsAnotherProcess: Bool { state.withLock { $0.adoptedCounter != nil } }
+
+    /// Makes the newest version the lock file publishes this database's newest, mapping the
+    /// pages it adds to the file. Precondition: `state` is the locked state of a follower.
+    private func adoptNewest(from lockFile: LockFile, into state: inout State) throws {
+        guard let (meta, slot, counter) = lockFile.publishedVersion(unless: state.adoptedCounter) else { return }
+        state.adoptedCounter = counter
+        guard meta.transaction > state.published.transaction else { return }
+        try map.ensureMapped(pageCount: meta.pageCount)
+        state.published = meta
+        state.publishedSlot = slot
+        state.publishedTip.meta = meta
+        state.tip.meta = meta
     }
 
     /// Pins a version another pin holds already (see ``beginRead(atVersion:)``): its pages are
@@ -18,13 +54,17 @@ extension Database {
     }
 
     func unpin(_ transaction: TransactionID) {
-        state.withLock { state in
-            if let count = state.pins[transaction], count > 1 {
-                state.pins[transaction] = count - 1
-            } else {
-                state.pins[transaction] = nil
-                lockFile?.withdrawPin(transaction, remaining: state.pins.keys)
-            }
+        state.withLock { removePin(transaction, from: &$0) }
+    }
+
+    /// One local pin of `transaction` fewer; its last is withdrawn from the lock file.
+    /// Precondition: `state` is the locked state.
+    private func removePin(_ transaction: TransactionID, from state: inout State) {
+        if let count = state.pins[transaction], count > 1 {
+            state.pins[transaction] = count - 1
+        } else {
+            state.pins[transaction] = nil
+            lockFile?.withdrawPin(transaction, remaining: state.pins.keys)
         }
     }
 

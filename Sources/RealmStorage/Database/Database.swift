@@ -80,6 +80,10 @@ package final class Database: Sendable {
         var freePageMemory = FreePageMemory()
         /// Pinned versions and their reader counts.
         var pins: [TransactionID: Int] = [:]
+        /// In a process that follows another's versions (a read-only open beside other processes):
+        /// the lock file's publish counter of the version adopted last (see ``beginRead()``);
+        /// nil in a process that makes its own versions.
+        var adoptedCounter: UInt64?
         /// Set after a failed sync: the file's state in the page cache is unknown, so nothing
         /// more may be written through this instance.
         var failure: StorageError?

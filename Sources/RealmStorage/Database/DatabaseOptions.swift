@@ -1,6 +1,6 @@
 /// How a database is opened.
 package struct DatabaseOptions: Sendable {
-    /// Never write: no write transactions, no lock-file writes beyond the shared lock.
+    /// Never write: no write transactions; of the lock file, only this process's slot.
     package var readOnly = false
     /// Whether a flush waits for the disk. `.none` keeps data safe from a process crash but not
     /// from a power cut; it exists for tests and for comparison with non-syncing peers.
