@@ -356,6 +356,41 @@ import RealmTestSupport
         #expect(refined == 3, "6, 7 and 10 stored their defaults")
     }
 
+    /// Byte strings are compared by content, inline or in overflow runs: a string rewritten as it
+    /// was (in a new run, or moved from a run into the leaf) is no change; one byte changed in a
+    /// long string is.
+    @Test func byteStringsAreComparedByContentWhereverTheyAreStored() throws {
+        let database = try Database.inMemory()
+        let layout = [ColumnSpec(.bytes), ColumnSpec(.bytes)]
+        let long = testValue(key: 1, version: 1, length: 6_000), medium = testValue(key: 2, version: 1, length: 3_000)
+        let setup = try database.beginWrite()
+        let table = try setup.createTree()
+        try setup.insertRow(table, key: 1, values: [.bytes(long), .bytes([])], layout: layout)
+        try setup.insertRow(table, key: 2, values: [.bytes(long), .bytes([])], layout: layout)
+        try setup.insertRow(table, key: 3, values: [.bytes(medium), .bytes(medium)], layout: layout)  // one spills
+        try setup.commit()
+        let before = try database.beginRead()
+        let (leaf, row) = try #require(try before.row(in: before.root(of: table), key: 3))
+        let spilled = try #require((0..<2).first { if case .overflow = leaf.storedBytes(row, $0) { true } else { false } })
+
+        let write = try database.beginWrite()
+        var changed = long
+        changed[4_321] &+= 1
+        try write.updateValue(table, key: 1, column: 0, value: .bytes(changed), layout: layout)  // another run, same length
+        try write.updateValue(table, key: 2, column: 0, value: .bytes(long), layout: layout)     // another run, same bytes
+        try write.updateValue(table, key: 3, column: 1 - spilled, value: .bytes([7]), layout: layout)
+        try write.updateValue(table, key: 3, column: spilled, value: .bytes(medium), layout: layout)  // now fits inline
+        let log = write.changeLog
+        try write.commit()
+        let after = try database.beginRead()
+        let (newLeaf, newRow) = try #require(try after.row(in: after.root(of: table), key: 3))
+        if case .inline = newLeaf.storedBytes(newRow, spilled) {} else { Issue.record("the rewritten string should be inline now") }
+        let diff = try #require(try VersionDiff(from: before, to: after))
+        #expect(diff.changes.trees[table]?.updated == [1: ColumnMask(column: 0), 3: ColumnMask(column: 1 - spilled)])
+        let refined = try Self.check(diff, log: log, from: before, to: after, oldLayouts: [table: layout], newLayouts: [table: layout], "byte strings")
+        #expect(refined == 2)
+    }
+
     /// Tables dropped and created, a value tree dropped, and a dropped table's id taken by a new
     /// table: the drops and creations the log reports, and the rows of the table under a reused id.
     @Test func droppedAndCreatedTrees() throws {
