@@ -437,6 +437,32 @@ import RealmTestSupport
         #expect(reused.changes.trees[created]?.updated == Dictionary(uniqueKeysWithValues: (140..<150).filter { $0 % 2 == 1 }.map { ($0, ColumnMask(column: 1)) }))
     }
 
+    /// An index dropped and a table created under its id: a dropped tree and the table's rows
+    /// inserted, exactly as the log says.
+    @Test func aTableUnderADroppedIndexsID() throws {
+        let database = try Database.inMemory()
+        let setup = try database.beginWrite()
+        let index = try setup.createTree()
+        for key in 0..<500 as Range<UInt64> { try setup.indexInsert(index, value: IndexKey.int(Int64(key)), objectKey: key) }
+        try setup.commit()
+        let before = try database.beginRead()
+        let write = try database.beginWrite()
+        try write.dropTree(index)
+        try write.commit()
+        let create = try database.beginWrite()
+        #expect(try create.createTree() == index)
+        for key in 0..<20 as Range<UInt64> { try create.insertRow(index, key: key, values: Self.smallRow(key), layout: Self.smallLayout) }
+        var log = write.changeLog
+        log.append(create.changeLog)
+        try create.commit()
+        let after = try database.beginRead()
+        let diff = try #require(try VersionDiff(from: before, to: after))
+        let logged = RowChanges(log)
+        #expect(diff.changes.droppedTrees == [index] && logged.droppedTrees == [index])
+        #expect(diff.changes.trees[index]?.inserted == Set(0..<20) && logged.trees[index]?.inserted == Set(0..<20))
+        #expect(diff.changes.trees[index]?.updated.isEmpty == true && diff.changes.trees[index]?.removed.isEmpty == true)
+    }
+
     /// Above the bound on leaves read the diff gives up (callers then compare values).
     @Test func aSpanOverTheLeafBoundIsNil() throws {
         let database = try Database.inMemory()

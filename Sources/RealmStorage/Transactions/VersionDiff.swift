@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The row changes between two versions of one database, found by comparing their table trees:
 /// what describes commits this process has no ``RowChangeLog`` for (another process's, issue 39),
 /// with the meaning the log gives them (``RowChanges``): keys only in the newer version are
@@ -292,16 +298,21 @@ private struct TreeWalk {
         // Bit patterns: a stored NaN equals itself, and -0 is not +0 (a change a reader can see).
         case .float: return a.float(i, column).bitPattern == b.float(j, column).bitPattern
         case .double: return a.double(i, column).bitPattern == b.double(j, column).bitPattern
-        case .fixed: return a.fixed(i, column).elementsEqual(b.fixed(j, column))
+        case .fixed: return Self.equal(a.fixed(i, column), b.fixed(j, column))
         case .bytes:
-            let old = a.storedBytes(i, column), new = b.storedBytes(j, column)
+            switch (a.storedBytes(i, column), b.storedBytes(j, column)) {
+            case (.inline(let old), .inline(let new)): return Self.equal(old, new)
             // The same overflow run (page and writer): the same bytes, not read.
-            if case .overflow(let x) = old, case .overflow(let y) = new, x == y { return true }
+            case (.overflow(let old), .overflow(let new)) where old == new: return true
             // Inline and overflowed copies of one value are equal: a string moves between the two
-            // when another column of the row changes the row's heap budget.
-            let oldBytes = try older.bytes(of: old), newBytes = try newer.bytes(of: new)
-            return oldBytes.count == newBytes.count && oldBytes.elementsEqual(newBytes)
+            // when it is written again beside other values (the row's heap budget).
+            case (let old, let new): return try Self.equal(older.bytes(of: old), newer.bytes(of: new))
+            }
         }
+    }
+
+    private static func equal(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Bool {
+        x.count == y.count && (x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
     }
 
     /// Whether the value is the one a leaf lacking the column reads: null for a nullable column
