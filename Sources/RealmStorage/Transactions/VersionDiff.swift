@@ -35,7 +35,8 @@ import Darwin
 /// is below every key left on either side, so a front row below the other side's front bound is
 /// absent there.
 package struct VersionDiff {
-    /// The most differing leaves compared by default before giving up (see ``init(from:to:leafLimit:)``).
+    /// The most table leaves (of both versions together) read by default before giving up (see
+    /// ``init(from:to:leafLimit:)``).
     package static let defaultLeafLimit = 10_000
 
     /// What changed from the older version to the newer.
@@ -52,10 +53,11 @@ package struct VersionDiff {
     /// caller then compares values itself, as it does without a log.
     ///
     /// - Complexity: O(trees) for the catalogs, plus, per table whose root changed, the pages on
-    ///   the paths to the differing leaves (depth × changed leaves, at most 2 × `leafLimit` leaves
-    ///   in all) and their rows × columns (byte strings compared in full, unless both hold the same
-    ///   overflow reference). Unchanged subtrees cost nothing beyond their entry in a parent that
-    ///   changed. Allocates the change sets and a frontier per tree, O(depth × 127) entries.
+    ///   the paths to the differing leaves (depth × changed leaves, at most `leafLimit` leaves of
+    ///   both versions together) and their rows × columns (byte strings compared in full, unless
+    ///   both hold the same overflow reference). Unchanged subtrees cost nothing beyond their
+    ///   entry in a parent that changed. Allocates the change sets and a frontier per table,
+    ///   O(depth × 127) entries.
     /// - Throws: `.invalidInput` for versions of two databases; `.invalidDatabase` for a damaged page.
     package init?(from older: ReadTransaction, to newer: ReadTransaction, leafLimit: Int = defaultLeafLimit) throws {
         guard older.database === newer.database else {
@@ -73,18 +75,12 @@ package struct VersionDiff {
             let oldShape = try TreeShape(oldRoot, in: older), newShape = try TreeShape(newRoot, in: newer)
             switch (oldShape, newShape) {
             case (.table, .table), (.table, .empty), (.empty, .table):
-                var walk = TreeWalk(older: older, newer: newer, budget: budget)
-                guard try walk.compare(oldRoot, oldShape.height, newRoot, newShape.height) else { return nil }
-                collect(walk, into: id)
-                budget = walk.budget
+                guard try compareTable(id, oldRoot, oldShape, newRoot, newShape, older, newer, &budget) else { return nil }
             case (.other, .table):
                 // Another kind of tree (an index) gone and a table under its id: the log would
                 // say dropped, then the table's inserts.
                 changes.recordDrop(id)
-                var walk = TreeWalk(older: older, newer: newer, budget: budget)
-                guard try walk.compare(.empty, 0, newRoot, newShape.height) else { return nil }
-                collect(walk, into: id)
-                budget = walk.budget
+                guard try compareTable(id, .empty, .empty, newRoot, newShape, older, newer, &budget) else { return nil }
             case (.table, .other):
                 changes.recordDrop(id)
             case (.other, _), (.empty, _):
@@ -93,11 +89,19 @@ package struct VersionDiff {
         }
     }
 
-    private mutating func collect(_ walk: TreeWalk, into id: TreeID) {
+    /// Records the row changes of table `id`; false if they would take more leaves than `budget`
+    /// has left.
+    private mutating func compareTable(_ id: TreeID, _ oldRoot: TreeRoot, _ oldShape: TreeShape, _ newRoot: TreeRoot,
+                                       _ newShape: TreeShape, _ older: ReadTransaction, _ newer: ReadTransaction,
+                                       _ budget: inout Int) throws -> Bool {
+        var walk = TreeWalk(older: older, newer: newer, budget: budget)
+        guard try walk.compare(oldRoot, oldShape.height, newRoot, newShape.height) else { return false }
+        budget = walk.budget
         leavesRead += walk.leavesRead
         innerPagesRead += walk.innerPagesRead
         subtreesSkipped += walk.subtreesSkipped
         if !walk.tree.isEmpty { changes.record(walk.tree, of: id) }
+        return true
     }
 
     /// Every tree of a version and its root.
