@@ -5,6 +5,7 @@
 //   swift run -c release realm-engine-bench --quick    # 20k rows (smoke test)
 //   swift run -c release realm-engine-bench --inspect FILE   # what the pages of a realm file hold
 //   swift run -c release realm-engine-bench --crypto   # page encryption primitives (CryptoBenchmarks.swift)
+//   swift run -c release realm-engine-bench --diff     # VersionDiff vs RowChanges(log) (VersionDiffBenchmarks.swift)
 //
 // Each measurement is the median of several runs on one machine in one process; compare numbers
 // from the same run only. Not a test: nothing here asserts a time.
@@ -88,6 +89,12 @@ func perOperation(_ duration: Duration, _ count: Int) -> String {
 func report(_ name: String, _ value: String, _ detail: String = "") {
     let padded = name.padding(toLength: 48, withPad: " ", startingAt: 0)
     print("\(padded) \(String(repeating: " ", count: max(0, 12 - value.count)))\(value)  \(detail)")
+}
+
+// After the globals above (`layout`), which top-level code initializes in order.
+if CommandLine.arguments.contains("--diff") {
+    try runVersionDiffBenchmarks(quick: quick)
+    exit(0)
 }
 
 print("realm-engine-bench: \(rowCount) rows\(quick ? " (quick)" : "")")

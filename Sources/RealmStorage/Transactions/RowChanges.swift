@@ -75,7 +75,8 @@ package struct RowChangeLog: Sendable {
 
 /// Which rows of which table trees a span of commits inserted, removed and updated, and in
 /// which columns: the change log notifications are computed from, so observers never diff whole
-/// tables to find what changed. Built from a ``RowChangeLog`` by replaying it in order.
+/// tables to find what changed. Built from a ``RowChangeLog`` by replaying it in order, or, for
+/// commits with no log here, by comparing two versions' trees (``VersionDiff``).
 ///
 /// Invariants, per tree: `inserted` and `removed` are disjoint; `updated` holds no key of
 /// `inserted` rows (a new object has no modifications) and no key of `removed` ones; a key
@@ -146,6 +147,12 @@ package struct RowChanges: Sendable {
     mutating func recordDrop(_ tree: TreeID) {
         trees.removeValue(forKey: tree)
         droppedTrees.insert(tree)
+    }
+
+    /// Sets the changes of `tree` to `changes`, which keep the invariants above (a tree's net
+    /// changes found at once, as ``VersionDiff`` finds them, rather than edit by edit).
+    mutating func record(_ changes: Tree, of tree: TreeID) {
+        trees[tree] = changes
     }
 }
 
