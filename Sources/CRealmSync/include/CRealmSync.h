@@ -13,7 +13,14 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#elif defined(__APPLE__)
+#include <os/os_sync_wait_on_address.h>
+#endif
 
 #if defined(__linux__)
 // Open-file-description ("OFD") locks, Linux 3.15+: owned by the open file description, not by the
@@ -85,6 +92,47 @@ static inline uint64_t realm_shared_load(const void *address) {
 
 static inline void realm_shared_store(void *address, uint64_t value) {
     __atomic_store_n((uint64_t *)address, value, __ATOMIC_SEQ_CST);
+}
+
+/// Waits until the 32-bit word of shared memory at `address` may have changed from `expected`, or
+/// `timeout_ns` passed: returns at once if it already differs. Spurious returns happen; callers
+/// re-read the word. Shared between processes (no "private" flag): the kernel keys the wait by the
+/// mapped file's page, not by this process's address.
+static inline void realm_shared_wait(void *address, uint32_t expected, uint64_t timeout_ns) {
+#if defined(__linux__)
+    struct timespec timeout = { (time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u) };
+    (void)syscall(SYS_futex, (uint32_t *)address, FUTEX_WAIT, expected, &timeout, NULL, 0);
+#elif defined(__APPLE__)
+    (void)os_sync_wait_on_address_with_timeout(address, expected, 4, OS_SYNC_WAIT_ON_ADDRESS_SHARED,
+                                               OS_CLOCK_MACH_ABSOLUTE_TIME, timeout_ns);
+#else
+    (void)address; (void)expected; (void)timeout_ns;
+#endif
+}
+
+/// Wakes every thread, in any process, waiting on the 32-bit word at `address`.
+static inline void realm_shared_wake_all(void *address) {
+#if defined(__linux__)
+    (void)syscall(SYS_futex, (uint32_t *)address, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+#elif defined(__APPLE__)
+    (void)os_sync_wake_by_address_all(address, 4, OS_SYNC_WAKE_BY_ADDRESS_SHARED);
+#else
+    (void)address;
+#endif
+}
+
+/// Sequentially consistent load, store and add of an aligned 32-bit word of shared memory (the
+/// width waits and wakes work on).
+static inline uint32_t realm_shared_load32(const void *address) {
+    return __atomic_load_n((const uint32_t *)address, __ATOMIC_SEQ_CST);
+}
+
+static inline uint32_t realm_shared_add32(void *address, uint32_t value) {
+    return __atomic_add_fetch((uint32_t *)address, value, __ATOMIC_SEQ_CST);
+}
+
+static inline uint32_t realm_shared_sub32(void *address, uint32_t value) {
+    return __atomic_sub_fetch((uint32_t *)address, value, __ATOMIC_SEQ_CST);
 }
 
 #endif

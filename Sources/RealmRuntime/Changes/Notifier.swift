@@ -2,7 +2,8 @@
 /// observer to the new version — off the executors of the actors that write and observe.
 ///
 /// Work per commit: it takes the commits' change logs from the file's ``ChangeFeed`` (never
-/// diffing tables to find what changed), pins the new version once as a ``FrozenVersion``,
+/// diffing tables to find what changed — except for another process's commits, which reach a
+/// process reading beside the writer without logs: ``VersionDiff`` compares the versions' trees), pins the new version once as a ``FrozenVersion``,
 /// and advances each tracker, which skips the version entirely when no table it depends on was
 /// touched. Delivery is pull-based: a consumer asks for its next element (`next()` of its
 /// stream); the tracker has folded every version since its last element into one change, so
@@ -177,15 +178,22 @@ package actor Notifier: VersionObserver {
         let commits = file.changeFeed.takeChanges(through: version)
         var log = RowChangeLog()
         for commit in commits { log.append(commit.rows) }
-        let rows = RowChanges(log)
+        let following = file.database.followsAnotherProcess
         // A schema change (a class's table created, a migration) keeps table trees and row keys,
         // so the log still says which objects changed; the version's own catalog resolves them.
+        // Another process's commits have no log here: the versions' trees are compared instead
+        // (nil past its bound, or for damage: trackers then compare values).
+        let rows: RowChanges? = following
+            ? (try? VersionDiff(from: latest.reader, to: snapshot.reader))??.changes
+            : RowChanges(log)
         let context = VersionContext(snapshot: snapshot, changes: rows)
         for (id, entry) in entries where !entry.finished && entry.failure == nil {
             let silent = !commits.isEmpty && commits.allSatisfy { $0.silencedObservers.contains(id) }
             if entry.tracker.advance(context, silent: silent) { entry.wake() }
         }
-        history.append((latest.reader.transaction, version, log))
+        // (A follower keeps no history: it has no logs, and a stream registered on an older
+        // baseline compares values.)
+        if !following { history.append((latest.reader.transaction, version, log)) }
         while history.count > Self.historyLimit
                 || (history.count > 1 && history.reduce(0, { $0 + $1.log.entryCount }) > Self.historyEntryLimit) {
             history.removeFirst()

@@ -22,6 +22,8 @@ package final class SharedRealmFile: Sendable {
     package let schemas: SchemaVersions
     /// Every write transaction of the file, from the write lock to durability; see ``WritePipeline``.
     package let writes: WritePipeline
+    /// Follows another process's commits when this process reads the file beside a writing one.
+    private let watcher: CommitWatcher?
     /// Whom to tell when a new version is durable (actor-isolated handles that refresh).
     package let versionObservers = VersionObservers()
     /// Commits' change logs on their way to the notifier; see ``ChangeFeed``.
@@ -44,10 +46,13 @@ package final class SharedRealmFile: Sendable {
         case .inMemory(let identifier): label = "memory:\(identifier)"
         }
         writes = WritePipeline(database: database, schemas: schemas, changeFeed: feed, label: label, monitor: monitor)
+        // Read-only beside a writing process: its commits arrive through the lock file.
+        watcher = database.followsAnotherProcess ? CommitWatcher(database: database, feed: feed) : nil
     }
 
     deinit {
-        try? database.close()
+        watcher?.stop()
+        try? database.close()  // wakes the watcher, which then ends
     }
 
     /// Begins a read of the newest durable version, with the schema recorded in that version

@@ -18,6 +18,7 @@ extension LockFile {
         for (index, value) in words.enumerated() { setWord(value, at: buffer + 8 * index) }
         setWord(Self.checksum(words), at: buffer + 8 * words.count)
         setWord(counter &+ 1, at: LockFileLayout.publishedCounterOffset)
+        signalCommit()
     }
 
     /// The newest published version and its meta slot, if one was published and it is not the one
@@ -41,6 +42,49 @@ extension LockFile {
             guard Self.checksum(words) == stored else { return nil }
             return (Self.meta(from: words), Int(words[17] & 1), counter)
         }
+    }
+
+    /// Waits until a version newer than the one counted `counter` is published, or about
+    /// `timeoutNanoseconds` passed, or this process detaches; whether one was published. Blocks
+    /// the calling thread: a watcher's own (never a task's).
+    package func waitForPublish(after counter: UInt64, timeoutNanoseconds: UInt64) -> Bool {
+        guard isWaiting, let signal = sharedAddress(LockFileLayout.commitSignalOffset) else { return false }
+        let seen = realm_shared_load32(signal)
+        // The signal moves after the counter: a publish after this load changes the word the
+        // wait compares, so it is not missed.
+        guard word(at: LockFileLayout.publishedCounterOffset) == counter else { return true }
+        guard isWaiting else { return false }
+        realm_shared_wait(signal, seen, timeoutNanoseconds)
+        return word(at: LockFileLayout.publishedCounterOffset) != counter
+    }
+
+    /// Counts this process's watcher in the lock file while it waits for publishes: writers then
+    /// wake it. Balanced by ``watcherStopped()``.
+    package func watcherStarted() {
+        whileAttached(LockFileLayout.watcherCountOffset) { count in
+            localWatchers.withLock { $0 += 1 }
+            _ = realm_shared_add32(count, 1)
+        }
+    }
+
+    /// Balances ``watcherStarted()`` (nothing after detaching, which took this process's
+    /// watchers out of the count).
+    package func watcherStopped() {
+        whileAttached(LockFileLayout.watcherCountOffset) { count in
+            localWatchers.withLock { watchers in
+                guard watchers > 0 else { return }
+                watchers -= 1
+                _ = realm_shared_sub32(count, 1)
+            }
+        }
+    }
+
+    /// After a publish: moves the signal word and, if any process watches, wakes the watchers.
+    private func signalCommit() {
+        guard let signal = sharedAddress(LockFileLayout.commitSignalOffset),
+              let watchers = sharedAddress(LockFileLayout.watcherCountOffset) else { return }
+        _ = realm_shared_add32(signal, 1)
+        if realm_shared_load32(watchers) != 0 { realm_shared_wake_all(signal) }
     }
 
     private static func bufferOffset(_ counter: UInt64) -> Int {

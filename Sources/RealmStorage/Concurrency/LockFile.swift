@@ -31,7 +31,8 @@ import CRealmSync
 /// another process has just closed, or whose process just died, can look attached for a moment,
 /// so conflicts are retried for about 100 ms before they are reported.
 ///
-/// Thread safety: `phase` is guarded by its mutex. The mapping is shared with other processes;
+/// Thread safety: `phase` is guarded by its mutex. The mapping stays mapped until the instance
+/// goes (reads after detaching see stale words, never unmapped memory). It is shared with other processes;
 /// every word of it is read and written with `CRealmSync`'s atomic accesses, and a slot or the
 /// header only under the control lock (so two writers of one field never race).
 package final class LockFile: @unchecked Sendable {
@@ -49,6 +50,13 @@ package final class LockFile: @unchecked Sendable {
     package let isFirst: Bool
     private let readOnly: Bool
     private let phase: Lock<Phase>
+    /// Whether `mapping` is still mapped: it is unmapped once, when the instance goes (or when
+    /// an instance that never attached is dropped), never while a thread may read it — detaching
+    /// keeps it, so late readers (a pin released after `close()`, a waiter) read harmless words.
+    private let isMapped = Lock(true)
+    /// How many watchers of this process the lock file's watcher count holds (see
+    /// ``watcherStarted()``); changed only under `phase`'s lock, so detaching takes them out.
+    let localWatchers = Lock(0)
 
     private enum Phase {
         /// Holding the control lock (and, if first, the exclusive `flock`).
@@ -70,6 +78,7 @@ package final class LockFile: @unchecked Sendable {
         // `Database` detaches in `close()` or its `deinit`; this only covers an instance dropped
         // on a path that forgot to (the kernel would release the locks with the descriptor).
         abandon()
+        unmap()
     }
 
     // MARK: Attaching
@@ -207,7 +216,6 @@ package final class LockFile: @unchecked Sendable {
     /// to the caller that opened them.
     private func disown() {
         phase.withLock { $0 = .detached }
-        unmap()
     }
 
     private static func outsider() -> Conflict {
@@ -232,7 +240,7 @@ package final class LockFile: @unchecked Sendable {
             let mapping = try map(descriptor: descriptor, path: path, writable: false)
             let view = LockFile(path: path, descriptor: -1, mapping: mapping, isFirst: false, readOnly: true, phase: .detached)
             let attached = view.word(at: LockFileLayout.sessionOffset) != 0 && !view.liveSlots(probingWith: descriptor).isEmpty
-            view.disown()
+            view.disown()  // unmapped when it goes
             guard !attached else {
                 _ = flock(descriptor, LOCK_UN)
                 throw StorageError(.incompatibleLockFile,
@@ -324,10 +332,7 @@ package final class LockFile: @unchecked Sendable {
     /// Gives up attaching (or, if attached, detaches without the last-process bookkeeping):
     /// releases the slot, the locks and the mapping. Safe to call more than once.
     package func abandon() {
-        let previous = phase.withLock { phase in
-            defer { phase = .detached }
-            return phase
-        }
+        let previous = markDetached()
         switch previous {
         case .detached:
             return
@@ -338,7 +343,7 @@ package final class LockFile: @unchecked Sendable {
             if slot >= 0 { release(slot: slot) }
             _ = flock(descriptor, LOCK_UN)
         }
-        unmap()
+        wakeWaiters()
         if descriptor >= 0 { closeDescriptor(descriptor) }
     }
 
@@ -386,7 +391,7 @@ package final class LockFile: @unchecked Sendable {
             abandon()  // cannot happen on a descriptor that locked before; the kernel cleans up
             return false
         }
-        phase.withLock { $0 = .detached }
+        markDetached()
         release(slot: slot)
         _ = flock(descriptor, LOCK_UN)
         let isLast = flock(descriptor, LOCK_EX | LOCK_NB) == 0
@@ -395,7 +400,7 @@ package final class LockFile: @unchecked Sendable {
             _ = flock(descriptor, LOCK_UN)
         }
         _ = realm_unlock_byte(descriptor, LockFileLayout.controlLock)
-        unmap()
+        wakeWaiters()
         closeDescriptor(descriptor)
         return isLast
     }
@@ -407,8 +412,54 @@ package final class LockFile: @unchecked Sendable {
         _ = realm_unlock_byte(descriptor, LockFileLayout.livenessLock(ofSlot: slot))
     }
 
+    /// Wakes this process's threads waiting for a publish (and, harmlessly, other processes'
+    /// watchers, which wait again), so that they notice the detach at once. Precondition: the
+    /// phase is no longer `attached`, so no thread goes to sleep any more (``isWaiting``).
+    private func wakeWaiters() {
+        guard let signal = sharedAddress(LockFileLayout.commitSignalOffset) else { return }
+        // Moved first: a waiter that read the word before this does not sleep (the futex
+        // compares it); one that reads it after finds the phase detached.
+        _ = realm_shared_add32(signal, 1)
+        realm_shared_wake_all(signal)
+    }
+
+    /// Ends the attached (or attaching) phase and returns it; takes this process's watchers out of
+    /// the lock file's count while the mapping is still there.
+    @discardableResult
+    private func markDetached() -> Phase {
+        phase.withLock { phase in
+            defer { phase = .detached }
+            if case .attached = phase, let count = sharedAddress(LockFileLayout.watcherCountOffset) {
+                localWatchers.withLock { watchers in
+                    if watchers > 0 { _ = realm_shared_sub32(count, UInt32(watchers)) }
+                    watchers = 0
+                }
+            }
+            return phase
+        }
+    }
+
+    /// Runs `body` with the shared word at `offset` while attached (under the phase's lock, so the
+    /// mapping cannot go meanwhile); nothing once detached.
+    func whileAttached(_ offset: Int, _ body: (UnsafeMutableRawPointer) -> Void) {
+        phase.withLock { phase in
+            guard case .attached = phase, let address = sharedAddress(offset) else { return }
+            body(address)
+        }
+    }
+
+    /// Whether a waiter may sleep: the process is still attached. (Checked after reading the
+    /// signal word; detaching moves that word after ending the phase, so no wake-up is lost.)
+    var isWaiting: Bool { phase.withLock { if case .attached = $0 { true } else { false } } }
+
+    /// The address of the shared word at `offset`, for the atomic operations of `CRealmSync`.
+    func sharedAddress(_ offset: Int) -> UnsafeMutableRawPointer? { mapping.map { $0 + offset } }
+
     private func unmap() {
-        if let mapping { munmap(mapping, LockFileLayout.size) }
+        isMapped.withLock { isMapped in
+            if isMapped, let mapping { munmap(mapping, LockFileLayout.size) }
+            isMapped = false
+        }
     }
 
     // MARK: Slots

@@ -32,6 +32,11 @@ enum LockFileLayout {
     /// One more than the highest slot claimed in this session: scans of the slots stop there.
     /// Only grows (under the control lock).
     static let slotHighWaterOffset = 72
+    /// A 32-bit word incremented by every publish, which watchers of other processes wait on
+    /// (futex on Linux, `os_sync_wait_on_address` on Darwin), and the number of such watchers
+    /// (32 bits): a publisher wakes them only when there are some.
+    static let commitSignalOffset = 80
+    static let watcherCountOffset = 84
 
     /// The newest version the writing process made durable, for the other processes to adopt
     /// (`LockFile.publish(_:slot:)`): a counter, then two buffers. Each publish fills the buffer the counter does *not* select, then increments the counter,

@@ -30,22 +30,6 @@ extension Database {
         return ReadTransaction(database: self, meta: meta)
     }
 
-    /// Whether this database follows another process's versions (a read-only open beside processes
-    /// that published one): its versions come from elsewhere, with no change log or schema entry.
-    package var followsAnotherProcess: Bool { state.withLock { $0.adoptedCounter != nil } }
-
-    /// Makes the newest version the lock file publishes this database's newest, mapping the
-    /// pages it adds to the file. Precondition: `state` is the locked state of a follower.
-    private func adoptNewest(from lockFile: LockFile, into state: inout State) throws {
-        guard let (meta, slot, counter) = lockFile.publishedVersion(unless: state.adoptedCounter) else { return }
-        state.adoptedCounter = counter
-        guard meta.transaction > state.published.transaction else { return }
-        try map.ensureMapped(pageCount: meta.pageCount)
-        state.published = meta
-        state.publishedSlot = slot
-        state.publishedTip.meta = meta
-        state.tip.meta = meta
-    }
 
     /// Pins a version another pin holds already (see ``beginRead(atVersion:)``): its pages are
     /// not reused until ``unpin(_:)``.
