@@ -3,7 +3,7 @@ import RealmActors
 import RealmRuntime
 import RealmStorage
 
-/// `replication`: the decoders of format 7's replication slots and change records
+/// `replication`: the decoders of format 9's replication slots and change records
 /// (``ReplicationSlot``, ``ChangeRecord``), and what reads them from a file. The `file` harness
 /// does not reach them usefully: its seeds have no slots, and a mutation of a whole file rarely
 /// lands in the few bytes of a slot's or record's value while keeping the leaf around it valid.

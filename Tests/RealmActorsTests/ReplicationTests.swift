@@ -46,7 +46,7 @@ final class ReplicatedCustomer: Object {
         try await realm.asyncWrite { try realm.createReplicationSlot(named: "warehouse") }
         let slots = try realm.replicationSlots
         #expect(slots.map(\.name) == ["warehouse"])
-        #expect(realm.fileStatistics.formatVersion == 7)
+        #expect(realm.fileStatistics.formatVersion == 9)
         await #expect(throws: Realm.Error.self) { try await realm.asyncWrite { try realm.createReplicationSlot(named: "warehouse") } }
         await #expect(throws: Realm.Error.self) { try await realm.asyncWrite { try realm.createReplicationSlot(named: "no spaces") } }
         await #expect(throws: Realm.Error.self) { try await realm.asyncWrite { try realm.dropReplicationSlot(named: "missing") } }
@@ -56,7 +56,7 @@ final class ReplicatedCustomer: Object {
         try await realm.asyncWrite { realm.create(ReplicatedOrder.self, value: ["code": "b"]) }
         #expect(try realm.replicationSlots.isEmpty)
         #expect(realm.fileStatistics.retainedBytes == 0)
-        #expect(realm.fileStatistics.formatVersion == 5)
+        #expect(realm.fileStatistics.formatVersion == 8)
     }
 
     /// A slot's backlog: the commits after its position (not those that changed nothing) and

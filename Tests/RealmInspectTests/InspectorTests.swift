@@ -111,7 +111,7 @@ final class RIPet: Object {
         let free = try #require(info["freeBytes"] as? Int), pinned = try #require(info["pinnedBytes"] as? Int)
         #expect(file == live + free + pinned)
         #expect(file > 0 && live > 0)
-        #expect(info["formatVersion"] as? Int == 5)
+        #expect(info["formatVersion"] as? Int == 8)
         #expect(info["pageSize"] as? Int == 4096)
         #expect(info["encrypted"] as? Bool == false)
         let objects = try #require(info["objects"] as? [String: Any])
@@ -121,7 +121,7 @@ final class RIPet: Object {
         let text = try workspace.run("info", path)
         #expect(text.status == 0)
         #expect(text.standardOutput.contains("RIPerson: 200 objects"))
-        #expect(text.standardOutput.contains("format version: 5"))
+        #expect(text.standardOutput.contains("format version: 8"))
     }
 
     @Test func schemaInEachFormat() throws {

@@ -105,9 +105,11 @@ import RealmTestSupport
         Self.expectOpenFails(path, code: .invalidDatabase, message: "or is not a realm file")
     }
 
-    /// A newer format is refused with "upgrade"; the development formats 1 to 4 are refused as
-    /// such, not misread (their index keys, table leaves, free lists or inline limits differ).
-    @Test(arguments: [MetaPage.formatVersion + 1, 1, 2, 3, 4, 6])
+    /// A newer format is refused with "upgrade"; the development formats 1 to 7 are refused as
+    /// such, not misread (their index keys, table leaves, free lists or inline limits differ; 5 and
+    /// 7 store free runs without the versions that see them, which several processes need) and
+    /// not converted.
+    @Test(arguments: [MetaPage.formatVersion + 1, 1, 2, 3, 4, 5, 6, 7])
     func aFileOfAnotherFormatIsRejected(version: UInt32) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
@@ -125,7 +127,8 @@ import RealmTestSupport
             Self.expectOpenFails(path, code: .invalidDatabase, message: "format version \(version), newer than this library supports")
             Self.expectOpenFails(path, options: DatabaseOptions(readOnly: true), code: .invalidDatabase, message: "upgrade")
         } else {
-            Self.expectOpenFails(path, code: .invalidDatabase, message: "format version \(version), written by a development build")
+            Self.expectOpenFails(path, code: .invalidDatabase, message: "written by an older development version of RealmActors (format \(version)); this version reads formats 8 and 9 — ")
+            Self.expectOpenFails(path, options: DatabaseOptions(readOnly: true), code: .invalidDatabase, message: "(format \(version))")
         }
     }
 
@@ -430,6 +433,28 @@ import RealmTestSupport
             precondition(UnsafeRawPointer(page).pageCount16 > 0, "the free list has entries")
             page.setU64(FreeListChain.entriesOffset, UInt64.max - 1)  // (start | taken bit, count)
             page.setU64(FreeListChain.entriesOffset + 8, UInt64.max - 1)
+        }
+        let result = try Self.check(data, in: directory)
+        #expect(result.status == .exited(0), "\(result.status) at \(result.crash)")
+        #expect(result.outcome.hasPrefix("open=invalidDatabase"), "\(result.outcome)")
+    }
+
+    /// Free-list entries naming transactions after the version (or a take with a creator): the
+    /// chain is trusted after a clean close, so `open()` decodes it, and must refuse it.
+    @Test
+    func aFreeListEntryFromTheFutureIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        try Self.makeDatabase(at: path)
+        var data = try #require(Self.bytes(path))
+        let chain = Self.pages(of: .freeList, in: data)
+        try #require(!chain.isEmpty)
+        data.withUnsafeMutableBytes { buffer in
+            for offset in chain {  // stale chain pages too: whichever the chain uses is damaged
+                let page = buffer.baseAddress! + offset
+                page.setU64(FreeListChain.entriesOffset + 16, 1)  // (…, createdBy, transaction)
+                page.setU64(FreeListChain.entriesOffset + 24, UInt64.max - 1)
+            }
         }
         let result = try Self.check(data, in: directory)
         #expect(result.status == .exited(0), "\(result.status) at \(result.crash)")

@@ -1,8 +1,8 @@
 import Testing
 @testable import RealmStorage
 
-/// When a freed page may be reused (`FreeList.release(pins:durable:)`), and how the stored chain
-/// replays (`FreeListChain.decode`).
+/// When a freed page may be reused (`FreeList.release(pins:durable:)`). How the list is stored:
+/// `FreeListChainTests`.
 @Suite struct FreeListTests {
     static func run(_ start: PageNumber, _ count: UInt64 = 1) -> PageRun { PageRun(start: start, count: count) }
 
@@ -59,34 +59,5 @@ import Testing
         #expect(memory.note(ripe: [Self.run(1, 1)], reusable: [Self.run(1, 1)]).isEmpty, "collecting starts over")
         #expect(FreeList.intersection([Self.run(0, 10), Self.run(20, 10)], [Self.run(5, 20)])
                     == [Self.run(5, 5), Self.run(20, 5)])
-    }
-
-    /// The stored chain: a base then deltas replay to the same set; a delta that takes a page
-    /// that is not free, or frees one twice, is damage, never a trap.
-    @Test func aChainReplaysItsDeltasAndRejectsImpossibleChanges() throws {
-        let pageCount: UInt64 = 200
-        let pages = UnsafeMutableRawPointer.allocate(byteCount: 3 * PageLayout.pageSize, alignment: PageLayout.pageSize)
-        defer { pages.deallocate() }
-        func page(_ number: PageNumber) -> UnsafeRawPointer { UnsafeRawPointer(pages + Int(number - 100) * PageLayout.pageSize) }
-        func change(_ start: PageNumber, _ count: UInt64, taken: Bool) -> FreeListChange {
-            FreeListChange(run: Self.run(start, count), isTaken: taken)
-        }
-        func write(base: [FreeListChange], older: [FreeListChange], newer: [FreeListChange]) {
-            FreeListChain.encode(base[...], isDelta: false, next: .none, into: pages + 2 * PageLayout.pageSize, transaction: 5)
-            FreeListChain.encode(older[...], isDelta: true, next: ChainHead(page: 102, transaction: 5),
-                                 into: pages + PageLayout.pageSize, transaction: 6)
-            FreeListChain.encode(newer[...], isDelta: true, next: ChainHead(page: 101, transaction: 6), into: pages, transaction: 7)
-        }
-        write(base: [change(10, 5, taken: false), change(50, 2, taken: false)],
-              older: [change(10, 2, taken: true), change(60, 1, taken: false)],
-              newer: [change(10, 1, taken: false), change(50, 2, taken: true)])
-        let (list, chain) = try FreeListChain.decode(head: ChainHead(page: 100, transaction: 7), pageCount: pageCount, page: page)
-        #expect(list.reusable == [Self.run(10, 1), Self.run(12, 3), Self.run(60, 1)])
-        #expect(chain.pages == [100, 101, 102] && chain.headIsDelta && chain.baseEntries == 2 && chain.deltaEntries == 4)
-
-        write(base: [change(10, 5, taken: false)], older: [change(20, 1, taken: true)], newer: [])
-        #expect(throws: StorageError.self) { try FreeListChain.decode(head: ChainHead(page: 100, transaction: 7), pageCount: pageCount, page: page) }
-        write(base: [change(10, 5, taken: false)], older: [change(12, 1, taken: false)], newer: [])
-        #expect(throws: StorageError.self) { try FreeListChain.decode(head: ChainHead(page: 100, transaction: 7), pageCount: pageCount, page: page) }
     }
 }

@@ -71,7 +71,7 @@ import RealmTestSupport
         let tree = try setup.createTree()
         try setup.commit()
         _ = try Self.randomCommits(database, tree: tree, model: &model, commits: 20, random: &random)
-        #expect(database.spaceUsage.formatVersion == 5)
+        #expect(database.spaceUsage.formatVersion == 8)
 
         // The slot starts at the version its creating transaction builds on.
         let create = try database.beginWrite()
@@ -81,7 +81,7 @@ import RealmTestSupport
         // The slot's own commit edited no table: it keeps no record.
         var versions: [Version] = [(slot.confirmed, model, false), (create.transaction, model, false)]
         versions += try Self.randomCommits(database, tree: tree, model: &model, commits: 60, random: &random)
-        #expect(database.spaceUsage.formatVersion == 7)
+        #expect(database.spaceUsage.formatVersion == 9)
         #expect(database.spaceUsage.retainedBytes > 0)
         _ = try database.verify()
 
@@ -128,14 +128,14 @@ import RealmTestSupport
         }
         #expect(try database.beginRead().changeRecords(after: 0, limit: .max).first?.transaction ?? 0 > middle)
 
-        // Dropping the slot frees the rest; once its last record is gone the file is format 5.
+        // Dropping the slot frees the rest; once its last record is gone the file is format 8.
         let drop = try database.beginWrite()
         try drop.dropReplicationSlot(named: "sink")
         try drop.commit()
         let report = try database.verify()
         #expect(report.retainedPages == 0)
         #expect(database.spaceUsage.retainedBytes == 0)
-        #expect(database.spaceUsage.formatVersion == 5)
+        #expect(database.spaceUsage.formatVersion == 8)
         let pagesBefore = database.spaceUsage.fileBytes
         _ = try Self.randomCommits(database, tree: tree, model: &model, commits: 30, random: &random)
         #expect(database.spaceUsage.fileBytes <= pagesBefore + 64 * 4096, "freed pages are reused")
@@ -143,7 +143,7 @@ import RealmTestSupport
         try database.close()
     }
 
-    /// Without a slot, commits keep no record and the file stays format 5: a library without
+    /// Without a slot, commits keep no record and the file stays format 8: a library without
     /// replication reads it.
     @Test func noSlotNoRecords() throws {
         let directory = try TemporaryDirectory()
@@ -157,7 +157,7 @@ import RealmTestSupport
         do {
             let reader = try database.beginRead()
             #expect(reader.meta.changeRecords.isEmpty && reader.meta.slots.isEmpty)
-            #expect(database.spaceUsage.formatVersion == 5)
+            #expect(database.spaceUsage.formatVersion == 8)
             #expect(throws: StorageError.self) { try database.beginRead(atVersion: reader.transaction - 1) }
         }
         try database.close()

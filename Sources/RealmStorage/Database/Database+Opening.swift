@@ -332,9 +332,7 @@ extension Database {
         if valid.isEmpty {
             for (_, result) in candidates {
                 if case .failure(.obsoleteFormat(let version)) = result {
-                    throw StorageError(.invalidDatabase,
-                                       "The realm file has format version \(version), written by a development build of RealmActors; this library reads versions 5 and 7 only",
-                                       path: path)
+                    throw StorageError(.invalidDatabase, MetaPage.obsoleteFormatMessage(version), path: path)
                 }
             }
             if map.decryption != nil {
@@ -357,8 +355,14 @@ extension Database {
             let snapshot = RecoverySource(map: map, pageLimit: meta.pageCount)
             do {
                 try IntegrityCheck.verifyBatch(of: meta, in: snapshot)
-                let (freeList, chain) = try FreeListChain.decode(head: meta.freeList, pageCount: meta.pageCount,
-                                                                 page: snapshot.page)
+                var (freeList, chain) = try FreeListChain.decode(head: meta.freeList, version: meta.transaction,
+                                                                 pageCount: meta.pageCount, page: snapshot.page)
+                // The stored runs that were not yet reusable wait for the versions that see
+                // them. This process is the only one with the file (`acquireLock`), none of its
+                // readers has pinned anything yet, and the version opened is the durable one, so
+                // every run is reusable now — as it was for the process that stored them, once its
+                // readers ended. (With several processes, their pins go here.)
+                freeList.release(pins: [], durable: meta.transaction)
                 return (meta, slot, VersionTip(meta: meta, freeList: freeList, chain: chain), valid[0].1.transaction)
             } catch let error as StorageError {
                 reasons.append("version \(meta.transaction): \(error.message)")

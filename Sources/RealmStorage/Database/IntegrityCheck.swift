@@ -56,7 +56,7 @@ struct IntegrityCheck<Source: PageSource> {
         var check = IntegrityCheck(source: source, trustedUpTo: meta.durableBase, accounting: false)
         check.walkCatalog(meta.catalog)
         check.walkReplication(meta)
-        check.walkFreeList(meta.freeList)
+        check.walkFreeList(meta)
         if let first = check.problems.first { throw StorageError(.invalidDatabase, first) }
     }
 
@@ -70,7 +70,7 @@ struct IntegrityCheck<Source: PageSource> {
         check.mark(0, count: 2)
         check.walkCatalog(meta.catalog)
         let retained = check.walkReplication(meta)
-        let free = check.walkFreeList(meta.freeList)
+        let free = check.walkFreeList(meta)
         let unaccounted = (Int(PageLayout.firstDataPage)..<check.seen.count).filter { check.seen[$0] == 0 }
         if !unaccounted.isEmpty {
             check.problems.append("\(unaccounted.count) pages are neither used, free nor retained for a replication slot (first: \(unaccounted[0]))")
@@ -390,9 +390,12 @@ struct IntegrityCheck<Source: PageSource> {
         return UnsafeRawBufferPointer(start: base + OverflowRun.dataOffset, count: Int(run.length))
     }
 
-    /// Walks the free-list chain and marks its runs; returns the number of free pages.
+    /// Walks the free-list chain and marks its runs, reusable or still seen by some version;
+    /// returns the number of free pages. Decoding checks each entry's transactions (see
+    /// ``FreeListChain``): a free's versions end at or before the version checked.
     @discardableResult
-    private mutating func walkFreeList(_ head: ChainHead) -> UInt64 {
+    private mutating func walkFreeList(_ meta: MetaPage) -> UInt64 {
+        let head = meta.freeList
         var chainPages = 0
         var current = head
         while current.page != 0 {
@@ -408,8 +411,9 @@ struct IntegrityCheck<Source: PageSource> {
         }
         guard accounting else { return 0 }
         do {
-            let (list, _) = try FreeListChain.decode(head: head, pageCount: source.pageLimit, page: source.page)
-            for run in list.reusable { mark(run.start, count: run.count) }
+            let (list, _) = try FreeListChain.decode(head: head, version: meta.transaction, pageCount: source.pageLimit,
+                                                     page: source.page)
+            for run in list.allRuns { mark(run.start, count: run.count) }
             return list.pageCount
         } catch let error as StorageError {
             problems.append(error.message)

@@ -44,10 +44,15 @@ struct FreedRun: Equatable, Sendable {
 ///
 /// ## What is stored
 ///
-/// The file records only *which* pages are free, not why or until when: readers exist only in
-/// the process that has the file open (one process per file, see `Database`), so on open every
-/// free page is reusable. See ``FreeListChain`` for how the set is stored without rewriting it
-/// whole at each commit; ``changes`` is what this transaction did to it.
+/// The file records every free page *and* the versions that may still see it: each run that
+/// was not reusable when it was stored keeps its `(createdBy, freedBy)`, and only runs that were
+/// reusable are stored as *settled*. So a writer that did not store the list itself — another
+/// process taking over writing, or this one after a restart — rebuilds the same list from the
+/// file alone: settled runs are reusable, the others wait in `awaitingDurability` and
+/// ``release(pins:durable:)`` classifies them against the pins of every reader it knows of
+/// (readers in other processes may still see them). See ``FreeListChain`` for how the set is
+/// stored without rewriting it whole at each commit; ``changes`` is what this transaction did
+/// to it.
 ///
 /// Invariants: `reusable` is sorted by start and coalesced (no two runs touch); every free page
 /// is in exactly one of `reusable`, `awaitingDurability` (sorted by `freedBy`) and `pinned`
@@ -65,9 +70,13 @@ package struct FreeList: Sendable {
 
     package init() {}
 
-    /// A free list of pages that are all reusable (what opening a file finds).
-    init(reusable runs: [PageRun]) {
+    /// A free list as a stored chain describes it (see ``FreeListChain/decode(head:version:pageCount:page:visit:)``):
+    /// `reusable` runs (settled when stored) and `unsettled` runs, each with the versions that
+    /// may see it, which wait in `awaitingDurability` until ``release(pins:durable:)`` sorts
+    /// them. The two must not overlap.
+    init(reusable runs: [PageRun], unsettled: [FreedRun] = []) {
         reusable = Self.coalesced(runs)
+        awaitingDurability = unsettled.sorted { ($0.freedBy, $0.run.start) < ($1.freedBy, $1.run.start) }
     }
 
     /// The number of free pages, reusable or not.
@@ -80,11 +89,37 @@ package struct FreeList: Sendable {
     /// The free pages that may be reused now.
     package var reusablePageCount: UInt64 { reusable.reduce(0) { $0 + $1.count } }
 
-    /// Every free page, sorted and coalesced: what a base of the stored free list holds.
+    /// Every free page, sorted and coalesced.
     ///
     /// - Complexity: O(n log n) in the number of runs.
     var allRuns: [PageRun] {
         Self.coalesced(reusable + awaitingDurability.map(\.run) + pinned.values.flatMap { $0.map(\.run) })
+    }
+
+    /// What a base of the stored free list holds, sorted by start: the reusable runs as settled
+    /// entries, coalesced, and every other run with the versions that see it (runs that touch and
+    /// share both transactions are merged).
+    ///
+    /// - Complexity: O(n log n) in the number of runs.
+    var baseEntries: [FreeListChange] {
+        let unsettled = (awaitingDurability + pinned.values.joined()).sorted { $0.run.start < $1.run.start }
+        var result: [FreeListChange] = []
+        result.reserveCapacity(reusable.count + unsettled.count)
+        var settled = reusable[...]
+        for freed in unsettled {
+            while let run = settled.first, run.start < freed.run.start {
+                result.append(.settled(run))
+                settled.removeFirst()
+            }
+            if let last = result.last, !last.isSettled, last.run.end == freed.run.start,
+               last.createdBy == freed.createdBy, last.transaction == freed.freedBy {
+                result[result.count - 1].run.count += freed.run.count
+            } else {
+                result.append(.freed(freed))
+            }
+        }
+        result += settled.map(FreeListChange.settled)
+        return result
     }
 
     /// Makes reusable the freed pages that no version still needs: freed by a transaction at or
@@ -126,19 +161,22 @@ package struct FreeList: Sendable {
         for freed in runs where freed.run.count > 0 {
             precondition(awaitingDurability.last.map { $0.freedBy <= freed.freedBy } ?? true, "free records out of order")
             awaitingDurability.append(freed)
-            changes.append(FreeListChange(run: freed.run, isTaken: false))
+            changes.append(.freed(freed))
         }
     }
 
-    /// Returns pages that were never written (allocated and freed by the same transaction, or
-    /// skipped at the end of the file) straight to the reusable pool.
-    package mutating func giveBack(_ run: PageRun) {
+    /// Returns pages that transaction `by` allocated but never wrote (allocated and freed by it,
+    /// or skipped at the end of the file) straight to the reusable pool. No version sees them;
+    /// the stored change says so as `(by, by)` (an empty range of versions), which any writer
+    /// reading it treats as reusable once `by` is durable.
+    package mutating func giveBack(_ run: PageRun, by transaction: TransactionID) {
         reusable = Self.merged(reusable, [run])
-        changes.append(FreeListChange(run: run, isTaken: false))
+        changes.append(.freed(FreedRun(run: run, createdBy: transaction, freedBy: transaction)))
     }
 
-    /// Takes `count` consecutive reusable pages that do not cross a map section, lowest first.
-    package mutating func allocate(count: UInt64) -> PageNumber? {
+    /// Takes, for transaction `by`, `count` consecutive reusable pages that do not cross a map
+    /// section, lowest first.
+    package mutating func allocate(count: UInt64, by transaction: TransactionID) -> PageNumber? {
         for index in reusable.indices {
             let run = reusable[index]
             // The lowest start in this run from which `count` pages stay inside one section.
@@ -158,7 +196,7 @@ package struct FreeList: Sendable {
                 reusable[index] = before
                 reusable.insert(after, at: index + 1)
             }
-            changes.append(FreeListChange(run: PageRun(start: start, count: count), isTaken: true))
+            changes.append(.taken(PageRun(start: start, count: count), by: transaction))
             return start
         }
         return nil

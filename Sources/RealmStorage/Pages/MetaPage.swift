@@ -18,23 +18,29 @@
 /// | 64 | 24 | catalog tree root (page, transaction, entry count) |
 /// | 88 | 16 | free-list chain head (page, transaction) |
 /// | 104 | 8 | file id: random, chosen when the file is created (0 in files created before it existed) |
-/// | 112 | 24 | format 7 only: replication slots tree root (page, transaction, entry count) |
-/// | 136 | 24 | format 7 only: change records tree root (page, transaction, entry count) |
-/// | 160 | 8 | format 7 only: the pages the change records keep out of the free list |
-/// | 168 | 8 | format 7 only: recorded pages — the pages change records have retained in all, never decreasing |
+/// | 112 | 24 | format 9 only: replication slots tree root (page, transaction, entry count) |
+/// | 136 | 24 | format 9 only: change records tree root (page, transaction, entry count) |
+/// | 160 | 8 | format 9 only: the pages the change records keep out of the free list |
+/// | 168 | 8 | format 9 only: recorded pages — the pages change records have retained in all, never decreasing |
 ///
-/// A version with no replication slot and no change record is written as format 5, which
-/// libraries without replication read; one with either is written as format 7, which they refuse
-/// as newer — they would neither write change records nor keep the versions slots retain.
-/// Format 6 (development builds) stored slots and records without identities or limits.
+/// A version with no replication slot and no change record is written as format 8, one with
+/// either as format 9, which a library without replication would refuse as newer — it would
+/// neither write change records nor keep the versions slots retain. Formats 8 and 9 are 5 and 7
+/// with free-list entries that keep the versions seeing each run (``FreeListChain``); 5 to 7
+/// were written only by development versions, and are refused (see ``obsoleteFormatMessage(_:)``).
 package struct MetaPage: Equatable, Sendable {
     package static let magic: UInt64 = 0x0052_5443_414D_4C52  // "RLMACTR\0" little-endian
-    /// The newest format this library reads and writes (7: with replication; see above). Files
-    /// of a higher version are refused as newer; versions 1 to 4 and 6 (development builds: see
+    /// The newest format this library reads and writes (9: with replication; see above). Files
+    /// of a higher version are refused as newer; versions 1 to 7 (development versions: see
     /// FORMAT.md) are refused as unsupported rather than misread: no release wrote them.
-    package static let formatVersion: UInt32 = 7
+    package static let formatVersion: UInt32 = 9
     /// The format of a version without replication.
-    static let formatWithoutReplication: UInt32 = 5
+    package static let formatWithoutReplication: UInt32 = 8
+
+    /// Why a file of an obsolete format `version` (below ``formatWithoutReplication``) is refused.
+    static func obsoleteFormatMessage(_ version: UInt32) -> String {
+        "The realm file was written by an older development version of RealmActors (format \(version)); this version reads formats \(formatWithoutReplication) and \(formatVersion) — no release wrote format \(version), so it is not converted: dump it with the version that wrote it (realm-inspect dump) and load the dump with this one (realm-inspect load), or delete it"
+    }
 
     package var transaction: TransactionID
     package var durableBase: TransactionID
@@ -59,10 +65,10 @@ package struct MetaPage: Equatable, Sendable {
     /// ``ReplicationSlot/recordedAtPosition``).
     package var recordedPages: UInt64 = 0
 
-    /// Whether the version has replication state, and so is written as format 7.
+    /// Whether the version has replication state, and so is written as format 9.
     package var hasReplication: Bool { !slots.isEmpty || !changeRecords.isEmpty }
 
-    /// The format this version is written in: 7 with replication state, else 5.
+    /// The format this version is written in: 9 with replication state, else 8.
     package var version: UInt32 { hasReplication ? Self.formatVersion : Self.formatWithoutReplication }
 
     /// Encodes into a zeroed page buffer and seals it.
@@ -109,7 +115,7 @@ package struct MetaPage: Equatable, Sendable {
         guard page.u64(24) == magic, page.pageKind == .meta else { return .failure(.notARealmFile) }
         let version = page.u32(32)
         guard version <= formatVersion else { return .failure(.futureFormat(version)) }
-        guard version >= formatWithoutReplication, version != 6 else { return .failure(.obsoleteFormat(version)) }
+        guard version >= formatWithoutReplication else { return .failure(.obsoleteFormat(version)) }
         guard PageChecksum.isValid(page, length: PageLayout.pageSize) else { return .failure(.badChecksum) }
         guard page.u32(36) == UInt32(PageLayout.pageSize) else {
             return .failure(.unsupportedPageSize(page.u32(36)))

@@ -3,9 +3,9 @@ import Foundation
 /// Replication slots and change records in a write transaction.
 ///
 /// **Why retained versions stay intact.** A page that commit *F* stops using belongs to the
-/// versions before *F*. Without slots it goes to the free list and is reused once no reader in
-/// this process needs it — and on the next open every free page is reusable, since no reader
-/// survives a restart. A slot must survive restarts, so while one exists a commit does not
+/// versions before *F*. Without slots it goes to the free list and is reused once no reader
+/// pins a version that sees it — and on the next open every free page is reusable, since no
+/// reader survives a restart. A slot must survive restarts, so while one exists a commit does not
 /// give the free list the pages it stops using: it lists them in its ``ChangeRecord``, stored
 /// in the same commit. Those pages are neither free nor reachable from the newest version, so
 /// nothing — no later commit, no later process — can reuse them. Every version after the oldest
@@ -15,7 +15,9 @@ import Foundation
 ///
 /// When every slot has confirmed a commit *F* (or the last slot is dropped), the next commit
 /// removes *F*'s record and frees its runs as its own frees: they become reusable once that
-/// commit is durable and no reader of this process pins a version that uses them (``FreeList``).
+/// commit is durable and no reader pins a version that uses them (``FreeList``). The free list
+/// stores each with the versions that see it — from its writer (the record's `createdBy`) to
+/// the releasing commit — so any writer that reads the list later applies the same rule.
 /// Until that commit is durable, a crash falls back to a version that still lists them.
 ///
 /// Which pages a record retains: the pages the commit's own edits stopped using (tables, indexes,
@@ -221,7 +223,7 @@ extension WriteTransaction {
             // from when the pages were written to now.
             freed += record.retained.map { FreedRun(run: $0.run, createdBy: $0.createdBy, freedBy: transaction) }
         }
-        // No replication state left: the file is format 5 again, and the counter starts over.
+        // No replication state left: the file is format 8 again, and the counter starts over.
         if slotsRoot.isEmpty, changeRecordsRoot.isEmpty { recordedPages = 0 }
     }
 

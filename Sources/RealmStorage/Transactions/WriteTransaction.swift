@@ -117,11 +117,11 @@ package final class WriteTransaction: PageSource {
     /// Allocates `count` contiguous pages: reused ones if any are free, else at the end of the file
     /// (skipping to the next map section if the run would straddle one).
     func allocate(pages count: UInt64) -> PageNumber {
-        if let start = freeList.allocate(count: count) { return start }
+        if let start = freeList.allocate(count: count, by: transaction) { return start }
         var start = pageLimit
         if !PageMap.isContiguous(page: start, count: count) {
             let next = (start / PageMap.pagesPerSection + 1) * PageMap.pagesPerSection
-            freeList.giveBack(PageRun(start: start, count: next - start))
+            freeList.giveBack(PageRun(start: start, count: next - start), by: transaction)
             start = next
         }
         pageLimit = start + count
@@ -166,7 +166,7 @@ package final class WriteTransaction: PageSource {
         let count = count ?? UInt64(Self.span(of: page(number)))
         if let page = dirty.removeValue(forKey: number) {
             page.deallocate()  // never written: reusable at once
-            freeList.giveBack(PageRun(start: number, count: count))
+            freeList.giveBack(PageRun(start: number, count: count), by: transaction)
         } else {
             freed.append(FreedRun(run: PageRun(start: number, count: count), createdBy: page(number).pageTransaction,
                                   freedBy: transaction))
@@ -341,13 +341,13 @@ package final class WriteTransaction: PageSource {
         if old.needsNewBase(adding: freeList.changes.count + 2) {
             let oldPages = old.pages.map { PageRun(start: $0, count: 1) }
             freeList.record(oldPages.map { FreedRun(run: $0, createdBy: transaction, freedBy: transaction) })
+            // Runs reusable now are stored settled; the others keep the versions that see them.
             var pages: [WritablePage] = []
-            var runs = freeList.allRuns
-            while runs.count > pages.count * perPage {  // taking pages may split a free run
-                for _ in 0..<((runs.count + perPage - 1) / perPage - pages.count) { pages.append(newPage()) }
-                runs = freeList.allRuns
+            var entries = freeList.baseEntries
+            while entries.count > pages.count * perPage {  // taking pages may split a free run
+                for _ in 0..<((entries.count + perPage - 1) / perPage - pages.count) { pages.append(newPage()) }
+                entries = freeList.baseEntries
             }
-            let entries = runs.map { FreeListChange(run: $0, isTaken: false) }
             for index in pages.indices {
                 let slice = entries[min(index * perPage, entries.count)..<min((index + 1) * perPage, entries.count)]
                 let next = index + 1 < pages.count ? ChainHead(page: pages[index + 1].number, transaction: transaction) : .none
