@@ -3,7 +3,7 @@
 // RealmActors benchmarks: a package of its own so that the library itself keeps depending on
 // nothing but the toolchain. Two ways in:
 //
-//   realm-bench  the side-by-side suite (W1–W15 of PERFORMANCE.md): RealmActors vs SQLite
+//   realm-bench  the side-by-side suite (W1–W16 of PERFORMANCE.md and issue 39): RealmActors vs SQLite
 //                through GRDB, one child process per workload and side. See README.md.
 //   migration-bench  a 1M-object migration vs a plain update (Scripts/migration-bench.sh).
 //   results-bench  partial reads (first, prefix) of live filtered results on 1M objects.

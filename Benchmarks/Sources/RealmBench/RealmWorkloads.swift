@@ -30,7 +30,33 @@ struct RealmActorsSide: BenchmarkSide {
         case .w9: return .measured(try await workload.observationLatency())
         case .w13: return .measured(try workload.mediumValues())
         case .w15: return .measured(try await workload.readersDuringDurableWrites())
+        case .w16: return .measured(try workload.crossProcessLatency())
         }
+    }
+
+    /// W16's observing process (see `CrossProcessLatency`): opens A's file read-only, iterates
+    /// `changes` on its one object and records each element's newest `seq` and arrival time,
+    /// until the last commit's.
+    static func followCommits(_ context: WorkloadContext, ready: () -> Void) async throws
+        -> CrossProcessLatency.FollowerReport {
+        var config = realmConfiguration(in: context, objectTypes: [StampObject.self])
+        config.readOnly = true
+        let realm = try Realm(configuration: config)
+        var changes = realm.objects(StampObject.self).changes.makeAsyncIterator()
+        guard case .initial(let initial) = await changes.next(), initial.first?.seq == 0 else {
+            throw WorkloadError("the initial element is missing or not at seq 0")
+        }
+        ready()
+        var report = CrossProcessLatency.FollowerReport()
+        while report.seqs.last != context.size.operations {
+            guard let change = await changes.next() else { throw WorkloadError("the stream ended") }
+            let receivedAt = CrossProcessLatency.now()
+            guard case .update(let stamps, _, _, _) = change, let stamp = stamps.first else {
+                throw WorkloadError("unexpected element \(change)")
+            }
+            report.record(seq: stamp.seq, stamp: stamp.sentAt, at: receivedAt)
+        }
+        return report
     }
 
     /// The configuration of the realm file `name` of a run: always inside the run's own
@@ -324,6 +350,20 @@ private struct RealmWorkload {
                 "p50SortedByScoreOneInsert": .init(sorted, .seconds),
             ],
             durability: Self.durability, checksum: size.operations)
+    }
+
+    /// W16: A's side (see `CrossProcessLatency`): the file with its one object at seq 0, then
+    /// durable commits (the default configuration) setting its `seq` and `sentAt`.
+    func crossProcessLatency() throws -> Measured {
+        let realm = try Realm(configuration: RealmActorsSide.realmConfiguration(in: context, objectTypes: [StampObject.self]))
+        try realm.write { realm.add(StampObject()) }
+        let stamp = realm.objects(StampObject.self).first!
+        return try CrossProcessLatency.measure(context, side: .ours, durability: Self.durability) { seq, sentAt in
+            try realm.write {
+                stamp.seq = seq
+                stamp.sentAt = sentAt
+            }
+        }
     }
 
     /// Median latency from commit to delivery on every object sorted by score when each commit

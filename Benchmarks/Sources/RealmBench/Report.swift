@@ -7,6 +7,8 @@ enum QuantityUnit: String, Codable, Sendable {
     case bytes = "B"
     case perSecond = "1/s"
     case percent = "%"
+    /// A plain count (W16's commits made and seen).
+    case count = "1"
 }
 
 /// A number with its unit, as written to JSON: `{"value": 0.113, "unit": "s"}`.
@@ -26,6 +28,7 @@ struct Quantity: Codable, Sendable {
         case .bytes: Format.bytes(value)
         case .perSecond: "\(Format.grouped(Int(value.rounded())))/s"
         case .percent: "\(Int(value.rounded())) %"
+        case .count: Format.grouped(Int(value.rounded()))
         }
     }
 }
@@ -233,6 +236,7 @@ enum Reporter {
                 case .ok:
                     if let durability = report.durability { parts.append(durability) }
                     parts.append(result.id == .w9 ? "\(report.samples.count) updates"
+                                 : result.id == .w16 ? "\(Format.grouped(report.samples.count)) changes observed"
                                  : "\(report.samples.count) rep\(report.samples.count == 1 ? "" : "s")")
                     for (name, value) in report.extras.sorted(by: { $0.key < $1.key }) {
                         parts.append("\(name) \(value.formatted)")

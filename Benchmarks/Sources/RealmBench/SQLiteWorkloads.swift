@@ -28,8 +28,48 @@ struct SQLiteSide: BenchmarkSide {
         case .w12: try workload.updateAll()
         case .w13: try workload.mediumValues()
         case .w15: try await workload.readersDuringDurableWrites()
+        case .w16: try workload.crossProcessLatency()
         }
         return .measured(measured)
+    }
+
+    /// W16's `stamp` table: one row, whose `seq` and `sentAt` every commit of A sets.
+    static let stampSchema = "CREATE TABLE stamp (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, sentAt INTEGER NOT NULL)"
+
+    /// W16's observing process (see `CrossProcessLatency`): SQLite has no cross-process change
+    /// notification, so a read-only connection polls `PRAGMA data_version` (which changes when
+    /// another connection commits) every millisecond and reads the row when it changed.
+    static func followCommits(_ context: WorkloadContext, ready: () -> Void) throws -> CrossProcessLatency.FollowerReport {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: context.directory.appendingPathComponent("bench.sqlite").path,
+                                      configuration: configuration)
+        func read(_ db: Database) throws -> (seq: Int, sentAt: Int) {
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT seq, sentAt FROM stamp WHERE id = 1")) else {
+                throw WorkloadError("no stamp row")
+            }
+            return (row[0], row[1])
+        }
+        var report = CrossProcessLatency.FollowerReport()
+        try queue.inDatabase { db in
+            let dataVersion = try db.cachedStatement(sql: "PRAGMA data_version")
+            var version = try Int.fetchOne(dataVersion)
+            guard try read(db).seq == 0 else { throw WorkloadError("the row is not at seq 0") }
+            ready()
+            while report.seqs.last != context.size.operations {
+                // 1 ms after the previous poll ended, not on a fixed 1 ms grid: a grid would be
+                // phase-locked to A's 5 ms one and give every commit the same wait, 0–1 ms
+                // depending on the run; this period drifts, so the wait is spread over 0–1 ms.
+                CrossProcessLatency.sleep(until: CrossProcessLatency.now() + CrossProcessLatency.sqlitePollNanoseconds)
+                let current = try Int.fetchOne(dataVersion)
+                guard current != version else { continue }
+                version = current
+                // Received once read, as our element arrives holding the object.
+                let (seq, sentAt) = try read(db)
+                report.record(seq: seq, stamp: sentAt, at: CrossProcessLatency.now())
+            }
+        }
+        return report
     }
 }
 
@@ -389,6 +429,21 @@ private struct SQLiteWorkload {
                 "p99": .init(Statistics.percentile(99, of: latencies), .seconds),
             ],
             durability: try durability(of: pool), checksum: size.operations)
+    }
+
+    /// W16: A's side (see `CrossProcessLatency`): a pool (WAL) whose writer commits with
+    /// synchronous=FULL, as our durable commits, updating the one row of `stamp`.
+    func crossProcessLatency() throws -> Measured {
+        let pool = try openPool(at: databasePath(), durable: true)
+        try pool.write { db in
+            try db.execute(sql: SQLiteSide.stampSchema)
+            try db.execute(sql: "INSERT INTO stamp (id, seq, sentAt) VALUES (1, 0, 0)")
+        }
+        return try CrossProcessLatency.measure(context, side: .sqlite, durability: try durability(of: pool)) { seq, sentAt in
+            try pool.write { db in
+                try db.cachedStatement(sql: "UPDATE stamp SET seq = ?, sentAt = ? WHERE id = 1").execute(arguments: [seq, sentAt])
+            }
+        }
     }
 
     /// W15: readers during writes, for `seconds` each repetition, on a pool in WAL mode whose

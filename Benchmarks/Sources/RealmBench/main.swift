@@ -12,6 +12,9 @@ struct Options {
     var help = false
     var child: WorkloadID? = nil
     var childDirectory: URL? = nil
+    /// `--follower` (with `--child W16`): this process is W16's observing process B, started by
+    /// the workload's child A (see `CrossProcessLatency`).
+    var follower = false
 
     /// `Benchmarks/results/latest.json`, found from this source file so that it is the same
     /// whether the suite is run from the repository root or from `Benchmarks/`.
@@ -26,7 +29,7 @@ struct Options {
     static let usage = """
         USAGE: realm-bench [--quick] [--filter W3,W7] [--side sqlite|ours|both] [--encrypted] [--output PATH] [--chart PATH]
 
-        Runs the workloads of PERFORMANCE.md (W1a, W1b, W2 … W15) for RealmActors ("ours") and
+        Runs the workloads of PERFORMANCE.md (W1a, W1b, W2 … W16) for RealmActors ("ours") and
         SQLite through GRDB, each workload and side in a child process of its own, then prints a
         side-by-side table (medians, ratio SQLite/ours, peak RSS), writes every number as JSON
         and draws the ratios as an SVG bar chart.
@@ -93,6 +96,7 @@ struct Options {
                 let name = try value(for: argument)
                 guard let id = WorkloadID(rawValue: name) else { throw UsageError(description: "unknown workload \(name)") }
                 options.child = id
+            case "--follower": options.follower = true
             case "--directory": options.childDirectory = URL(fileURLWithPath: try value(for: argument), isDirectory: true)
             default: throw UsageError(description: "unknown argument \(argument)")
             }
@@ -118,6 +122,10 @@ do {
 if options.help {
     print(Options.usage)
     exit(0)
+}
+if let workload = options.child, options.follower {
+    exit(await CrossProcessLatency.follow(workload, side: options.sides[0], mode: options.mode,
+                                          directory: options.childDirectory!))
 }
 if let workload = options.child {
     exit(await Child.run(workload, side: options.sides[0], mode: options.mode, directory: options.childDirectory!))

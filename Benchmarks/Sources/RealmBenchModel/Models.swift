@@ -42,3 +42,12 @@ package final class NoteObject: Object {
         tag = note.tag
     }
 }
+
+/// W16's one object (stored under the name "Stamp"): the writing process sets `seq` to the
+/// commit's number and `sentAt` to its `CLOCK_MONOTONIC` time in nanoseconds in every commit.
+package final class StampObject: Object {
+    override package class func className() -> String { "Stamp" }
+    @Persisted(primaryKey: true) package var id = 0
+    @Persisted package var seq = 0
+    @Persisted package var sentAt = 0
+}
