@@ -73,7 +73,7 @@ let package = Package(
         // the script with `-sanitize=fuzzer,address -DREALM_LIBFUZZER`, it runs libFuzzer's
         // driver, declared by the header-only CLibFuzzer.
         .target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
-        .executableTarget(name: "realm-fuzz", dependencies: ["RealmActors", "RealmObjectStore", "RealmRuntime", "RealmInspector", "CLibFuzzer"],
+        .executableTarget(name: "realm-fuzz", dependencies: ["RealmActors", "RealmObjectStore", "RealmRuntime", "RealmStorage", "RealmInspector", "CLibFuzzer"],
                           path: "Fuzz/Harnesses", swiftSettings: strictSettings),
 
         // Crash-safety torture: writes through the public API while a driver SIGKILLs it.

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer harnesses of Fuzz/Harnesses (the `realm-fuzz` target) on the code that decodes
 # untrusted bytes: a realm file, a write-ahead log, RQL predicates, a realm-inspect dump, stored
-# and JSON values, replication slots and change records. See CONTRIBUTING.md ("Fuzzing").
+# and JSON values, replication slots and change records, the shared lock file. See CONTRIBUTING.md ("Fuzzing").
 #
-#   bash Scripts/fuzz.sh TARGET SECONDS   one harness (file, log, query, load, values, replication) for SECONDS
+#   bash Scripts/fuzz.sh TARGET SECONDS   one harness (file, log, query, load, values, replication, lockfile) for SECONDS
 #   bash Scripts/fuzz.sh all SECONDS      each harness in turn, SECONDS each
 #   bash Scripts/fuzz.sh seeds            regenerate Fuzz/Corpus and Fuzz/Fixtures (then commit them)
 #
@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-targets=(file log query load values replication)
+targets=(file log query load values replication lockfile)
 usage() { echo "usage: $0 {${targets[*]// /|}|all} SECONDS | $0 seeds" >&2; exit 2; }
 
 if [[ "${1:-}" == seeds ]]; then
@@ -37,7 +37,7 @@ fi
 [[ $# -eq 2 && "$2" =~ ^[0-9]+$ ]] || usage
 case "$1" in
     all) selected=("${targets[@]}") ;;
-    file|log|query|load|values|replication) selected=("$1") ;;
+    file|log|query|load|values|replication|lockfile) selected=("$1") ;;
     *) usage ;;
 esac
 seconds=$2

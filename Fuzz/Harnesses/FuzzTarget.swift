@@ -14,7 +14,7 @@ protocol FuzzTarget: AnyObject {
 enum FuzzTargets {
     static let environmentVariable = "REALM_FUZZ_TARGET"
 
-    static let names = ["file", "log", "query", "load", "values", "replication"]
+    static let names = ["file", "log", "query", "load", "values", "replication", "lockfile"]
 
     /// The target libFuzzer's callback runs. A C callback cannot capture, so it lives here: set
     /// once by `main` before the driver starts, then only read, by the one thread libFuzzer
@@ -29,6 +29,7 @@ enum FuzzTargets {
         case "load": DumpLoadTarget()
         case "values": ValueDecodingTarget()
         case "replication": ReplicationTarget()
+        case "lockfile": LockFileTarget()
         default: nil
         }
     }

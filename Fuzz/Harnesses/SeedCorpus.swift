@@ -56,6 +56,12 @@ enum SeedCorpus {
             }
             try put(Data([ReplicationTarget.Mode.file.rawValue] + regions.flatMap { bytes[$0] }), at: "\(replication)/file")
 
+            // lockfile: no patch (plain and resealed), and one patch of each region: the header's
+            // session, the publish counter, a published buffer's page count (resealed), a slot's
+            // state and an exact pin.
+            let lockFiles = try corpus("lockfile")
+            for (name, seed) in LockFileTarget.seeds() { try put(Data(seed), at: "\(lockFiles)/\(name)") }
+
             // query: predicates of every kind of the Realm Query Language.
             let queries = try corpus("query")
             for (index, predicate) in predicates.enumerated() {

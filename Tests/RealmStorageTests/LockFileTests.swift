@@ -283,6 +283,36 @@ import RealmTestSupport
         try writer.close()
     }
 
+    /// A published version the file cannot hold (a lock file written by something else: the
+    /// writer publishes only versions whose pages it wrote) is refused as damage, at open and at a
+    /// reader's begin — never mapped past the file's end, where a read would be SIGBUS.
+    @Test func aPublishedVersionTheFileCannotHoldIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.makeFile(directory)
+        let writer = try Self.writer(path)
+        let follower = try Self.reader(path)
+        var forged = writer.state.withLock { $0.published }
+        forged.transaction += 100
+        forged.pageCount = 1 << 40
+        try #require(writer.lockFile).publish(forged, slot: 0)
+        let atBegin = try #require(throws: StorageError.self) { try follower.beginRead() }
+        #expect(atBegin.code == .invalidDatabase && atBegin.message.contains("cannot hold"), "\(atBegin)")
+        let atOpen = try #require(throws: StorageError.self) { try Self.reader(path) }
+        #expect(atOpen.code == .invalidDatabase && atOpen.message.contains("cannot hold"), "\(atOpen)")
+        // Words another program wrote: a slot high-water past every slot (found by the lockfile
+        // fuzz harness: it trapped converting to Int) only makes the scan read every slot.
+        try Self.withWords(path) { $0.storeBytes(of: UInt64.max, toByteOffset: LockFileLayout.slotHighWaterOffset, as: UInt64.self) }
+        let write = try writer.beginWrite()
+        _ = try write.createTree()
+        try write.commit()
+        forged.pageCount = 8
+        forged.catalog.page = 9  // a root outside the version
+        try #require(writer.lockFile).publish(forged, slot: 0)
+        #expect(throws: StorageError.self) { try follower.beginRead() }
+        try follower.close()
+        try writer.close()
+    }
+
     /// An encrypted file is not followed yet (its decrypted pages would need invalidating as the
     /// writer reuses page numbers): a read-only open beside its writer is refused with why.
     @Test func anEncryptedFileIsNotFollowedYet() throws {

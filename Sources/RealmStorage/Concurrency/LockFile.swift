@@ -584,7 +584,7 @@ package final class LockFile: @unchecked Sendable {
     }
 
     /// The slots claimed in this session so far: a slot at or past this number was never used.
-    private var slotsInUse: Int { min(Int(word(at: LockFileLayout.slotHighWaterOffset)), LockFileLayout.slotCount) }
+    private var slotsInUse: Int { Int(min(word(at: LockFileLayout.slotHighWaterOffset), UInt64(LockFileLayout.slotCount))) }
 
     /// This process's slot's offset, once attached with a mapping.
     private func ownSlotOffset() -> Int? {

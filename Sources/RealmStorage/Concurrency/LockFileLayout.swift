@@ -5,93 +5,94 @@
 /// Every field is a little-endian, naturally aligned 64-bit word, read and written with the
 /// atomic accesses of `CRealmSync` (`realm_shared_load`/`realm_shared_store`), so a process never
 /// sees half a store.
-enum LockFileLayout {
+package enum LockFileLayout {
     /// `"RLMALCK\0"` read as a little-endian word.
-    static let magic: UInt64 = 0x004B_434C_414D_4C52
+    package static let magic: UInt64 = 0x004B_434C_414D_4C52
     /// The layout this library writes and joins. A lock file of another layout, while processes
     /// have it attached, is refused; with nobody attached it is rewritten.
-    static let version: UInt64 = 1
+    package static let version: UInt64 = 1
 
     // The header: written once by the process that initializes the lock file, under the control
     // lock, `session` last; read by joiners under the control lock.
-    static let magicOffset = 0
-    static let versionOffset = 8
+    package static let magicOffset = 0
+    package static let versionOffset = 8
     /// The mapping's size in bytes.
-    static let sizeOffset = 16
+    package static let sizeOffset = 16
     /// A random nonzero number naming this initialization; 0 while the file is being initialized
     /// or after the last process detached.
-    static let sessionOffset = 24
+    package static let sessionOffset = 24
     /// The data file's device and inode, and its file id (meta page): a joiner that opened
     /// another file at the same path (replaced while others had it open) is refused.
-    static let dataDeviceOffset = 32
-    static let dataInodeOffset = 40
-    static let dataFileIDOffset = 48
+    package static let dataDeviceOffset = 32
+    package static let dataInodeOffset = 40
+    package static let dataFileIDOffset = 48
     /// 1 if the data file is encrypted.
-    static let encryptedOffset = 56
-    static let slotCountOffset = 64
+    package static let encryptedOffset = 56
+    package static let slotCountOffset = 64
     /// One more than the highest slot claimed in this session: scans of the slots stop there.
     /// Only grows (under the control lock).
-    static let slotHighWaterOffset = 72
+    package static let slotHighWaterOffset = 72
     /// A 32-bit word incremented by every publish, which watchers of other processes wait on
     /// (futex on Linux, `os_sync_wait_on_address` on Darwin), and the number of such watchers
     /// (32 bits): a publisher wakes them only when there are some.
-    static let commitSignalOffset = 80
-    static let watcherCountOffset = 84
+    package static let commitSignalOffset = 80
+    package static let watcherCountOffset = 84
 
     /// The newest version the writing process made durable, for the other processes to adopt
     /// (`LockFile.publish(_:slot:)`): a counter, then two buffers. Each publish fills the buffer the counter does *not* select, then increments the counter,
     /// so buffer `counter & 1` is whole unless the counter moved while it was read (a reader
     /// copies it between two loads of the counter and retries if they differ).
-    static let publishedCounterOffset = 128
-    static let publishedBuffersOffset = 136
+    package static let publishedCounterOffset = 128
+    package static let publishedBuffersOffset = 136
     /// A published version's words: the meta's fields, its meta slot, and a checksum of them.
-    static let publishedWords = 19
-    static let publishedBufferSize = publishedWords * 8
+    package static let publishedWords = 19
+    package static let publishedBufferSize = publishedWords * 8
 
     // The rest up to 4096 is reserved for write coordination and the log's cursor (later steps
     // of issue 39 place them here).
 
     /// The process slots: one per attached process.
-    static let slotsOffset = 4096
-    static let slotSize = 256
-    static let slotCount = 256
-    static let size = slotsOffset + slotCount * slotSize
+    package static let slotsOffset = 4096
+    package static let slotSize = 256
+    package static let slotCount = 256
+    package static let size = slotsOffset + slotCount * slotSize
 
     // A slot's fields, relative to its start. Written by its process (claim and release under the
     // control lock) or, once it is dead, by whoever clears it under the control lock.
     /// ``SlotState``.
-    static let slotStateOffset = 0
+    package static let slotStateOffset = 0
     /// The process's pid: for diagnostics only (liveness is the slot's byte lock, which is right
     /// across PID namespaces and PID reuse).
-    static let slotPIDOffset = 8
+    package static let slotPIDOffset = 8
     /// When the process attached, in nanoseconds since 1970.
-    static let slotAttachedAtOffset = 16
+    package static let slotAttachedAtOffset = 16
     /// ``SlotFlags``.
-    static let slotFlagsOffset = 24
+    package static let slotFlagsOffset = 24
     /// The versions the process pins, mirrored from its readers (see `LockFile.mirrorPin(_:)`):
     /// every version in `low...high` counts as pinned (0 and 0: none), and each nonzero exact
     /// entry. Written only by the slot's process, read by every writer.
-    static let slotRangeLowOffset = 32
-    static let slotRangeHighOffset = 40
-    static let slotExactPinsOffset = 48
-    static let exactPinsPerSlot = (slotSize - slotExactPinsOffset) / 8
+    package static let slotRangeLowOffset = 32
+    package static let slotRangeHighOffset = 40
+    package static let slotExactPinsOffset = 48
+    package static let exactPinsPerSlot = (slotSize - slotExactPinsOffset) / 8
 
-    enum SlotState: UInt64 {
+    package enum SlotState: UInt64 {
         case free = 0
         case attached = 1
     }
 
-    struct SlotFlags: OptionSet {
-        let rawValue: UInt64
+    package struct SlotFlags: OptionSet, Sendable {
+        package let rawValue: UInt64
+        package init(rawValue: UInt64) { self.rawValue = rawValue }
         /// The process opened the file for writing.
-        static let writer = SlotFlags(rawValue: 1)
+        package static let writer = SlotFlags(rawValue: 1)
     }
 
     // Byte-range locks (OFD locks on Linux): placed far beyond the mapping, so they never cover
     // data a process reads or writes.
     /// Held exclusively while a process attaches, initializes or detaches: those never overlap.
-    static let controlLock: Int64 = 1 << 30
+    package static let controlLock: Int64 = 1 << 30
     /// Held exclusively by slot `i`'s process for as long as it is attached: a slot whose byte
     /// nobody holds belongs to a dead process (the kernel releases a dead process's locks).
-    static func livenessLock(ofSlot slot: Int) -> Int64 { (1 << 30) + 64 + Int64(slot) }
+    package static func livenessLock(ofSlot slot: Int) -> Int64 { (1 << 30) + 64 + Int64(slot) }
 }

@@ -12,11 +12,24 @@ extension Database {
         guard let (meta, slot, counter) = lockFile.publishedVersion(unless: state.adoptedCounter) else { return }
         state.adoptedCounter = counter
         guard meta.transaction > state.published.transaction else { return }
+        try Self.checkPublished(meta, fileSize: try file?.size(), path: path)
         try map.ensureMapped(pageCount: meta.pageCount)
         state.published = meta
         state.publishedSlot = slot
         state.publishedTip.meta = meta
         state.tip.meta = meta
+    }
+
+    /// Refuses a published version that the file cannot hold or whose fields disagree: mapping
+    /// pages past the file's end would turn a read into SIGBUS. The writing process publishes only
+    /// versions whose pages it wrote, so this is damage — a lock file written by something else.
+    static func checkPublished(_ meta: MetaPage, fileSize: UInt64?, path: String?) throws {
+        let pages = (fileSize ?? 0) / UInt64(PageLayout.pageSize)
+        guard meta.isConsistent, meta.pageCount <= pages else {
+            throw StorageError(.invalidDatabase,
+                               "The lock file publishes version \(meta.transaction) of \(meta.pageCount) pages, which the realm file (\(pages) pages) cannot hold: the lock file is damaged",
+                               path: path)
+        }
     }
 
     /// In a database that follows another process: waits until a version newer than its newest is

@@ -113,6 +113,7 @@ extension Database {
                                  options: DatabaseOptions) throws -> Database {
         do {
             try lock.finishAttaching(dataFile: file.descriptor, fileID: published.meta.fileID, encrypted: file.cipher != nil)
+            try checkPublished(published.meta, fileSize: try file.size(), path: file.path)
             let map = PageMap(descriptor: file.descriptor, cipher: file.cipher)
             try map.ensureMapped(pageCount: published.meta.pageCount)
             let tip = VersionTip(meta: published.meta, freeList: FreeList(), chain: FreeListChain())

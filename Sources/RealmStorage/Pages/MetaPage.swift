@@ -134,13 +134,19 @@ package struct MetaPage: Equatable, Sendable {
             meta.retainedPages = page.u64(160)
             meta.recordedPages = page.u64(168)
         }
-        guard meta.transaction == page.pageTransaction, meta.durableBase <= meta.transaction,
-              meta.pageCount >= PageLayout.firstDataPage,
-              meta.catalog.page < meta.pageCount, meta.freeList.page < meta.pageCount,
-              meta.slots.page < meta.pageCount, meta.changeRecords.page < meta.pageCount,
-              meta.retainedPages < meta.pageCount, meta.retainedPages <= meta.recordedPages
+        guard meta.transaction == page.pageTransaction, meta.isConsistent
         else { return .failure(.inconsistent("meta page fields out of range")) }
         return .success(meta)
+    }
+
+    /// Whether the fields agree with each other: roots inside the version's pages, counts in
+    /// range. What a meta page's decoding checks, and what a version published by another process
+    /// must pass before it is adopted (`LockFile+Versions.swift`).
+    package var isConsistent: Bool {
+        durableBase <= transaction && pageCount >= PageLayout.firstDataPage
+            && catalog.page < pageCount && freeList.page < pageCount
+            && slots.page < pageCount && changeRecords.page < pageCount
+            && retainedPages < pageCount && retainedPages <= recordedPages
     }
 }
 
