@@ -22,9 +22,11 @@ import CRealmSync
 ///   kernel releases it when the process dies, so a slot marked attached whose byte nobody holds
 ///   is a dead process's, and is cleared (LMDB's reader-table check, by lock instead of by pid).
 ///
-/// Until the several-writers steps land, one process writes: a writable open is refused while any
-/// other process is attached. Read-only processes attach beside each other and beside the writer,
-/// whose durable versions they follow (`LockFile+Versions.swift`) — except an encrypted file's.
+/// Until the several-writers steps land, one process writes: a writable open is refused while
+/// another process writing is attached. Read-only processes attach beside each other and beside
+/// the writer, whose durable versions they follow (`LockFile+Versions.swift`), and a writer may
+/// join read-only processes (a service restarting while a tool reads) — except for an encrypted
+/// file, which one writing process has alone.
 ///
 /// A process that forks shares its open file descriptions, and with them these locks, with the
 /// child until the child's `exec` closes them (every descriptor here is close-on-exec): a file
@@ -194,11 +196,17 @@ package final class LockFile: @unchecked Sendable {
             // A `flock` holder with no live slot is outside the protocol: an older library reading
             // the file, a read-only open without write access to the lock file, or a transient one.
             guard !live.isEmpty else { throw outsider() }
-            if !readOnly {
+            let writing = live.contains { lockFile.flags(ofSlot: $0).contains(.writer) }
+            let encrypted = lockFile.word(at: LockFileLayout.encryptedOffset) != 0
+            if !readOnly && writing {
                 throw Conflict(message: "The realm file is open in another process; RealmActors supports one writing process per file")
             }
-            if live.contains(where: { lockFile.flags(ofSlot: $0).contains(.writer) }),
-               lockFile.word(at: LockFileLayout.encryptedOffset) != 0 {
+            if !readOnly && encrypted {
+                // Readers of an encrypted file keep decrypted pages a writer would reuse (the
+                // several-writers work of issue 39 brings their invalidation).
+                throw Conflict(message: "The encrypted realm file is open in another process; a process can write it only when no other has it open, for now")
+            }
+            if writing && encrypted {
                 // Its decrypted pages would need invalidating as the writer reuses page numbers
                 // (the several-writers work of issue 39 brings that).
                 throw StorageError(.incompatibleLockFile,

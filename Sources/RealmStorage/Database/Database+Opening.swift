@@ -75,7 +75,10 @@ extension Database {
             do {
                 if options.readOnly {
                     log = nil
-                    (map, replayed, replayedPages) = try replayLogInMemory(of: file, cipher: cipher)
+                    let (replayMap, count, pages) = try replayLogInMemory(of: file, cipher: cipher)
+                    // Nothing replayed: the file itself holds the version, so the map is the
+                    // file's own (shared), and this reader can follow a writer that joins later.
+                    (map, replayed, replayedPages) = (count == 0 ? PageMap(descriptor: descriptor, cipher: cipher) : replayMap, count, pages)
                 } else {
                     (log, replayed) = try openLog(of: file, cipher: cipher, options: options)
                     map = PageMap(descriptor: descriptor, cipher: cipher)
@@ -84,20 +87,35 @@ extension Database {
                 file.close()
                 throw error
             }
-            let (meta, slot, tip, newestStamped) = try recover(file: file, map: map, minimumPages: replayedPages)
+            // A writer joining read-only processes: the pages their pins hold stay out of its free
+            // list, and it must not go back from what they read (a version is published only once
+            // durable, so recovery finds it or a newer one — unless the file lost it).
+            let joining = !options.readOnly && !lock.isFirst
+            let (meta, slot, tip, newestStamped) = try recover(file: file, map: map, minimumPages: replayedPages,
+                                                              pins: joining ? lock.otherProcessesPins() : [])
+            if joining, let published = lock.publishedVersion(unless: nil), published.meta.transaction > meta.transaction {
+                throw StorageError(.invalidDatabase,
+                                   "The realm file's newest version is \(meta.transaction), but other processes read version \(published.meta.transaction): the file lost commits",
+                                   path: path)
+            }
             // Readers of other processes may begin at the recovered version — unless a log was
             // replayed only into this process's memory, whose pages the file does not hold (they
             // then recover for themselves). Published before the control lock goes: a process
             // attaching next must not find a writer without a version to follow.
-            if lock.isFirst && (!options.readOnly || replayed == 0) { lock.publish(meta, slot: slot) }
+            if !options.readOnly || (lock.isFirst && replayed == 0) { lock.publish(meta, slot: slot) }
             do {
                 try lock.finishAttaching(dataFile: descriptor, fileID: meta.fileID, encrypted: cipher != nil)
             } catch {
                 file.close()
                 throw error
             }
-            return Database(path: path, options: kept, map: map, file: file, log: log, recordsReplayed: replayed,
-                            lockFile: lock, meta: meta, slot: slot, tip: tip, nextTransaction: newestStamped + idReserve + 1)
+            let database = Database(path: path, options: kept, map: map, file: file, log: log, recordsReplayed: replayed,
+                                    lockFile: lock, meta: meta, slot: slot, tip: tip, nextTransaction: newestStamped + idReserve + 1)
+            // A reader that published what it opened follows the versions published after it.
+            if options.readOnly, replayed == 0, let published = lock.publishedVersion(unless: nil) {
+                database.state.withLock { $0.adoptedCounter = published.counter }
+            }
+            return database
         } catch {
             lock.abandon()
             throw error
@@ -304,7 +322,8 @@ extension Database {
     /// Picks the version to open at: the newest meta whose batch verifies, else the other one.
     /// Also returns the newest transaction of either meta, verified or not (see ``idReserve``).
     /// `minimumPages`: the length in pages a read-only open's in-memory replay gave the file.
-    private static func recover(file: PageFile, map: PageMap, minimumPages: UInt64 = 0) throws -> (MetaPage, Int, VersionTip, TransactionID) {
+    private static func recover(file: PageFile, map: PageMap, minimumPages: UInt64 = 0,
+                                pins: PinSet = []) throws -> (MetaPage, Int, VersionTip, TransactionID) {
         let size = try file.size()
         let path = file.path
         guard size > 0 else {
@@ -359,11 +378,10 @@ extension Database {
                 var (freeList, chain) = try FreeListChain.decode(head: meta.freeList, version: meta.transaction,
                                                                  pageCount: meta.pageCount, page: snapshot.page)
                 // The stored runs that were not yet reusable wait for the versions that see
-                // them. This process is the only one with the file (`acquireLock`), none of its
-                // readers has pinned anything yet, and the version opened is the durable one, so
-                // every run is reusable now — as it was for the process that stored them, once its
-                // readers ended. (With several processes, their pins go here.)
-                freeList.release(pins: [], durable: meta.transaction)
+                // them: the version opened is durable, and none of this process's readers has
+                // pinned anything yet, so what still holds a run is `pins` — other processes'
+                // readers, when a writer joins them (none when this process is the first).
+                freeList.release(pins: pins, durable: meta.transaction)
                 return (meta, slot, VersionTip(meta: meta, freeList: freeList, chain: chain), valid[0].1.transaction)
             } catch let error as StorageError {
                 reasons.append("version \(meta.transaction): \(error.message)")

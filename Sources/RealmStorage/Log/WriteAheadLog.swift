@@ -129,8 +129,12 @@ package final class WriteAheadLog: Sendable {
     ///
     /// `dataFile` reads the data file's meta pages (see `LogLayout.DataFileState`).
     ///
-    /// - Precondition: this process holds the data file's exclusive lock, and nothing has read
-    ///   the file's pages yet.
+    /// - Precondition: no other process writes the file (this one is the first to attach, or the
+    ///   only writer: see `LockFile`), and this process has read none of its pages yet. Read-only
+    ///   processes may be reading it: they read versions at or below the newest published, which
+    ///   was durable — a replay writes their pages' own bytes again, and every other page it
+    ///   writes is at a number no version they pin uses (the writer that logged it allocated it
+    ///   under their pins).
     static func openForWriting(path: String, file: PageFile, faults: (any IOFaultInjector)?,
                                isAuthentic: (UnsafeRawPointer, Int, PageNumber) -> Bool,
                                dataFile: () -> LogLayout.DataFileState) throws -> (WriteAheadLog, Int) {
