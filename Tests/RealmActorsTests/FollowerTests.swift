@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import RealmActors
 import RealmTestSupport
@@ -83,5 +84,30 @@ final class FLItem: Object {
         let error = try #require(throws: Realm.Error.self) { try Realm(configuration: second) }
         #expect(error.code == .incompatibleLockFile && error.message.contains("one writing process"), "\(error)")
         withExtendedLifetime(writer) {}
+    }
+
+    /// Compaction on launch is skipped while another process has the file open (as in Realm):
+    /// `shouldCompactOnLaunch` is not asked, and the file is not replaced under the reader.
+    @Test func compactionOnLaunchIsSkippedWhileAnotherProcessReads() throws {
+        let pair = try Self.pair()
+        do {
+            let writer = try Realm(configuration: pair.writer)
+            try writer.write { for id in 0..<50 { writer.create(FLItem.self, value: ["id": id]) } }
+        }
+        let follower = try Realm(configuration: pair.follower)
+        let inode = { (try FileManager.default.attributesOfItem(atPath: pair.writer.fileURL!.path)[.systemFileNumber] as? NSNumber)?.uint64Value }
+        let before = try inode()
+        let asked = Mutex(0)
+        var compacting = pair.writer
+        compacting.shouldCompactOnLaunch = { _, _ in
+            asked.withLock { $0 += 1 }
+            return true
+        }
+        let writer = try Realm(configuration: compacting)
+        #expect(asked.withLock { $0 } == 0)
+        #expect(try inode() == before)
+        try writer.write { writer.create(FLItem.self, value: ["id": 50]) }
+        #expect(follower.refresh())
+        #expect(follower.objects(FLItem.self).count == 51)
     }
 }

@@ -57,8 +57,8 @@ extension Realm {
         /// with the file's size and the bytes its data uses (both in bytes); returning true
         /// rewrites the file compactly before the open (all objects kept; a crash meanwhile
         /// leaves the old file or the new one). Not called for in-memory or read-only realms, nor
-        /// while another handle of the process has the file open. While another process has it
-        /// open, a writable open fails before compacting (one process writes a file at a time).
+        /// while another handle of this process or another process has the file open: compaction
+        /// is then skipped, as in Realm.
         ///
         /// ```swift
         /// configuration.shouldCompactOnLaunch = { totalBytes, usedBytes in

@@ -101,8 +101,9 @@ package final class SharedRealmFile: Sendable {
         faultInjectors.withLock { $0[path] = faults }
     }
 
-    /// Compaction on launch: opens the file at `path` (which no handle of this process has open,
-    /// and which the lock keeps every other process away from meanwhile), asks `shouldCompact`
+    /// Compaction on launch: opens the file at `path` (which no handle of this process has open),
+    /// skips it if another process has the file open (Realm does the same; `shouldCompact` is
+    /// not asked), asks `shouldCompact`
     /// with its total and used bytes, and if it answers true replaces the file with a compacted
     /// copy of its newest version (``Database/writeCompactCopy(of:tables:to:replacing:)``: the
     /// copy is synced before it is renamed over the file, so a crash leaves the old file or the
@@ -110,10 +111,21 @@ package final class SharedRealmFile: Sendable {
     /// replication slot (or change records) is not compacted: the copy would hold only the
     /// newest version, and the slots' consumers need the versions they have not confirmed yet.
     /// Slots a retention limit invalidated keep nothing: they are carried into the copy.
+    ///
+    /// A read-only process that attaches while the copy is written follows the old file; once it
+    /// is renamed over, the next writer finds the lock file naming the old file and is refused
+    /// ("replaced") until that reader closes — never a mix of the two files. (Compacting under
+    /// the lock file's control lock, which would shut that window, comes with issue 39's step 8.)
     private static func compact(path: String, encryptionKey: [UInt8]?, if shouldCompact: @Sendable (Int, Int) -> Bool,
                                 instrumentation: FileInstrumentation?) throws {
         guard FileManager.default.fileExists(atPath: path) else { return }
         let database = try Database.open(path: path, options: DatabaseOptions(encryptionKey: encryptionKey))
+        // Another process has the file open (read-only: a writer would have been refused): the
+        // copy would be renamed over a file it reads. Skipped, as Realm skips it.
+        guard database.isAlone else {
+            try database.close()
+            return
+        }
         do {
             let usage = database.spaceUsage
             let newest = try database.beginRead()

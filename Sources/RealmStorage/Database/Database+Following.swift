@@ -6,6 +6,11 @@ extension Database {
     /// that published one): its versions come from elsewhere, with no change log or schema entry.
     package var followsAnotherProcess: Bool { state.withLock { $0.adoptedCounter != nil } }
 
+    /// Whether this process was the only one with the file when it opened it (in memory, or on
+    /// read-only media without a lock file: true). Work that replaces the file, such as
+    /// compaction, needs it.
+    package var isAlone: Bool { lockFile?.isFirst ?? true }
+
     /// Makes the newest version the lock file publishes this database's newest, mapping the
     /// pages it adds to the file. Precondition: `state` is the locked state of a follower.
     func adoptNewest(from lockFile: LockFile, into state: inout State) throws {
