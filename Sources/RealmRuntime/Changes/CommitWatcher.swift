@@ -14,31 +14,35 @@ final class CommitWatcher: Sendable {
     private let stopped = Atomic<Bool>(false)
     static let timeoutNanoseconds: UInt64 = 1_000_000_000
 
-    private let database: Database
-    private let feed: ChangeFeed
-
-    /// Starts watching `database`, a follower, for `feed`. The thread holds the watcher until it
-    /// ends.
+    /// Starts watching `database`, a follower, for `feed`. The thread holds neither: while it
+    /// waits it holds the lock file only, so the database detaches (and wakes it) when its last
+    /// reference goes, whether or not `stop()` was called.
     init(database: Database, feed: ChangeFeed) {
-        self.database = database
-        self.feed = feed
-        database.watcherStarted()
-        let thread = Thread { [self] in run() }
+        let stopped = Box(self)
+        let thread = Thread { [weak database, weak feed] in
+            guard let (lockFile, _) = (try? database?.followedLockFile()) ?? nil else { return }
+            lockFile.watcherStarted()
+            defer { lockFile.watcherStopped() }
+            while !stopped.isStopped {
+                guard let (_, counter) = (try? database?.followedLockFile()) ?? nil else { return }
+                _ = lockFile.waitForPublish(after: counter, timeoutNanoseconds: Self.timeoutNanoseconds)
+                guard !stopped.isStopped, let database, let feed else { return }
+                do {
+                    if let version = try database.adoptPublishedVersion() { feed.versionDidBecomeDurable(version) }
+                } catch {
+                    return  // closed, or a damaged lock file: readers report it when they begin
+                }
+            }
+        }
         thread.name = "RealmActors commit watcher"
         thread.start()
     }
 
-    private func run() {
-        defer { database.watcherStopped() }
-        while !stopped.load(ordering: .acquiring) {
-            do {
-                if let version = try database.waitForForeignVersion(timeoutNanoseconds: Self.timeoutNanoseconds) {
-                    feed.versionDidBecomeDurable(version)
-                }
-            } catch {
-                return  // closed
-            }
-        }
+    /// The stop flag, shared with the thread (the watcher itself may go first).
+    private final class Box: Sendable {
+        weak let watcher: CommitWatcher?
+        init(_ watcher: CommitWatcher) { self.watcher = watcher }
+        var isStopped: Bool { watcher?.stopped.load(ordering: .acquiring) ?? true }
     }
 
     /// Asks the thread to end; it does at its next wake-up (closing the database wakes it).

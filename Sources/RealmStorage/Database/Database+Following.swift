@@ -37,29 +37,32 @@ extension Database {
         }
     }
 
-    /// In a database that follows another process: waits until a version newer than its newest is
-    /// published, or about `timeoutNanoseconds` passed, and adopts it. Returns the version adopted
-    /// (nil if none came). Blocks the calling thread: a watcher's own, never a task's.
+    /// In a database that follows another process: the lock file its watcher waits on, and the
+    /// publish counter of the version it adopted last (see ``LockFile/waitForPublish(after:timeoutNanoseconds:)``).
+    /// Nil in a database that makes its own versions. A watcher holds the lock file while it
+    /// waits, not the database: the database's last reference going detaches it, which wakes the
+    /// watcher.
     ///
-    /// - Throws: `.wrongTransactionState` once the database is closed (the watcher's signal to
-    ///   stop); what mapping the new version's pages throws.
-    package func waitForForeignVersion(timeoutNanoseconds: UInt64) throws -> TransactionID? {
-        let counter = try state.withLock { state -> UInt64? in
+    /// - Throws: `.wrongTransactionState` once the database is closed.
+    package func followedLockFile() throws -> (lockFile: LockFile, counter: UInt64)? {
+        try state.withLock { state in
             guard !state.isClosed else { throw StorageError(.wrongTransactionState, "The database is closed", path: path) }
-            return state.adoptedCounter
+            guard let lockFile, let counter = state.adoptedCounter else { return nil }
+            return (lockFile, counter)
         }
-        guard let lockFile, let counter else { return nil }
-        _ = lockFile.waitForPublish(after: counter, timeoutNanoseconds: timeoutNanoseconds)
-        return try state.withLock { state in
+    }
+
+    /// Adopts the newest version the lock file publishes, if it is newer: its transaction, or nil.
+    ///
+    /// - Throws: `.wrongTransactionState` once the database is closed; `.invalidDatabase` for a
+    ///   published version the file cannot hold.
+    package func adoptPublishedVersion() throws -> TransactionID? {
+        try state.withLock { state in
             guard !state.isClosed else { throw StorageError(.wrongTransactionState, "The database is closed", path: path) }
+            guard let lockFile else { return nil }
             let before = state.published.transaction
             try adoptNewest(from: lockFile, into: &state)
             return state.published.transaction > before ? state.published.transaction : nil
         }
     }
-
-    /// Counts (or stops counting) a watcher of this process in the lock file, so that the writing
-    /// process wakes it on each publish.
-    package func watcherStarted() { lockFile?.watcherStarted() }
-    package func watcherStopped() { lockFile?.watcherStopped() }
 }
