@@ -282,6 +282,12 @@ import RealmTestSupport
             #expect(try values(newest, table) == [Int64(round)])
         }
         #expect(writer.oldestPinnedTransaction == firstVersion, "the follower's pin, seen by the writer")
+        // The follower reads the free list from the file (it never loads one to write with):
+        // the same pages free as the writer's, the snapshot's among the held ones.
+        let ours = follower.spaceUsage, theirs = writer.spaceUsage
+        #expect(ours.fileBytes == theirs.fileBytes && ours.freeBytes + ours.heldBytes == theirs.freeBytes + theirs.heldBytes,
+                "\(ours) against \(theirs)")
+        #expect(ours.heldBytes > 0, "the pages of the follower's own snapshot are held")
         #expect(try values(#require(first), table) == [0], "its pages kept while the writer rewrote the table 30 times")
         first = nil
         #expect(writer.oldestPinnedTransaction == nil)

@@ -11,6 +11,21 @@ extension Database {
     /// compaction, needs it.
     package var isAlone: Bool { lockFile?.isFirst ?? true }
 
+    /// In a database that follows another process (whose free list it never loads: it does not
+    /// write): the space usage of the newest version, its free list read from the file — free
+    /// pages that no process's reader holds are reusable, the others held. Nil otherwise, or if
+    /// the free list cannot be read (the figures then count no free pages).
+    ///
+    /// - Complexity: O(free-list chain pages + runs), reading them from the mapped file.
+    func followerSpaceUsage() -> SpaceUsage? {
+        guard followsAnotherProcess, let read = try? beginRead() else { return nil }
+        let meta = read.meta
+        guard var (freeList, _) = try? FreeListChain.decode(head: meta.freeList, version: meta.transaction,
+                                                            pageCount: meta.pageCount, page: read.page) else { return nil }
+        freeList.release(pins: state.withLock { allPins($0) }, durable: meta.transaction)
+        return Self.spaceUsage(of: meta, freeList)
+    }
+
     /// Makes the newest version the lock file publishes this database's newest, mapping the
     /// pages it adds to the file. Precondition: `state` is the locked state of a follower.
     func adoptNewest(from lockFile: LockFile, into state: inout State) throws {

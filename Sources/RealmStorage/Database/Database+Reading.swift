@@ -71,17 +71,21 @@ extension Database {
     ///
     /// - Complexity: O(free runs), under the state lock.
     package var spaceUsage: SpaceUsage {
-        state.withLock { state in
-            let page = UInt64(PageLayout.pageSize)
-            let total = state.tip.meta.pageCount
-            let free = state.tip.freeList.pageCount
-            let reusable = state.tip.freeList.reusablePageCount
-            let retained = min(state.tip.meta.retainedPages, total - free)
-            return SpaceUsage(fileBytes: total * page, liveBytes: (total - free - retained) * page,
-                              freeBytes: reusable * page, heldBytes: (free - reusable) * page,
-                              retainedBytes: retained * page, formatVersion: state.tip.meta.version,
-                              hasReplication: state.tip.meta.hasReplication)
-        }
+        if let usage = followerSpaceUsage() { return usage }
+        return state.withLock { Self.spaceUsage(of: $0.tip.meta, $0.tip.freeList) }
+    }
+
+    /// How `meta`'s version, with free list `freeList`, uses the file's pages.
+    static func spaceUsage(of meta: MetaPage, _ freeList: FreeList) -> SpaceUsage {
+        let page = UInt64(PageLayout.pageSize)
+        let total = meta.pageCount
+        let free = freeList.pageCount
+        let reusable = freeList.reusablePageCount
+        let retained = min(meta.retainedPages, total - free)
+        return SpaceUsage(fileBytes: total * page, liveBytes: (total - free - retained) * page,
+                          freeBytes: reusable * page, heldBytes: (free - reusable) * page,
+                          retainedBytes: retained * page, formatVersion: meta.version,
+                          hasReplication: meta.hasReplication)
     }
 
     /// The number of distinct versions readers pin, in every process, plus the newest one (always
