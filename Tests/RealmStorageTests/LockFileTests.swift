@@ -325,19 +325,62 @@ import RealmTestSupport
         try writer.close()
     }
 
-    /// An encrypted file is not followed yet (its decrypted pages would need invalidating as the
-    /// writer reuses page numbers): a read-only open beside its writer is refused with why.
-    @Test func anEncryptedFileIsNotFollowedYet() throws {
+    /// An encrypted file is followed too: the follower keeps decrypted pages, and the writer reuses
+    /// page numbers as soon as no pin reaches them — each publish lists the runs it wrote (the
+    /// written-pages ring), and the follower forgets its plaintext of them before it reads the
+    /// version. Without that it would read a reused page's old plaintext (wrong values, or damage).
+    /// A writer still has an encrypted file alone: it cannot join attached processes.
+    @Test(arguments: [false, true])
+    func anEncryptedFileIsFollowed(wrapsTheRing: Bool) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let key = (0..<64).map { UInt8($0) }
         let writer = try Database.open(path: path, options: DatabaseOptions(durability: .none, encryptionKey: key))
-        var options = DatabaseOptions(durability: .none, encryptionKey: key)
-        options.readOnly = true
-        let error = try #require(throws: StorageError.self) { try Database.open(path: path, options: options) }
-        #expect(error.code == .incompatibleLockFile && error.message.contains("not supported yet for encrypted files"), "\(error)")
+        let layout = [ColumnSpec(.int)]
+        let setup = try writer.beginWrite()
+        let table = try setup.createTree()
+        for key in 0..<UInt64(3_000) { try setup.insertRow(table, key: key, values: [.int(0)], layout: layout) }
+        try setup.commit()
+        let follower = try Database.open(path: path, options: DatabaseOptions(readOnly: true, durability: .none, encryptionKey: key))
+        #expect(follower.followsAnotherProcess)
+        var mismatched: [String] = []
+        for round in 1...40 {
+            // Every round rewrites every row (pages freed by the last round are reused); with
+            // `wrapsTheRing`, a burst of commits past the ring's capacity comes first.
+            let commits = wrapsTheRing && round % 10 == 0 ? LockFileLayout.ringCapacity + 10 : 1
+            for _ in 0..<commits {
+                let write = try writer.beginWrite()
+                for key in stride(from: UInt64(0), to: 3_000, by: commits > 1 ? 1_000 : 1) {
+                    try write.updateValue(table, key: key, column: 0, value: .int(Int64(round)), layout: layout)
+                }
+                try write.commit()
+            }
+            let read = try follower.beginRead()
+            let root = try read.root(of: table)
+            for key in stride(from: UInt64(0), to: 3_000, by: 1_000) {
+                guard let (leaf, row) = try read.row(in: root, key: key), leaf.int(row, 0) == Int64(round) else {
+                    mismatched.append("round \(round), key \(key)")
+                    continue
+                }
+            }
+            if commits == 1 {
+                var rows = 0
+                try read.forEachCluster(in: root) { leaf in
+                    for row in 0..<leaf.count where leaf.int(row, 0) != Int64(round) { mismatched.append("round \(round) row \(row)") }
+                    rows += leaf.count
+                    return mismatched.count < 5
+                }
+                #expect(rows == 3_000)
+            }
+        }
+        #expect(mismatched.isEmpty, "\(mismatched.prefix(5))")
+        try follower.close()
         try writer.close()
-        try Database.open(path: path, options: options).close()
+        // A writer joins no process on an encrypted file.
+        let reader = try Database.open(path: path, options: DatabaseOptions(readOnly: true, encryptionKey: key))
+        let error = try #require(throws: StorageError.self) { try Database.open(path: path, options: DatabaseOptions(encryptionKey: key)) }
+        #expect(error.code == .incompatibleLockFile && error.message.contains("encrypted"), "\(error)")
+        try reader.close()
     }
 
     #if os(Linux)

@@ -9,9 +9,22 @@ extension LockFile {
     /// readers may begin at it. Precondition: only the writing process calls it, one call at a
     /// time (its database's state lock), after every page of the version is written to the file.
     ///
-    /// - Complexity: 20 shared stores.
-    package func publish(_ meta: MetaPage, slot: Int) {
+    /// `written` are the page runs the version's batch wrote, in an encrypted file (else empty):
+    /// they go into the written-pages ring before the version is published, so a follower that
+    /// adopts it forgets its decrypted copies of them first.
+    ///
+    /// - Complexity: 20 shared stores, plus 2 per written run.
+    package func publish(_ meta: MetaPage, slot: Int, written: [PageRun] = []) {
         guard hasMapping else { return }
+        if !written.isEmpty {
+            let head = word(at: LockFileLayout.ringHeadOffset)
+            for (index, run) in written.enumerated() {
+                let entry = LockFileLayout.ringOffset + Int((head &+ UInt64(index)) % UInt64(LockFileLayout.ringCapacity)) * LockFileLayout.ringEntrySize
+                setWord(run.start, at: entry)
+                setWord(run.count, at: entry + 8)
+            }
+            setWord(head &+ UInt64(written.count), at: LockFileLayout.ringHeadOffset)
+        }
         let counter = word(at: LockFileLayout.publishedCounterOffset)
         let buffer = Self.bufferOffset(counter &+ 1)
         let words = Self.words(of: meta, slot: slot)
@@ -42,6 +55,30 @@ extension LockFile {
             guard Self.checksum(words) == stored else { return nil }
             return (Self.meta(from: words), Int(words[17] & 1), counter)
         }
+    }
+
+    /// The written-pages ring's head now: where a follower starts reading it.
+    package var ringHead: UInt64 { word(at: LockFileLayout.ringHeadOffset) }
+
+    /// The page runs published since the ring's head was `seen`, and the head now; nil runs when
+    /// the ring wrapped past what was unread (more than its capacity since, or overwritten while
+    /// read): the caller then forgets every decrypted page. Load the publish counter first: the
+    /// runs of every version published by then are below the head this returns.
+    package func writtenRuns(since seen: UInt64) -> (runs: [PageRun]?, head: UInt64) {
+        let head = ringHead
+        let capacity = UInt64(LockFileLayout.ringCapacity)
+        guard head &- seen <= capacity, head >= seen else { return (nil, head) }
+        var runs: [PageRun] = []
+        runs.reserveCapacity(Int(head - seen))
+        var index = seen
+        while index < head {
+            let entry = LockFileLayout.ringOffset + Int(index % capacity) * LockFileLayout.ringEntrySize
+            runs.append(PageRun(start: word(at: entry), count: word(at: entry + 8)))
+            index += 1
+        }
+        // Overwritten meanwhile by a writer more than a ring ahead: not to be trusted.
+        guard ringHead &- seen <= capacity else { return (nil, head) }
+        return (runs, head)
     }
 
     /// Waits until a version newer than the one counted `counter` is published, or about

@@ -24,9 +24,10 @@ import CRealmSync
 ///
 /// Until the several-writers steps land, one process writes: a writable open is refused while
 /// another process writing is attached. Read-only processes attach beside each other and beside
-/// the writer, whose durable versions they follow (`LockFile+Versions.swift`), and a writer may
-/// join read-only processes (a service restarting while a tool reads) — except for an encrypted
-/// file, which one writing process has alone.
+/// the writer, whose durable versions they follow (`LockFile+Versions.swift`; an encrypted file's
+/// too, forgetting decrypted pages the writer rewrites), and a writer may join read-only
+/// processes (a service restarting while a tool reads) — except for an encrypted file, whose
+/// readers that did not follow from the start could hold decrypted pages a new writer reuses.
 ///
 /// A process that forks shares its open file descriptions, and with them these locks, with the
 /// child until the child's `exec` closes them (every descriptor here is close-on-exec): a file
@@ -205,13 +206,6 @@ package final class LockFile: @unchecked Sendable {
                 // Readers of an encrypted file keep decrypted pages a writer would reuse (the
                 // several-writers work of issue 39 brings their invalidation).
                 throw Conflict(message: "The encrypted realm file is open in another process; a process can write it only when no other has it open, for now")
-            }
-            if writing && encrypted {
-                // Its decrypted pages would need invalidating as the writer reuses page numbers
-                // (the several-writers work of issue 39 brings that).
-                throw StorageError(.incompatibleLockFile,
-                                   "The encrypted realm file is open for writing in another process; reading it beside a writing process is not supported yet for encrypted files",
-                                   path: path)
             }
             return lockFile
         } catch {

@@ -37,6 +37,8 @@ package enum LockFileLayout {
     /// (32 bits): a publisher wakes them only when there are some.
     package static let commitSignalOffset = 80
     package static let watcherCountOffset = 84
+    /// The written-pages ring's head: runs ever appended (see ``ringOffset``).
+    package static let ringHeadOffset = 88
 
     /// The newest version the writing process made durable, for the other processes to adopt
     /// (`LockFile.publish(_:slot:)`): a counter, then two buffers. Each publish fills the buffer the counter does *not* select, then increments the counter,
@@ -55,7 +57,13 @@ package enum LockFileLayout {
     package static let slotsOffset = 4096
     package static let slotSize = 256
     package static let slotCount = 256
-    package static let size = slotsOffset + slotCount * slotSize
+    /// The written-pages ring, after the slots: the page runs each publish of an encrypted file
+    /// wrote, entry `i` at `i % ringCapacity` (first page, page count), so that followers forget
+    /// their decrypted copies of reused page numbers before they read a version that reuses them.
+    package static let ringOffset = slotsOffset + slotCount * slotSize
+    package static let ringCapacity = 4096
+    package static let ringEntrySize = 16
+    package static let size = ringOffset + ringCapacity * ringEntrySize
 
     // A slot's fields, relative to its start. Written by its process (claim and release under the
     // control lock) or, once it is dead, by whoever clears it under the control lock.

@@ -41,13 +41,16 @@ extension Database {
             var meta = last.tip.meta
             meta.durableBase = published.transaction
             let newSlot = 1 - slot
+            let sorted = Self.pagesWritten(by: batch)
+            // The runs a follower's decrypted pages must forget (see `LockFile.publish`).
+            let written = map.decryption == nil ? [] : Self.runs(of: sorted)
             do {
-                try writeBatch(batch, meta: meta, slot: newSlot)
+                try writeBatch(sorted, meta: meta, slot: newSlot)
             } catch BatchFailure.durable(let error) {
                 // The commit stands (a reopen replays its record), so it is published and its
                 // callers are told it succeeded; the data file lacks its meta page, which a
                 // checkpoint would need, so later writes are refused until a reopen.
-                publish(batch: batch.count, meta: meta, tip: last.tip, slot: newSlot)
+                publish(batch: batch.count, meta: meta, tip: last.tip, slot: newSlot, written: written)
                 state.withLock { state in
                     // Commits prepared meanwhile, on top of this one, will not be flushed.
                     state.discardedThrough = max(state.discardedThrough, state.tip.meta.transaction)
@@ -95,7 +98,7 @@ extension Database {
                 if stopsWrites { state.withLock { $0.failure = error } }
                 throw error
             }
-            publish(batch: batch.count, meta: meta, tip: last.tip, slot: newSlot)
+            publish(batch: batch.count, meta: meta, tip: last.tip, slot: newSlot, written: written)
             if let log, log.recordBytes >= WriteAheadLog.checkpointBytes {
                 // The batch is durable and published whatever happens here; a failure stops
                 // later writes (the file's state is unknown) but does not undo this commit.
@@ -110,14 +113,14 @@ extension Database {
     }
 
     /// Makes a durable batch of `count` prepared commits, ending at `meta`, the readers' version.
-    private func publish(batch count: Int, meta: MetaPage, tip last: VersionTip, slot: Int) {
+    private func publish(batch count: Int, meta: MetaPage, tip last: VersionTip, slot: Int, written: [PageRun]) {
         state.withLock { state in
             var tip = last
             tip.meta = meta
             state.published = meta
             state.publishedTip = tip
             state.publishedSlot = slot
-            lockFile?.publish(meta, slot: slot)
+            lockFile?.publish(meta, slot: slot, written: written)
             state.pending.removeFirst(count)
             if state.pending.isEmpty { state.tip = tip }
         }
@@ -180,8 +183,7 @@ extension Database {
     /// group commit, eight one-object commits write one copy of the leaf-to-root path instead of
     /// eight. Nothing can read a skipped page: no published version reaches it, and it may be
     /// reused only after the commit that freed it is durable.
-    private func writeBatch(_ batch: [PreparedCommit], meta: MetaPage, slot: Int) throws {
-        let sorted = Self.pagesWritten(by: batch)
+    private func writeBatch(_ sorted: [(number: PageNumber, page: DirtyPage)], meta: MetaPage, slot: Int) throws {
         let metaPage = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { metaPage.deallocate() }
         meta.encode(into: metaPage)
@@ -238,6 +240,19 @@ extension Database {
         var sorted = pages.map { (number: $0.number, page: $0.page) }
         sorted.sort { $0.number < $1.number }
         return sorted
+    }
+
+    /// The runs of consecutive page numbers `sorted` writes.
+    private static func runs(of sorted: [(number: PageNumber, page: DirtyPage)]) -> [PageRun] {
+        var runs: [PageRun] = []
+        for (number, page) in sorted {
+            if let last = runs.last, last.end == number {
+                runs[runs.count - 1].count += UInt64(page.pages)
+            } else {
+                runs.append(PageRun(start: number, count: UInt64(page.pages)))
+            }
+        }
+        return runs
     }
 
     /// One vectored write per run of consecutive page numbers of `sorted`, with the log entry of

@@ -34,6 +34,17 @@ extension Database {
         guard meta.transaction > state.published.transaction else { return }
         try Self.checkPublished(meta, fileSize: try file?.size(), path: path)
         try map.ensureMapped(pageCount: meta.pageCount)
+        if let decryption = map.decryption {
+            // The writer wrote these pages since: at numbers no version this process pins uses
+            // (the free list's rule, with this process's pins in its slot), so the plaintext cached
+            // for them belongs to versions nobody here reads any more. Forgotten before any reader
+            // can reach them through the new version. A ring that wrapped since: forget all.
+            let (runs, head) = lockFile.writtenRuns(since: state.ringSeen)
+            for run in runs ?? [PageRun(start: 0, count: meta.pageCount)] where run.start < meta.pageCount {
+                decryption.invalidate(run.start, count: min(run.count, meta.pageCount - run.start))
+            }
+            state.ringSeen = head
+        }
         state.published = meta
         state.publishedSlot = slot
         state.publishedTip.meta = meta

@@ -113,7 +113,10 @@ extension Database {
                                     lockFile: lock, meta: meta, slot: slot, tip: tip, nextTransaction: newestStamped + idReserve + 1)
             // A reader that published what it opened follows the versions published after it.
             if options.readOnly, replayed == 0, let published = lock.publishedVersion(unless: nil) {
-                database.state.withLock { $0.adoptedCounter = published.counter }
+                database.state.withLock { state in
+                    state.adoptedCounter = published.counter
+                    state.ringSeen = lock.ringHead
+                }
             }
             return database
         } catch {
@@ -138,7 +141,10 @@ extension Database {
             let database = Database(path: file.path, options: options, map: map, file: file, lockFile: lock,
                                     meta: published.meta, slot: published.slot, tip: tip,
                                     nextTransaction: published.meta.transaction + 1)
-            database.state.withLock { $0.adoptedCounter = published.counter }
+            database.state.withLock { state in
+                state.adoptedCounter = published.counter
+                state.ringSeen = lock.ringHead  // nothing decrypted yet
+            }
             return database
         } catch {
             file.close()
