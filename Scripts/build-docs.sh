@@ -19,10 +19,10 @@ triple=$(swiftc -print-target-info | python3 -c 'import json,sys; print(json.loa
 rm -rf "$graphs" && mkdir -p "$graphs"
 sdk_args=()
 if [[ "$(uname)" == Darwin ]]; then sdk_args=(-sdk "$(xcrun --show-sdk-path)"); fi
-# The C targets below the storage layer (CRealmCrypto, CRealmPrefetch) are found through the
-# module maps SwiftPM generates for them.
+# The C targets below the storage layer (every Sources/C*: CRealmCrypto, CRealmPrefetch,
+# CRealmSync) are found through the module maps SwiftPM generates for them.
 c_args=()
-for target in CRealmCrypto CRealmPrefetch; do
+for target in $(cd Sources && ls -d C*/ | tr -d /); do
     c_args+=(-Xcc -fmodule-map-file="$bin/$target.build/module.modulemap" -Xcc -I -Xcc "Sources/$target/include")
 done
 swift-symbolgraph-extract -module-name RealmActors -target "$triple" "${sdk_args[@]}" \
