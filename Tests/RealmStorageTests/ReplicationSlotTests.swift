@@ -234,6 +234,13 @@ import RealmTestSupport
         #expect(damaged { for i in 48..<56 { $0[i] = 0 } })               // no commit id
         #expect(damaged { $0.removeLast() })
         #expect(!damaged { _ in })
+
+        // Runs whose counts overflow together (the replication fuzz harness found the total
+        // trapping): the total saturates.
+        var huge = record
+        huge.retained = [FreedRun(run: PageRun(start: 1, count: .max - 1), createdBy: 7, freedBy: 10),
+                         FreedRun(run: PageRun(start: 2, count: 5), createdBy: 7, freedBy: 10)]
+        #expect(huge.retainedPages == .max)
     }
 
     /// Each record names its commit with a random id, and the meta's recorded-pages counter only

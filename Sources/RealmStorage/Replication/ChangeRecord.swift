@@ -41,8 +41,16 @@ package struct ChangeRecord: Sendable {
     /// counts the pages later records retain from here.
     package var recordedThrough: UInt64
 
-    /// The number of pages the record keeps out of the free list.
-    package var retainedPages: UInt64 { retained.reduce(0) { $0 + $1.run.count } }
+    /// The number of pages the record keeps out of the free list. Saturating: a record decoded
+    /// from a damaged or hostile file may claim runs whose counts overflow (the replication fuzz
+    /// harness found one that trapped here); such a record is refused where its runs are checked
+    /// against the file, and its total only has to not trap.
+    package var retainedPages: UInt64 {
+        retained.reduce(0) { total, freed in
+            let (sum, overflow) = total.addingReportingOverflow(freed.run.count)
+            return overflow ? .max : sum
+        }
+    }
 
     static let headerSize = 64
     static let changeSize = 32
