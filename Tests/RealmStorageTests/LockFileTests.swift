@@ -325,6 +325,42 @@ import RealmTestSupport
         try writer.close()
     }
 
+    /// A published buffer that fails its checksum (written by something else) is not adopted,
+    /// and a watcher waiting on the commit signal sleeps past it instead of returning at once for
+    /// it again and again (it once spun a core: it waited for the publish counter to move from
+    /// the adopted one, which it already had); the next valid publish wakes it and is adopted.
+    @Test func aDamagedPublishIsWaitedPastAndTheNextOneAdopted() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.makeFile(directory)
+        let writer = try Self.writer(path)
+        let follower = try Self.reader(path)
+        let (lockFile, _) = try #require(try follower.followedLockFile())
+        let before = try follower.beginRead().transaction
+
+        let damaged = try writer.beginWrite()
+        _ = try damaged.createTree()
+        try damaged.commit()
+        try Self.withWords(path) { words in
+            let counter = words.load(fromByteOffset: LockFileLayout.publishedCounterOffset, as: UInt64.self)
+            let checksum = LockFileLayout.publishedBuffersOffset + Int(counter & 1) * LockFileLayout.publishedBufferSize
+                + 8 * (LockFileLayout.publishedWords - 1)
+            words.storeBytes(of: ~words.load(fromByteOffset: checksum, as: UInt64.self), toByteOffset: checksum, as: UInt64.self)
+        }
+        let signal = lockFile.commitSignal
+        #expect(try follower.adoptPublishedVersion() == nil)
+        #expect(try follower.beginRead().transaction == before, "the damaged version is not adopted")
+        #expect(!lockFile.waitForSignal(changeFrom: signal, timeoutNanoseconds: 20_000_000),
+                "nothing was published since the damaged buffer: the wait times out")
+
+        let valid = try writer.beginWrite()
+        _ = try valid.createTree()
+        try valid.commit()
+        #expect(lockFile.waitForSignal(changeFrom: signal, timeoutNanoseconds: 10_000_000_000))
+        #expect(try follower.adoptPublishedVersion() == writer.latestTransaction)
+        try follower.close()
+        try writer.close()
+    }
+
     /// An encrypted file is followed too: the follower keeps decrypted pages, and the writer reuses
     /// page numbers as soon as no pin reaches them — each publish lists the runs it wrote (the
     /// written-pages ring), and the follower forgets its plaintext of them before it reads the

@@ -8,7 +8,7 @@ import Synchronization
 /// autorefreshing handles and replication consumers advance to commits made elsewhere.
 ///
 /// The thread waits at most `timeout` at a time (a lost wake-up costs that much latency, never a
-/// missed version: each wait re-reads the lock file's counter first) and ends when the file's
+/// missed version: the signal word is loaded before each adoption and the wait compares it) and ends when the file's
 /// database closes (closing wakes it; the wait then throws) or ``stop()`` was called.
 final class CommitWatcher: Sendable {
     private let stopped = Atomic<Bool>(false)
@@ -24,14 +24,22 @@ final class CommitWatcher: Sendable {
             lockFile.watcherStarted()
             defer { lockFile.watcherStopped() }
             while !stopped.isStopped {
-                guard let (_, counter) = (try? database?.followedLockFile()) ?? nil else { return }
-                _ = lockFile.waitForPublish(after: counter, timeoutNanoseconds: Self.timeoutNanoseconds)
-                guard !stopped.isStopped, let database, let feed else { return }
-                do {
-                    if let version = try database.adoptPublishedVersion() { feed.versionDidBecomeDurable(version) }
-                } catch {
-                    return  // closed, or a damaged lock file: readers report it when they begin
-                }
+                // Loaded before adopting (see `LockFile.commitSignal`): a publish the adoption
+                // misses moves the signal after this load, so the wait below returns for it; a
+                // publish that cannot be adopted (a damaged lock file) is waited past, not spun on.
+                let signal = lockFile.commitSignal
+                // The database and feed are held only for the adoption, never across the wait.
+                let adopted: Bool = {
+                    guard let database, let feed, !stopped.isStopped else { return false }
+                    do {
+                        if let version = try database.adoptPublishedVersion() { feed.versionDidBecomeDurable(version) }
+                        return true
+                    } catch {
+                        return false  // closed, or a damaged lock file: readers report it when they begin
+                    }
+                }()
+                guard adopted else { return }
+                _ = lockFile.waitForSignal(changeFrom: signal, timeoutNanoseconds: Self.timeoutNanoseconds)
             }
         }
         thread.name = "RealmActors commit watcher"

@@ -80,9 +80,12 @@ package final class SharedRealmFile: Sendable {
         fatalError("The realm file \(name) is damaged: \(detail)")
     }
 
-    /// The open files of the process, held weakly. Guarded by its own lock, under which a file is
-    /// opened, so two handles opening one file at once share one instance.
-    private static let registry = Lock<[Identity: WeakFile]>([:])
+    /// The open files of the process: an entry per identity, whose own lock is held while that
+    /// file is opened, so two handles opening one file at once share one instance — while files
+    /// with other identities open meanwhile (an open can take long: a log to replay, a lock file
+    /// another process holds for a moment). Guarded by its own lock, held only to find or add an
+    /// entry. Lock order: the registry's, then an entry's; never the other way.
+    private static let registry = Lock<[Identity: Entry]>([:])
 
     /// Test hook: I/O faults for the file at a (standardized) path, installed before the first
     /// handle opens it; tests of the public API simulate a full disk, a failed sync or a torn
@@ -154,10 +157,26 @@ package final class SharedRealmFile: Sendable {
         weak var file: SharedRealmFile?
     }
 
+    /// A registry entry: the open file of one identity, held weakly, guarded by a lock of its own
+    /// under which the file is opened.
+    private final class Entry: Sendable {
+        let file = Lock(WeakFile())
+    }
+
+    /// The registry's entry for `identity`, added if there is none.
+    private static func entry(_ identity: Identity) -> Entry {
+        registry.withLock { entries in
+            if let entry = entries[identity] { return entry }
+            let entry = Entry()
+            entries[identity] = entry
+            return entry
+        }
+    }
+
     /// The shared state for `identity` if a handle of this process has it open (either way of
-    /// opening), else nil.
+    /// opening), else nil. Waits for an open of the same identity under way.
     package static func alreadyOpen(_ identity: Identity) -> SharedRealmFile? {
-        registry.withLock { $0[identity]?.file }
+        registry.withLock { $0[identity] }?.file.withLock { $0.file }
     }
 
     /// The shared state for `identity`, opening the file (and reading its schema) if no handle
@@ -176,8 +195,8 @@ package final class SharedRealmFile: Sendable {
     package static func open(_ identity: Identity, readOnly: Bool, encryptionKey: [UInt8]? = nil, maximumActiveVersions: Int? = nil,
                              shouldCompact: (@Sendable (Int, Int) -> Bool)? = nil,
                              instrumentation: FileInstrumentation? = nil) throws -> SharedRealmFile {
-        try registry.withLock { files in
-            if let file = files[identity]?.file {
+        try entry(identity).file.withLock { opened in
+            if let file = opened.file {
                 // One file, one way of opening it in a process, as in Realm.
                 guard file.database.options.readOnly == readOnly else {
                     let path = if case .file(let path) = identity { path } else { "" }
@@ -209,7 +228,7 @@ package final class SharedRealmFile: Sendable {
             let schema = try read.storedSchema().map(SchemaCatalog.init) ?? .empty
             let file = SharedRealmFile(identity: identity, database: database, schema: schema, at: read.transaction,
                                        instrumentation: instrumentation)
-            files[identity] = WeakFile(file: file)
+            opened.file = file
             return file
         }
     }

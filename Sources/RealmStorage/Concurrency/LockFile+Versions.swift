@@ -81,18 +81,26 @@ extension LockFile {
         return (runs, head)
     }
 
-    /// Waits until a version newer than the one counted `counter` is published, or about
-    /// `timeoutNanoseconds` passed, or this process detaches; whether one was published. Blocks
-    /// the calling thread: a watcher's own (never a task's).
-    package func waitForPublish(after counter: UInt64, timeoutNanoseconds: UInt64) -> Bool {
+    /// The commit signal word now (0 when the lock file is not mapped): a watcher loads it
+    /// *before* it adopts, then waits for it to move (``waitForSignal(changeFrom:timeoutNanoseconds:)``).
+    /// Every publish stores its counter and then moves the signal, so a publish the adoption
+    /// missed moves the word after this load and ends the wait — and a publish that cannot be
+    /// adopted (a damaged buffer) does not end the next wait again, as waiting on the counter
+    /// would: the watcher sleeps until something is published after it.
+    package var commitSignal: UInt32 {
+        guard let signal = sharedAddress(LockFileLayout.commitSignalOffset) else { return 0 }
+        return realm_shared_load32(signal)
+    }
+
+    /// Waits until the commit signal differs from `seen` (a value of ``commitSignal``), or about
+    /// `timeoutNanoseconds` passed, or this process detaches; whether the signal moved. Blocks the
+    /// calling thread: a watcher's own (never a task's).
+    package func waitForSignal(changeFrom seen: UInt32, timeoutNanoseconds: UInt64) -> Bool {
         guard isWaiting, let signal = sharedAddress(LockFileLayout.commitSignalOffset) else { return false }
-        let seen = realm_shared_load32(signal)
-        // The signal moves after the counter: a publish after this load changes the word the
-        // wait compares, so it is not missed.
-        guard word(at: LockFileLayout.publishedCounterOffset) == counter else { return true }
-        guard isWaiting else { return false }
+        // The futex compares the word with `seen` atomically with going to sleep: a move between
+        // the caller's load and this call returns at once.
         realm_shared_wait(signal, seen, timeoutNanoseconds)
-        return word(at: LockFileLayout.publishedCounterOffset) != counter
+        return realm_shared_load32(signal) != seen
     }
 
     /// Counts this process's watcher in the lock file while it waits for publishes: writers then
