@@ -3,6 +3,11 @@
 //     realm-crash-writer <path> <seed> [encrypted]
 //                                           write transactions forever; the test SIGKILLs it
 //                                           (`encrypted`: the file has CrashWorkload.encryptionKey)
+//     realm-crash-writer shared <path> <seed> <lane>
+//                                           write transactions forever beside other writing
+//                                           processes (`sharesWriting`), each touching only the
+//                                           keys of its lane (`CrashWorkload.laneKey`) of tree 1,
+//                                           which the file already has; the test SIGKILLs it
 //     realm-crash-writer compact <path>     compact the file in place, again and again, printing
 //                                           `compacted <n>` after each; the test SIGKILLs it
 //     realm-crash-writer check <path>...    open each (damaged) file read-only, read everything,
@@ -110,6 +115,10 @@ enum CrashWorkload {
         return Array(bytes.prefix(length))
     }
 
+    /// Writers sharing a file each write one lane: key `k` of the workload is `laneKey(k, lane)`,
+    /// and a lane's counter is `laneKey(counterKey, lane)`.
+    static func laneKey(_ key: UInt64, lane: UInt64) -> UInt64 { lane * 1_000_000 + key }
+
     static func counterValue(transaction n: UInt64, seed: UInt64) -> [UInt8] {
         withUnsafeBytes(of: (n.littleEndian, seed.littleEndian)) { Array($0) }
     }
@@ -169,6 +178,40 @@ func runWriter(path: String, seed: UInt64, encryptionKey: [UInt8]?) throws -> Ne
         }
         try write.put(CrashWorkload.tree, key: CrashWorkload.counterKey,
                       value: CrashWorkload.counterValue(transaction: counter, seed: seed))
+        try write.commit()
+        emit("committed \(counter)")
+    }
+}
+
+/// A writer beside other writing processes: resumes its lane's counter and commits forever, each
+/// transaction the workload's edits moved into its lane. Tree 1 exists (the test made it).
+func runSharedWriter(path: String, seed: UInt64, lane: UInt64) throws -> Never {
+    var options = DatabaseOptions(durability: .full)
+    options.sharesWriting = true
+    let database = try Database.open(path: path, options: options)
+    let counterKey = CrashWorkload.laneKey(CrashWorkload.counterKey, lane: lane)
+    var counter: UInt64 = 0
+    do {
+        let read = try database.beginRead()
+        if let bytes = try read.value(CrashWorkload.tree, key: counterKey) {
+            guard let decoded = CrashWorkload.decodeCounter(bytes) else { throw StorageError(.invalidDatabase, "lane \(lane)'s counter is damaged") }
+            counter = decoded.transaction
+        }
+    }
+    emit("start \(counter)")
+    while true {
+        counter += 1
+        let write = try database.beginWrite()
+        for operation in CrashWorkload.operations(seed: seed, transaction: counter) {
+            let key = CrashWorkload.laneKey(operation.key, lane: lane)
+            if let length = operation.length {
+                try write.put(CrashWorkload.tree, key: key,
+                              value: CrashWorkload.value(key: key, transaction: counter, seed: seed, length: length))
+            } else {
+                try write.remove(CrashWorkload.tree, key: key)
+            }
+        }
+        try write.put(CrashWorkload.tree, key: counterKey, value: CrashWorkload.counterValue(transaction: counter, seed: seed))
         try write.commit()
         emit("committed \(counter)")
     }
@@ -258,6 +301,14 @@ if arguments.count == 3 && arguments[1] == "compact" {
         exit(1)
     }
 }
+if arguments.count == 5 && arguments[1] == "shared", let seed = UInt64(arguments[3]), let lane = UInt64(arguments[4]) {
+    do {
+        try runSharedWriter(path: arguments[2], seed: seed, lane: lane)
+    } catch {
+        emit("realm-crash-writer: \(error)", to: 2)
+        exit(1)
+    }
+}
 if arguments.count >= 2 && arguments[1] == "check" {
     // `begin <i>` before each file, so the parent knows which file a crash happened on.
     for (index, path) in arguments.dropFirst(2).enumerated() {
@@ -267,7 +318,7 @@ if arguments.count >= 2 && arguments[1] == "check" {
     exit(0)
 }
 guard arguments.count == 3 || (arguments.count == 4 && arguments[3] == "encrypted"), let seed = UInt64(arguments[2]) else {
-    emit("usage: realm-crash-writer <path> <seed> [encrypted] | realm-crash-writer compact <path> | realm-crash-writer check <path>...", to: 2)
+    emit("usage: realm-crash-writer <path> <seed> [encrypted] | realm-crash-writer shared <path> <seed> <lane> | realm-crash-writer compact <path> | realm-crash-writer check <path>...", to: 2)
     exit(2)
 }
 do {

@@ -41,13 +41,13 @@ import RealmTestSupport
             var lines: [String] = []
             func record(_ line: String) {
                 lines.append(line)
-                let parts = line.split(separator: " ")
-                if parts.count == 2, parts[0] == "start", let counter = UInt64(parts[1]) {
+                switch ChildProcess.WriterLine(line) {
+                case .start(let counter):
                     #expect(counter == durable, "round \(round): the writer resumed at \(counter), the file was checked at \(durable)")
-                } else if parts.count == 2, parts[0] == "committed", let counter = UInt64(parts[1]) {
+                case .committed(let counter):
                     #expect(counter == reported + 1, "round \(round): reported \(counter) after \(reported)")
                     reported = counter
-                } else {
+                case .other:
                     Issue.record("round \(round): unexpected writer output \(line)")
                 }
             }
@@ -282,6 +282,25 @@ final class ChildProcess {
         }
         close(output)
     }
+
+    /// A line of `realm-crash-writer`'s protocol: `start <n>`, `committed <n>`, or anything else.
+    enum WriterLine: Equatable {
+        case start(UInt64)
+        case committed(UInt64)
+        case other(String)
+
+        init(_ line: String) {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let counter = UInt64(parts[1]) {
+                if parts[0] == "start" { self = .start(counter); return }
+                if parts[0] == "committed" { self = .committed(counter); return }
+            }
+            self = .other(line)
+        }
+    }
+
+    /// The next line of output as the writer protocol's, or nil at the end of the output.
+    func readWriterLine() -> WriterLine? { readLine().map(WriterLine.init) }
 
     /// The next line of output, or nil at the end of the output (the child closed it or died).
     func readLine() -> String? {

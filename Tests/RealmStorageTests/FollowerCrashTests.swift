@@ -41,7 +41,7 @@ import RealmTestSupport
             let seed = 1 + random.next() % 1_000_000
             let child = try ChildProcess(executable: executable, arguments: [path, "\(seed)"],
                                          standardError: directory.path("writer-\(round).stderr"))
-            guard let start = child.readLine(), start.hasPrefix("start "), let resumed = UInt64(start.dropFirst(6)) else {
+            guard case .start(let resumed)? = child.readWriterLine() else {
                 Issue.record("round \(round): the writer did not start")
                 child.sendKill()
                 _ = child.wait()
@@ -75,9 +75,8 @@ import RealmTestSupport
             var acknowledged: UInt64 = 0
             let wanted = 2 + Int(random.next() % 8)
             for _ in 0..<wanted {
-                guard let line = child.readLine() else { break }
-                let parts = line.split(separator: " ")
-                guard parts.count == 2, parts[0] == "committed", let counter = UInt64(parts[1]) else {
+                guard let line = child.readWriterLine() else { break }
+                guard case .committed(let counter) = line else {
                     Issue.record("round \(round): unexpected writer output \(line)")
                     break
                 }

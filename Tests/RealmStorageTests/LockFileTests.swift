@@ -125,10 +125,10 @@ import RealmTestSupport
         let directory = try TemporaryDirectory()
         let path = try Self.makeFile(directory)
         let first = try Self.reader(path)
-        for (offset, expected) in [(LockFileLayout.versionOffset, "layout 2"), (LockFileLayout.dataInodeOffset, "replaced"),
+        for (offset, expected) in [(LockFileLayout.versionOffset, "layout 99"), (LockFileLayout.dataInodeOffset, "replaced"),
                                    (LockFileLayout.dataFileIDOffset, "replaced")] {
             let saved = try Self.withWords(path) { words in
-                defer { words.storeBytes(of: 2, toByteOffset: offset, as: UInt64.self) }
+                defer { words.storeBytes(of: 99, toByteOffset: offset, as: UInt64.self) }
                 return words.load(fromByteOffset: offset, as: UInt64.self)
             }
             let error = try #require(throws: StorageError.self) { try Self.reader(path) }

@@ -2,20 +2,22 @@ import CRealmSync
 
 // Published versions (see `LockFileLayout.publishedCounterOffset`): the writing process puts each
 // version it makes durable into the lock file, and read-only processes attached beside it adopt
-// the newest one when a reader begins. Only the writing process publishes (one writing process
-// per file until the several-writers step), under its database's state lock.
+// the newest one when a reader begins. Only the process owning writing publishes (see
+// `LockFile+Writing.swift`), under its database's state lock.
 extension LockFile {
     /// Publishes `meta`, durable and stored in meta slot `slot`: after this, other processes'
-    /// readers may begin at it. Precondition: only the writing process calls it, one call at a
-    /// time (its database's state lock), after every page of the version is written to the file.
+    /// readers may begin at it. Returns the new publish counter. Precondition: only the process
+    /// owning writing calls it, one call at a time (its database's state lock), after every page
+    /// of the version is written to the file.
     ///
     /// `written` are the page runs the version's batch wrote, in an encrypted file (else empty):
     /// they go into the written-pages ring before the version is published, so a follower that
     /// adopts it forgets its decrypted copies of them first.
     ///
     /// - Complexity: 20 shared stores, plus 2 per written run.
-    package func publish(_ meta: MetaPage, slot: Int, written: [PageRun] = []) {
-        guard hasMapping else { return }
+    @discardableResult
+    package func publish(_ meta: MetaPage, slot: Int, written: [PageRun] = []) -> UInt64 {
+        guard hasMapping else { return 0 }
         if !written.isEmpty {
             let head = word(at: LockFileLayout.ringHeadOffset)
             for (index, run) in written.enumerated() {
@@ -32,6 +34,7 @@ extension LockFile {
         setWord(Self.checksum(words), at: buffer + 8 * words.count)
         setWord(counter &+ 1, at: LockFileLayout.publishedCounterOffset)
         signalCommit()
+        return counter &+ 1
     }
 
     /// The newest published version and its meta slot, if one was published and it is not the one

@@ -5,8 +5,8 @@ import Darwin
 #endif
 import CRealmSync
 
-/// `<file>.lock`: what the processes that have a database file open share — who is attached, and
-/// (in later steps of issue 39) the write lock, the log's cursor and the published version. A
+/// `<file>.lock`: what the processes that have a database file open share — who is attached, the
+/// published version, the write lock and what its owner hands the next (the log's cursor, ids). A
 /// small file mapped `MAP_SHARED` by every attached process (layout: ``LockFileLayout``,
 /// FORMAT.md "The lock file"), plus locks on it:
 ///
@@ -22,8 +22,9 @@ import CRealmSync
 ///   kernel releases it when the process dies, so a slot marked attached whose byte nobody holds
 ///   is a dead process's, and is cleared (LMDB's reader-table check, by lock instead of by pid).
 ///
-/// Until the several-writers steps land, one process writes: a writable open is refused while
-/// another process writing is attached. Read-only processes attach beside each other and beside
+/// One process writes, unless every writing process opens with `sharesWriting`: then they take
+/// turns owning writing (`LockFile+Writing.swift`; the write byte lock). Otherwise a writable
+/// open is refused while another process writing is attached. Read-only processes attach beside each other and beside
 /// the writer, whose durable versions they follow (`LockFile+Versions.swift`; an encrypted file's
 /// too, forgetting decrypted pages the writer rewrites), and a writer may join read-only
 /// processes (a service restarting while a tool reads) — except for an encrypted file, whose
@@ -43,8 +44,9 @@ package final class LockFile: @unchecked Sendable {
     // shared and never change; the mapping stays mapped until `detach`/`abandon`, which the owning
     // `Database` calls once, after its last use; what changes (`phase`) is behind a mutex.
     package let path: String
-    /// -1: no lock file (read-only media without one: nobody can write the file).
-    private let descriptor: Int32
+    /// -1: no lock file (read-only media without one: nobody can write the file). Internal for
+    /// the extensions (the write lock is a byte lock on it).
+    let descriptor: Int32
     /// The shared mapping; nil for a read-only open without write access to the lock file, which
     /// holds only the shared `flock` (see ``attachWithoutWriteAccess(path:descriptor:)``).
     private let mapping: UnsafeMutableRawPointer?
@@ -52,6 +54,8 @@ package final class LockFile: @unchecked Sendable {
     /// initialized the lock file, and its open ran recovery (and log replay) alone.
     package let isFirst: Bool
     private let readOnly: Bool
+    /// Whether this process writes beside other writing processes (slot flag `sharesWriting`).
+    package let sharesWriting: Bool
     private let phase: Lock<Phase>
     /// Whether `mapping` is still mapped: it is unmapped once, when the instance goes (or when
     /// an instance that never attached is dropped), never while a thread may read it — detaching
@@ -68,12 +72,14 @@ package final class LockFile: @unchecked Sendable {
         case detached
     }
 
-    private init(path: String, descriptor: Int32, mapping: UnsafeMutableRawPointer?, isFirst: Bool, readOnly: Bool, phase: Phase) {
+    private init(path: String, descriptor: Int32, mapping: UnsafeMutableRawPointer?, isFirst: Bool, readOnly: Bool,
+                 sharesWriting: Bool = false, phase: Phase) {
         self.path = path
         self.descriptor = descriptor
         self.mapping = mapping
         self.isFirst = isFirst
         self.readOnly = readOnly
+        self.sharesWriting = sharesWriting
         self.phase = Lock(phase)
     }
 
@@ -95,11 +101,11 @@ package final class LockFile: @unchecked Sendable {
     ///   cannot join (a writer, a reader beside this writer, an older library version, a lock
     ///   file of another layout); `.filePermissionDenied` and the like when the lock file cannot
     ///   be opened.
-    package static func attach(path: String, readOnly: Bool) throws -> LockFile {
+    package static func attach(path: String, readOnly: Bool, sharesWriting: Bool = false) throws -> LockFile {
         var attempts = 0
         while true {
             do {
-                return try attemptAttach(path: path, readOnly: readOnly)
+                return try attemptAttach(path: path, readOnly: readOnly, sharesWriting: sharesWriting)
             } catch let conflict as Conflict {
                 // Transient holders (a forking process's child between fork and exec, a process
                 // dying) go within milliseconds; a real one is reported after about 100 ms.
@@ -115,7 +121,7 @@ package final class LockFile: @unchecked Sendable {
         var message: String
     }
 
-    private static func attemptAttach(path: String, readOnly: Bool) throws -> LockFile {
+    private static func attemptAttach(path: String, readOnly: Bool, sharesWriting: Bool) throws -> LockFile {
         let descriptor = openDescriptor(path, O_RDWR | O_CREAT, 0o644)
         guard descriptor >= 0 else {
             let code = errno
@@ -141,9 +147,9 @@ package final class LockFile: @unchecked Sendable {
         do {
             let lockFile: LockFile
             if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
-                lockFile = try initializeAlone(path: path, descriptor: descriptor, readOnly: readOnly)
+                lockFile = try initializeAlone(path: path, descriptor: descriptor, readOnly: readOnly, sharesWriting: sharesWriting)
             } else {
-                lockFile = try join(path: path, descriptor: descriptor, readOnly: readOnly)
+                lockFile = try join(path: path, descriptor: descriptor, readOnly: readOnly, sharesWriting: sharesWriting)
             }
             keep = true
             return lockFile
@@ -164,17 +170,18 @@ package final class LockFile: @unchecked Sendable {
 
     /// Nobody else is attached: the lock file's old contents (a previous session's, a crashed
     /// process's, an older layout's) mean nothing, so it is cleared and sized anew.
-    private static func initializeAlone(path: String, descriptor: Int32, readOnly: Bool) throws -> LockFile {
+    private static func initializeAlone(path: String, descriptor: Int32, readOnly: Bool, sharesWriting: Bool) throws -> LockFile {
         guard ftruncate(descriptor, 0) == 0, ftruncate(descriptor, off_t(LockFileLayout.size)) == 0 else {
             throw StorageError.fromErrno(errno, "Could not initialize the lock file", path: path)
         }
         let mapping = try map(descriptor: descriptor, path: path, writable: true)
-        return LockFile(path: path, descriptor: descriptor, mapping: mapping, isFirst: true, readOnly: readOnly, phase: .attaching)
+        return LockFile(path: path, descriptor: descriptor, mapping: mapping, isFirst: true, readOnly: readOnly,
+                        sharesWriting: sharesWriting, phase: .attaching)
     }
 
     /// Other processes are attached (or something holds the `flock`): joins them if the lock file
     /// is one this library shares and its policy allows.
-    private static func join(path: String, descriptor: Int32, readOnly: Bool) throws -> LockFile {
+    private static func join(path: String, descriptor: Int32, readOnly: Bool, sharesWriting: Bool) throws -> LockFile {
         guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else {
             throw Conflict(message: "The realm file is open in another process by an older version of RealmActors, which does not share it")
         }
@@ -182,7 +189,8 @@ package final class LockFile: @unchecked Sendable {
         guard fstat(descriptor, &info) == 0 else { throw StorageError.fromErrno(errno, "Could not read the lock file", path: path) }
         guard info.st_size >= off_t(LockFileLayout.size) else { throw outsider() }
         let mapping = try map(descriptor: descriptor, path: path, writable: true)
-        let lockFile = LockFile(path: path, descriptor: descriptor, mapping: mapping, isFirst: false, readOnly: readOnly, phase: .attaching)
+        let lockFile = LockFile(path: path, descriptor: descriptor, mapping: mapping, isFirst: false, readOnly: readOnly,
+                                sharesWriting: sharesWriting, phase: .attaching)
         do {
             guard lockFile.word(at: LockFileLayout.magicOffset) == LockFileLayout.magic,
                   lockFile.word(at: LockFileLayout.sizeOffset) == UInt64(LockFileLayout.size),
@@ -197,9 +205,9 @@ package final class LockFile: @unchecked Sendable {
             // A `flock` holder with no live slot is outside the protocol: an older library reading
             // the file, a read-only open without write access to the lock file, or a transient one.
             guard !live.isEmpty else { throw outsider() }
-            let writing = live.contains { lockFile.flags(ofSlot: $0).contains(.writer) }
+            let writers = live.map { lockFile.flags(ofSlot: $0) }.filter { $0.contains(.writer) }
             let encrypted = lockFile.word(at: LockFileLayout.encryptedOffset) != 0
-            if !readOnly && writing {
+            if !readOnly && !writers.isEmpty && !(sharesWriting && !encrypted && writers.allSatisfy { $0.contains(.sharesWriting) }) {
                 throw Conflict(message: "The realm file is open in another process; RealmActors supports one writing process per file")
             }
             if !readOnly && encrypted {
@@ -321,7 +329,8 @@ package final class LockFile: @unchecked Sendable {
             var now = timespec()
             clock_gettime(CLOCK_REALTIME, &now)
             setWord(UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec), at: base + LockFileLayout.slotAttachedAtOffset)
-            setWord(readOnly ? 0 : LockFileLayout.SlotFlags.writer.rawValue, at: base + LockFileLayout.slotFlagsOffset)
+            let flags: LockFileLayout.SlotFlags = readOnly ? [] : sharesWriting ? [.writer, .sharesWriting] : .writer
+            setWord(flags.rawValue, at: base + LockFileLayout.slotFlagsOffset)
             setWord(LockFileLayout.SlotState.attached.rawValue, at: base + LockFileLayout.slotStateOffset)
             if UInt64(slot) >= word(at: LockFileLayout.slotHighWaterOffset) {
                 setWord(UInt64(slot + 1), at: LockFileLayout.slotHighWaterOffset)
@@ -520,8 +529,20 @@ package final class LockFile: @unchecked Sendable {
 
     /// This process's slot's offset, once attached with a mapping. Internal for the extensions.
     func ownSlotOffset() -> Int? {
+        ownSlotIndex().map(slotOffset)
+    }
+
+    /// This process's slot, once attached with a mapping. Internal for the extensions.
+    func ownSlotIndex() -> Int? {
         guard mapping != nil, case .attached(let slot) = phase.withLock({ $0 }), slot >= 0 else { return nil }
-        return slotOffset(slot)
+        return slot
+    }
+
+    /// Whether another live process has the file open for writing. Precondition: attaching
+    /// (the control lock held, so nobody attaches or detaches meanwhile).
+    package func anotherWriterIsAttached() -> Bool {
+        guard mapping != nil, case .attaching = phase.withLock({ $0 }) else { return false }
+        return liveSlots().contains { flags(ofSlot: $0).contains(.writer) }
     }
 
     // MARK: Words

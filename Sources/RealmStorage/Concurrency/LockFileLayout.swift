@@ -10,7 +10,7 @@ package enum LockFileLayout {
     package static let magic: UInt64 = 0x004B_434C_414D_4C52
     /// The layout this library writes and joins. A lock file of another layout, while processes
     /// have it attached, is refused; with nobody attached it is rewritten.
-    package static let version: UInt64 = 1
+    package static let version: UInt64 = 2
 
     // The header: written once by the process that initializes the lock file, under the control
     // lock, `session` last; read by joiners under the control lock.
@@ -50,8 +50,27 @@ package enum LockFileLayout {
     package static let publishedWords = 19
     package static let publishedBufferSize = publishedWords * 8
 
-    // The rest up to 4096 is reserved for write coordination and the log's cursor (later steps
-    // of issue 39 place them here).
+    // Write coordination (layout 2; see `LockFile+Writing.swift`): written only by the process
+    // holding the write byte lock (``writeLock``), or under the control lock by a process that
+    // recovered the file with no writer attached.
+    /// The slot of the process that owns writing, plus one; 0 when none does. A process that
+    /// takes the write lock and finds another slot here knows the owner died owning it, and
+    /// recovers to the published version first (*warm recovery*).
+    package static let ownerOffset = 512
+    /// The lowest transaction id no process has handed out: an owner stores `id + 1` before any
+    /// page carries `id`, so ids are never stamped twice, even by a dead owner's successor.
+    package static let nextTransactionOffset = 520
+    /// The write-ahead log's cursor as of the newest published version (or the last reset): its
+    /// generation's salt, the next record's sequence number, where it starts, and where the last
+    /// record started. A record past `end` was never published: warm recovery cuts it off.
+    package static let logSaltOffset = 528
+    package static let logSequenceOffset = 536
+    package static let logEndOffset = 544
+    package static let logLastRecordOffset = 552
+    /// 1 once a writing process stored the fields above in this session.
+    package static let writerStateOffset = 560
+
+    // The rest up to 4096 is reserved.
 
     /// The process slots: one per attached process.
     package static let slotsOffset = 4096
@@ -94,12 +113,20 @@ package enum LockFileLayout {
         package init(rawValue: UInt64) { self.rawValue = rawValue }
         /// The process opened the file for writing.
         package static let writer = SlotFlags(rawValue: 1)
+        /// The process writes beside other writing processes (see `DatabaseOptions.sharesWriting`):
+        /// a writer joins writing processes only when each has this flag, and has it itself.
+        package static let sharesWriting = SlotFlags(rawValue: 2)
     }
 
     // Byte-range locks (OFD locks on Linux): placed far beyond the mapping, so they never cover
     // data a process reads or writes.
     /// Held exclusively while a process attaches, initializes or detaches: those never overlap.
     package static let controlLock: Int64 = 1 << 30
+    /// Held exclusively by the process that owns writing, from the start of its first write
+    /// transaction until its commits are durable and no write transaction is open: the
+    /// authority on who may append to the log and write the data file. The kernel releases it
+    /// with a dead owner's descriptors (the owner word then still names the dead slot).
+    package static let writeLock: Int64 = (1 << 30) + 8
     /// Held exclusively by slot `i`'s process for as long as it is attached: a slot whose byte
     /// nobody holds belongs to a dead process (the kernel releases a dead process's locks).
     package static func livenessLock(ofSlot slot: Int) -> Int64 { (1 << 30) + 64 + Int64(slot) }

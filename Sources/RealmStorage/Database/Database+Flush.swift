@@ -33,6 +33,9 @@ extension Database {
     /// pending): the size of a group commit's batch, for instrumentation.
     package func flushBatch() throws -> (newest: TransactionID, commits: Int) {
         try flushLock.withLock { _ in
+            // Commits pending means this process owns writing (it took ownership to prepare
+            // them); once they are durable and no write transaction is open, it gives it up.
+            defer { releaseOwnershipIfIdleLocked() }
             let (batch, published, slot) = try state.withLock { state in
                 if let failure = state.failure { throw failure }
                 return (state.pending, state.published, state.publishedSlot)
@@ -120,10 +123,21 @@ extension Database {
             state.published = meta
             state.publishedTip = tip
             state.publishedSlot = slot
-            lockFile?.publish(meta, slot: slot, written: written)
+            publishToOtherProcesses(meta, slot: slot, written: written, state: &state)
             state.pending.removeFirst(count)
             if state.pending.isEmpty { state.tip = tip }
         }
+    }
+
+    /// Publishes a durable version to the other processes (see `LockFile.publish`), with what the
+    /// next write owner needs stored first: every published version's log record lies below the
+    /// stored log end, so warm recovery never cuts one. Precondition: `state` is the locked state.
+    func publishToOtherProcesses(_ meta: MetaPage, slot: Int, written: [PageRun] = [], state: inout State) {
+        guard let lockFile else { return }
+        if sharesWriting { lockFile.storeWriterState(nextTransaction: state.nextTransaction, logCursor: log?.sharedCursor) }
+        let counter = lockFile.publish(meta, slot: slot, written: written)
+        state.tipCounter = counter
+        if sharesWriting { state.adoptedCounter = counter }
     }
 
     /// The error later writes get after `error` met a commit that was already durable.
@@ -162,6 +176,7 @@ extension Database {
         try file.sync()
         let published = state.withLock { $0.published }
         try log.reset(base: published.transaction, fileID: published.fileID)
+        if sharesWriting { lockFile?.storeWriterState(nextTransaction: 0, logCursor: log.sharedCursor) }
     }
 
     /// ``checkpointLogLocked()`` under the flush lock; `shrinking` (a clean close) then cuts the
@@ -169,6 +184,8 @@ extension Database {
     /// (Internal, not private: `deinit` and ``close()`` call it from `Database.swift`.)
     func checkpointLog(shrinking: Bool = false) throws {
         try flushLock.withLock { _ in
+            try takeOwnershipLocked()
+            defer { releaseOwnershipIfIdleLocked() }
             try checkpointLogLocked()
             if shrinking { log?.shrink() }
         }
@@ -367,7 +384,7 @@ extension Database {
     /// then name the same version; in an encrypted file, the published transaction's counter at
     /// `slot` only ever encrypts this same page (every other meta written there has its own
     /// id). The next batch writes its meta into `slot` again.
-    private func rewritePublishedMeta(over slot: Int) throws {
+    func rewritePublishedMeta(over slot: Int) throws {
         guard let file else { return }
         let published = state.withLock { $0.published }
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
@@ -389,7 +406,11 @@ extension Database {
     /// (Internal, not private: `deinit`, ``close()`` and ``beginWrite()`` call it from other files.)
     func writeCheckpoint(force: Bool = false) throws {
         guard file != nil else { return }
-        try flushLock.withLock { _ in try writeCheckpointLocked(force: force) }
+        try flushLock.withLock { _ in
+            try takeOwnershipLocked()
+            defer { releaseOwnershipIfIdleLocked() }
+            try writeCheckpointLocked(force: force)
+        }
     }
 
     private func writeCheckpointLocked(force: Bool) throws {
@@ -412,8 +433,8 @@ extension Database {
             state.published = checkpoint
             state.publishedTip.meta = checkpoint
             state.publishedSlot = 1 - slot
-            lockFile?.publish(checkpoint, slot: 1 - slot)
             state.nextTransaction = checkpoint.transaction + 1
+            publishToOtherProcesses(checkpoint, slot: 1 - slot, state: &state)
             if state.pending.isEmpty { state.tip.meta = checkpoint }
         }
     }

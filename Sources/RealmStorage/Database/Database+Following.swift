@@ -4,7 +4,7 @@
 extension Database {
     /// Whether this database follows another process's versions (a read-only open beside processes
     /// that published one): its versions come from elsewhere, with no change log or schema entry.
-    package var followsAnotherProcess: Bool { state.withLock { $0.adoptedCounter != nil } }
+    package var followsAnotherProcess: Bool { options.readOnly && state.withLock { $0.adoptedCounter != nil } }
 
     /// Whether this process was the only one with the file when it opened it (in memory, or on
     /// read-only media without a lock file: true). Work that replaces the file, such as

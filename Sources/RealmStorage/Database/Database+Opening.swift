@@ -46,7 +46,8 @@ extension Database {
         }
         // Attaching holds the lock file's control lock until the open ends: when this process is
         // the first, nobody else reads the file while it is created, replayed and recovered.
-        let lock = try LockFile.attach(path: path + AuxiliaryFile.lock.suffix, readOnly: options.readOnly)
+        let lock = try LockFile.attach(path: path + AuxiliaryFile.lock.suffix, readOnly: options.readOnly,
+                                       sharesWriting: options.sharesWriting)
         do {
             if !options.readOnly && access(path, F_OK) != 0 && errno == ENOENT {
                 try create(path: path, cipher: options.encryptionKey.flatMap { PageCipher(newFileWithKey: $0) })
@@ -67,6 +68,9 @@ extension Database {
             kept.encryptionKey = nil
             if options.readOnly, !lock.isFirst, let published = lock.publishedVersion(unless: nil) {
                 return try follower(of: file, lock: lock, published: published, options: kept)
+            }
+            if options.sharesWriting, !lock.isFirst, lock.anotherWriterIsAttached() {
+                return try writer(beside: file, lock: lock, options: kept)
             }
             let log: WriteAheadLog?
             let map: PageMap
@@ -109,8 +113,21 @@ extension Database {
                 file.close()
                 throw error
             }
+            let nextTransaction = newestStamped + idReserve + 1
+            if options.sharesWriting {
+                // Recovered with no writer attached: whatever a dead owner left is taken back, and
+                // the next owner continues from here.
+                lock.clearOwner()
+                lock.storeWriterState(nextTransaction: nextTransaction, logCursor: log?.sharedCursor)
+            }
             let database = Database(path: path, options: kept, map: map, file: file, log: log, recordsReplayed: replayed,
-                                    lockFile: lock, meta: meta, slot: slot, tip: tip, nextTransaction: newestStamped + idReserve + 1)
+                                    lockFile: lock, meta: meta, slot: slot, tip: tip, nextTransaction: nextTransaction)
+            if options.sharesWriting {
+                database.state.withLock { state in
+                    state.tipCounter = lock.publishCounter
+                    state.adoptedCounter = state.tipCounter
+                }
+            }
             // A reader that published what it opened follows the versions published after it.
             if options.readOnly, replayed == 0, let published = lock.publishedVersion(unless: nil) {
                 database.state.withLock { state in
@@ -144,6 +161,39 @@ extension Database {
             database.state.withLock { state in
                 state.adoptedCounter = published.counter
                 state.ringSeen = lock.ringHead  // nothing decrypted yet
+            }
+            return database
+        } catch {
+            file.close()
+            throw error
+        }
+    }
+
+    /// A writable open beside other writing processes (all of them `sharesWriting`): no replay and
+    /// no recovery — the files are the owner's to change, and a dead owner's successor recovers
+    /// them (warm recovery) — but the published version, and a log opened for appending once
+    /// this process owns writing. The write tip is built from the file then
+    /// (`Database+WriteOwnership.swift`).
+    private static func writer(beside file: PageFile, lock: LockFile, options: DatabaseOptions) throws -> Database {
+        do {
+            guard let published = lock.publishedVersion(unless: nil) else {
+                throw StorageError(.invalidDatabase, "The lock file's published version fails its checksum: the lock file is damaged", path: file.path)
+            }
+            try lock.finishAttaching(dataFile: file.descriptor, fileID: published.meta.fileID, encrypted: file.cipher != nil)
+            try checkPublished(published.meta, fileSize: try file.size(), path: file.path)
+            let logPath = file.path + AuxiliaryFile.log.suffix
+            let log = options.writeAheadLog && options.durability == .full
+                ? try WriteAheadLog.openJoining(path: logPath, file: file, faults: options.faults) : nil
+            let map = PageMap(descriptor: file.descriptor, cipher: file.cipher)
+            try map.ensureMapped(pageCount: published.meta.pageCount)
+            let tip = VersionTip(meta: published.meta, freeList: FreeList(), chain: FreeListChain())
+            let database = Database(path: file.path, options: options, map: map, file: file, log: log, lockFile: lock,
+                                    meta: published.meta, slot: published.slot, tip: tip,
+                                    nextTransaction: published.meta.transaction + 1)
+            database.state.withLock { state in
+                state.adoptedCounter = published.counter
+                state.tipCounter = published.counter
+                state.tipIsStale = true
             }
             return database
         } catch {

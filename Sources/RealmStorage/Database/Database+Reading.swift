@@ -6,12 +6,18 @@ extension Database {
     package func beginRead() throws -> ReadTransaction {
         let meta = try state.withLock { state -> MetaPage in
             guard !state.isClosed else { throw StorageError(.wrongTransactionState, "The database is closed", path: path) }
-            guard let lockFile, state.adoptedCounter != nil else {
+            // Versions come from elsewhere in a follower, and in a writer beside other writing
+            // processes while it does not own writing (the owner makes them itself).
+            guard let lockFile, state.adoptedCounter != nil, !state.ownsWrite else {
                 addPin(state.published.transaction, to: &state)
                 return state.published
             }
             while true {
-                try adoptNewest(from: lockFile, into: &state)
+                if options.readOnly {
+                    try adoptNewest(from: lockFile, into: &state)
+                } else if lockFile.publishCounter != state.tipCounter {
+                    try adoptPublishedForWriting(from: lockFile, into: &state)
+                }
                 let version = state.published.transaction
                 addPin(version, to: &state)
                 // The first pin of a version reaches the writer through the slot just written.

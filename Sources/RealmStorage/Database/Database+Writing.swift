@@ -11,19 +11,49 @@ extension Database {
         // after an open, or many failed flushes), record a newer durable id. Only this writer
         // prepares, so the bound holds when the lock is taken below; concurrent flushes only
         // raise the durable version.
-        while file != nil, state.withLock({ $0.nextID > $0.published.transaction + Self.idReserve && $0.failure == nil }) {
-            if state.withLock({ $0.pending.isEmpty }) { try writeCheckpoint(force: true) } else { try flush() }
+        var started: (writer: WriteTransaction, unusedMemory: [PageRun])?
+        do {
+            while started == nil {
+                // Beside other writing processes: own writing first (it may wait for them), which
+                // brings this database up to their commits.
+                if sharesWriting { try flushLock.withLock { _ in try takeOwnershipLocked() } }
+                while file != nil, state.withLock({ $0.nextID > $0.published.transaction + Self.idReserve && $0.failure == nil }) {
+                    if state.withLock({ $0.pending.isEmpty }) { try writeCheckpoint(force: true) } else { try flush() }
+                }
+                started = try startWrite()
+            }
+        } catch {
+            // No transaction began: ownership goes back unless commits are pending.
+            if sharesWriting { flushLock.withLock { _ in releaseOwnershipIfIdleLocked() } }
+            throw error
         }
-        let (writer, unusedMemory) = try state.withLock { state -> (WriteTransaction, [PageRun]) in
+        // Outside the lock (readers pin under it); before the writer can reuse these pages.
+        if let started, !started.unusedMemory.isEmpty { map.giveBackMemory(of: started.unusedMemory) }
+        return started!.writer
+    }
+
+    /// The write transaction on the newest prepared version, and free pages whose memory may go
+    /// back; nil if this process gave write ownership up meanwhile (a flush finished with
+    /// nothing pending), so the caller takes it again.
+    private func startWrite() throws -> (writer: WriteTransaction, unusedMemory: [PageRun])? {
+        try state.withLock { state -> (WriteTransaction, [PageRun])? in
             if let failure = state.failure { throw failure }
             guard !state.isClosed else { throw StorageError(.wrongTransactionState, "The database is closed", path: path) }
             guard !state.writerActive else {
                 throw StorageError(.wrongTransactionState, "A write transaction is already in progress")
             }
+            if sharesWriting {
+                // An open write transaction keeps ownership (release needs none open).
+                guard state.ownsWrite else { return nil }
+                try rebuildTipIfStale(&state)
+            }
             state.writerActive = true
             let transaction = state.nextID
             precondition(file == nil || transaction <= state.published.transaction + Self.idReserve,
                          "transaction ids ran ahead of the durable version")
+            // Stored before any page carries the id: a successor of this process, should it die,
+            // never stamps it again.
+            if sharesWriting { lockFile?.storeWriterState(nextTransaction: transaction + 1, logCursor: nil) }
             let writer = WriteTransaction(database: self, base: state.tip, below: state.pending.reversed(),
                                           generation: state.generation,
                                           transaction: transaction,
@@ -31,16 +61,26 @@ extension Database {
             guard map.isStoredThrough else { return (writer, []) }
             return (writer, state.freePageMemory.note(ripe: writer.newlyReusable, reusable: writer.freeList.reusable))
         }
-        // Outside the lock (readers pin under it); before the writer can reuse these pages.
-        if !unusedMemory.isEmpty { map.giveBackMemory(of: unusedMemory) }
-        return writer
     }
 
+    /// A write transaction ended without a commit; with nothing pending, write ownership goes
+    /// back to the other processes.
     func writeTransactionEnded() {
         state.withLock { $0.writerActive = false }
+        if sharesWriting { flushLock.withLock { _ in releaseOwnershipIfIdleLocked() } }
     }
 
     func enqueue(_ commit: PreparedCommit, generation: UInt64) throws {
+        do {
+            try appendToPending(commit, generation: generation)
+        } catch {
+            // Refused: the transaction is over, and with nothing pending ownership goes back.
+            if sharesWriting { flushLock.withLock { _ in releaseOwnershipIfIdleLocked() } }
+            throw error
+        }
+    }
+
+    private func appendToPending(_ commit: PreparedCommit, generation: UInt64) throws {
         try state.withLock { state in
             state.writerActive = false
             if let failure = state.failure { throw failure }

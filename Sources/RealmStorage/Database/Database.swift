@@ -91,6 +91,16 @@ package final class Database: Sendable {
         /// more may be written through this instance.
         var failure: StorageError?
         var isClosed = false
+        /// Whether this process owns writing (see `Database+WriteOwnership.swift`); always false
+        /// without `sharesWriting`, where the process is the only writer.
+        var ownsWrite = false
+        /// The lock file's publish counter at the version `tip` was built on (this process's last
+        /// publish, or the version it adopted): another counter there means another process
+        /// published since, and a writer rebuilds its tip before writing.
+        var tipCounter: UInt64 = 0
+        /// Whether `tip`'s free list is that of an older version than `published`, which another
+        /// process made: rebuilt from the file before the next write transaction.
+        var tipIsStale = false
 
         /// The id the next write transaction gets.
         var nextID: TransactionID { max(tip.meta.transaction + 1, nextTransaction) }

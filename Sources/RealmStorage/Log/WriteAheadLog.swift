@@ -170,6 +170,56 @@ package final class WriteAheadLog: Sendable {
         return (log, replayed)
     }
 
+    /// Opens the log of a file that another writing process has open (see `LockFile+Writing.swift`):
+    /// no replay and no new generation — the log is the owner's to append to. The cursor is taken
+    /// from the lock file each time this process takes write ownership (``adopt(_:)``).
+    static func openJoining(path: String, file: PageFile, faults: (any IOFaultInjector)?) throws -> WriteAheadLog {
+        let identity = try Self.identity(of: file.descriptor)
+        let descriptor = openDescriptor(path, O_RDWR | O_CREAT, file.cipher == nil ? 0o644 : 0o600)
+        guard descriptor >= 0 else { throw StorageError.fromErrno(errno, "Could not open the realm's log file", path: path) }
+        return WriteAheadLog(path: path, descriptor: descriptor, faults: faults, identity: identity,
+                             sealing: LogLayout.Sealing(file.cipher), salt: 0, allocated: 0)
+    }
+
+    /// The cursor another process needs to append after this one's records (stored in the lock
+    /// file with each publish and after each reset).
+    var sharedCursor: LockFile.LogCursor {
+        cursor.withLock { LockFile.LogCursor(salt: $0.salt, sequence: $0.sequence, end: $0.end, lastRecordStart: $0.lastRecordStart) }
+    }
+
+    /// Continues from `shared`, the cursor the previous owner stored (this process takes write
+    /// ownership). The file's length is read again: another process grew or cut it.
+    func adopt(_ shared: LockFile.LogCursor) {
+        var info = stat()
+        let length = fstat(descriptor, &info) == 0 ? UInt64(info.st_size) : 0
+        cursor.withLock { cursor in
+            cursor.salt = shared.salt
+            cursor.sequence = shared.sequence
+            cursor.end = shared.end
+            cursor.lastRecordStart = shared.lastRecordStart
+            cursor.allocated = length
+        }
+    }
+
+    /// The salt of the generation the log's header starts (nil if the header is not valid for
+    /// this file): a dead owner that began a new generation without storing it left another salt
+    /// than the lock file's.
+    var headerSalt: UInt64? {
+        guard let header = readHeader(), header.identity == identity else { return nil }
+        return header.salt
+    }
+
+    /// Warm recovery's cut (see `Database.takeBackDeadOwnersWrites`): takes off everything past
+    /// `shared`'s end — records a dead owner appended but never published, synced or not — and
+    /// continues from `shared`. The cut is synced before anything is appended again.
+    func cut(to shared: LockFile.LogCursor) throws {
+        if let code = faults?.beforeLogTruncate(length: shared.end) ?? (ftruncate(descriptor, off_t(shared.end)) == 0 ? nil : errno) {
+            throw error(code, "Could not take back a dead process's log records")
+        }
+        adopt(shared)
+        try sync()
+    }
+
     /// Calls `apply` with every valid record of the log at `path` for `file` (its header and its
     /// images), in order, changing neither file: a read-only open's recovery, which replays the
     /// records into memory. Returns how many there were.
