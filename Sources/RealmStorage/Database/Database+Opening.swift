@@ -91,9 +91,18 @@ extension Database {
             // list, and it must not go back from what they read (a version is published only once
             // durable, so recovery finds it or a newer one — unless the file lost it).
             let joining = !options.readOnly && !lock.isFirst
-            let (meta, slot, tip, newestStamped) = try recover(file: file, map: map, minimumPages: replayedPages,
-                                                              pins: joining ? lock.otherProcessesPins() : [])
-            if joining, let published = lock.publishedVersion(unless: nil), published.meta.transaction > meta.transaction {
+            let published = joining ? lock.publishedVersion(unless: nil) : nil
+            var pins = joining ? lock.otherProcessesPins() : []
+            if let published {
+                // The published version counts as pinned until this writer's first transaction
+                // scans the slots again: until the publish below, a reader may adopt it and pin it
+                // after the scan above, and that pin's re-check (`beginRead`) passes — so when
+                // recovery finds a newer version (the dead writer's last commit, durable but not
+                // published), the pages that commit freed must wait for a scan after the publish.
+                pins = pins.union(PinSet(exact: [published.meta.transaction]))
+            }
+            let (meta, slot, tip, newestStamped) = try recover(file: file, map: map, minimumPages: replayedPages, pins: pins)
+            if let published, published.meta.transaction > meta.transaction {
                 throw StorageError(.invalidDatabase,
                                    "The realm file's newest version is \(meta.transaction), but other processes read version \(published.meta.transaction): the file lost commits",
                                    path: path)
@@ -386,7 +395,8 @@ extension Database {
                 // The stored runs that were not yet reusable wait for the versions that see
                 // them: the version opened is durable, and none of this process's readers has
                 // pinned anything yet, so what still holds a run is `pins` — other processes'
-                // readers, when a writer joins them (none when this process is the first).
+                // readers and the version published to them, when a writer joins them (none when
+                // this process is the first).
                 freeList.release(pins: pins, durable: meta.transaction)
                 return (meta, slot, VersionTip(meta: meta, freeList: freeList, chain: chain), valid[0].1.transaction)
             } catch let error as StorageError {
