@@ -68,6 +68,11 @@ extension Database {
             if options.readOnly, !lock.isFirst, let published = lock.publishedVersion(unless: nil) {
                 return try follower(of: file, lock: lock, published: published, options: kept)
             }
+            // A writer joining read-only processes: the pages their pins hold stay out of its free
+            // list, and it must not go back from what they read (a version is published only once
+            // durable, so recovery finds it or a newer one — unless the file lost it).
+            let joining = !options.readOnly && !lock.isFirst
+            let published = joining ? lock.publishedVersion(unless: nil) : nil
             let log: WriteAheadLog?
             let map: PageMap
             let replayed: Int
@@ -80,18 +85,14 @@ extension Database {
                     // file's own (shared), and this reader can follow a writer that joins later.
                     (map, replayed, replayedPages) = (count == 0 ? PageMap(descriptor: descriptor, cipher: cipher) : replayMap, count, pages)
                 } else {
-                    (log, replayed) = try openLog(of: file, cipher: cipher, options: options)
+                    (log, replayed) = try openLog(of: file, cipher: cipher, options: options,
+                                                  published: published?.meta.transaction ?? 0)
                     map = PageMap(descriptor: descriptor, cipher: cipher)
                 }
             } catch {
                 file.close()
                 throw error
             }
-            // A writer joining read-only processes: the pages their pins hold stay out of its free
-            // list, and it must not go back from what they read (a version is published only once
-            // durable, so recovery finds it or a newer one — unless the file lost it).
-            let joining = !options.readOnly && !lock.isFirst
-            let published = joining ? lock.publishedVersion(unless: nil) : nil
             var pins = joining ? lock.otherProcessesPins() : []
             if let published {
                 // The published version counts as pinned until this writer's first transaction
@@ -164,13 +165,17 @@ extension Database {
     /// Replays the write-ahead log's records onto the file (a writable open); returns the log if
     /// this database writes through one, and how many records were replayed. Runs before
     /// anything maps the file: the pages recovery reads must be the replayed ones.
-    private static func openLog(of file: PageFile, cipher: PageCipher?, options: DatabaseOptions) throws -> (WriteAheadLog?, Int) {
+    /// `published`: the version published to the read-only processes a writer joins (0 if none),
+    /// whose records are in the file already (see `WriteAheadLog.openForWriting`).
+    private static func openLog(of file: PageFile, cipher: PageCipher?, options: DatabaseOptions,
+                                published: TransactionID) throws -> (WriteAheadLog?, Int) {
         let path = file.path + AuxiliaryFile.log.suffix
         let uses = options.writeAheadLog && options.durability == .full
         guard uses || access(path, F_OK) == 0 else { return (nil, 0) }
         let (log, replayed) = try WriteAheadLog.openForWriting(path: path, file: file, faults: options.faults,
                                                               isAuthentic: isAuthentic(cipher),
-                                                              dataFile: { metaState(of: file, cipher: cipher) })
+                                                              dataFile: { metaState(of: file, cipher: cipher) },
+                                                              published: published)
         return (uses ? log : nil, replayed)
     }
 
