@@ -5,12 +5,21 @@
 #
 #   Scripts/torture.sh            the release check: 2,000 kills, files past 1 GB (about an hour)
 #   Scripts/torture.sh encrypted  the same with every file encrypted (--encrypted)
-#   Scripts/torture.sh quick      CI's short mode: under 3 minutes, small files, plain (then a
-#                                 half minute of the retention workload alone) then encrypted
+#   Scripts/torture.sh quick      CI's short mode: under 4 minutes, small files, plain (then a
+#                                 half minute of the retention workload alone, and half a minute
+#                                 beside 2 reader processes) then encrypted
 #   Scripts/torture.sh retention [KILLS]
 #                                 replication slots with retention limits alone (default 1,000
 #                                 kills, about 20 minutes): invalidations mid-run, kills aimed at
 #                                 the invalidating commit, the slots checked after each kill
+#   Scripts/torture.sh multiprocess [KILLS]
+#                                 one writer process and 2 read-only processes following it
+#                                 (--readers 2; default 300 kills, a few minutes): readers are
+#                                 SIGKILLed and restarted at random too, check every snapshot
+#                                 they see (never going back, whole, unchanged while held, equal
+#                                 to the model at its commit), and the file's growth stays bounded
+#                                 (dead readers' pins are reclaimed). After a change to the lock
+#                                 file, following, or a writer joining readers.
 #   Scripts/torture.sh -- ARGS    realm-torture with your own arguments (see --help)
 #
 # A failure prints the seed and keeps the file: `--seed S` replays the same kills.
@@ -24,6 +33,7 @@ quick)
     swift build --product realm-torture
     .build/debug/realm-torture --minutes 1.5 --kills 250 --keys 4000 --max-value 16384 --verify-every 5 --quiet
     .build/debug/realm-torture --minutes 0.5 --kills 40 --workloads retention --keys 4000 --max-value 16384 --verify-every 2 --quiet
+    .build/debug/realm-torture --minutes 0.5 --kills 60 --readers 2 --keys 4000 --max-value 16384 --verify-every 5 --quiet
     exec .build/debug/realm-torture --minutes 1 --kills 150 --keys 4000 --max-value 16384 --verify-every 5 --quiet --encrypted
     ;;
 long)
@@ -38,13 +48,17 @@ retention)
     swift build -c release --product realm-torture
     exec .build/release/realm-torture --kills "${2:-1000}" --workloads retention --keys 20000 --max-value 65536 --verify-every 4
     ;;
+multiprocess)
+    swift build -c release --product realm-torture
+    exec .build/release/realm-torture --kills "${2:-300}" --readers 2 --keys 20000 --max-value 65536 --verify-every 10
+    ;;
 --)
     shift
     swift build -c release --product realm-torture
     exec .build/release/realm-torture "$@"
     ;;
 *)
-    echo "usage: Scripts/torture.sh [quick | long | encrypted | retention [KILLS] | -- ARGS]" >&2
+    echo "usage: Scripts/torture.sh [quick | long | encrypted | retention [KILLS] | multiprocess [KILLS] | -- ARGS]" >&2
     exit 2
     ;;
 esac

@@ -10,7 +10,11 @@ import RealmStorage
 /// them in memory (the recovery under test, with the writer's replay onto the file at its next
 /// open).
 ///
-/// Prints `replayed` if the log held commits, `digest <line>`, then `verified <transaction>
+/// Beside the readers of the multiprocess mode, the open follows the version the dead writer
+/// published (it neither replays nor recovers: the file is theirs too).
+///
+/// Prints `replayed` if the log held commits, `follower` if it followed, `space <file> <live>
+/// <free> <held>` (bytes, ``SpaceUsage``), `digest <line>`, then `verified <transaction>
 /// <pages> <free pages>` and, for a file with replication slots, `retained <versions checked>
 /// <retained pages>` (a sample of the retained versions walked page by page), and the slots'
 /// lines of ``RetentionCheck``; on an error, `error <message>` and exit status 1. A trap is a
@@ -20,6 +24,9 @@ enum Checker {
         do {
             let database = try Database.open(path: path, options: DatabaseOptions(readOnly: true, encryptionKey: TortureEncryption.childKey))
             if database.recordsReplayed > 0 { print("replayed") }
+            if database.followsAnotherProcess { print("follower") }
+            let usage = database.spaceUsage
+            print("space \(usage.fileBytes) \(usage.liveBytes) \(usage.freeBytes) \(usage.heldBytes)")
             let digest = try readDigest(path: path, checkContents: full)
             print("digest \(digest.line)")
             if full {

@@ -118,10 +118,29 @@ struct Model: Sendable {
 }
 
 /// How far one lane got: the run and the commit number within it.
-struct LaneProgress: Sendable, Equatable, CustomStringConvertible {
+struct LaneProgress: Sendable, Hashable, CustomStringConvertible {
     var run: Int
     var commit: Int
     var description: String { "\(run):\(commit)" }
+
+    /// Whether this progress comes before `other`: an earlier run, or fewer commits of the same.
+    func isBefore(_ other: LaneProgress) -> Bool { (run, commit) < (other.run, other.commit) }
+
+    /// Lanes' progress as one word, `lane:run:commit,…` (`-` for none), and back.
+    static func line(_ lanes: [Int: LaneProgress]) -> String {
+        lanes.isEmpty ? "-" : lanes.keys.sorted().map { "\($0):\(lanes[$0]!.run):\(lanes[$0]!.commit)" }.joined(separator: ",")
+    }
+
+    static func lanes(_ word: Substring) -> [Int: LaneProgress]? {
+        var lanes: [Int: LaneProgress] = [:]
+        guard word != "-" else { return lanes }
+        for lane in word.split(separator: ",") {
+            let parts = lane.split(separator: ":").compactMap { Int($0) }
+            guard parts.count == 3 else { return nil }
+            lanes[parts[0]] = LaneProgress(run: parts[1], commit: parts[2])
+        }
+        return lanes
+    }
 }
 
 /// A summary of a file's whole content: counts, a sum of per-object hashes, the counter and the
@@ -155,10 +174,7 @@ struct ContentDigest: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The digest as one line, and back (the checker prints it; the driver parses it).
-    var line: String {
-        let lanes = progress.keys.sorted().map { "\($0):\(progress[$0]!.run):\(progress[$0]!.commit)" }.joined(separator: ",")
-        return "\(items) \(blobs) \(nodes) \(counter) \(sum) \(lanes.isEmpty ? "-" : lanes)"
-    }
+    var line: String { "\(items) \(blobs) \(nodes) \(counter) \(sum) \(LaneProgress.line(progress))" }
 
     init() {}
 
@@ -167,13 +183,8 @@ struct ContentDigest: Equatable, Sendable, CustomStringConvertible {
         guard fields.count == 6, let items = Int(fields[0]), let blobs = Int(fields[1]), let nodes = Int(fields[2]),
               let counter = Int(fields[3]), let sum = UInt64(fields[4]) else { return nil }
         self.items = items; self.blobs = blobs; self.nodes = nodes; self.counter = counter; self.sum = sum
-        if fields[5] != "-" {
-            for lane in fields[5].split(separator: ",") {
-                let parts = lane.split(separator: ":").compactMap { Int($0) }
-                guard parts.count == 3 else { return nil }
-                progress[parts[0]] = LaneProgress(run: parts[1], commit: parts[2])
-            }
-        }
+        guard let progress = LaneProgress.lanes(fields[5]) else { return nil }
+        self.progress = progress
     }
 
     /// Reads every object of the file through the public API.

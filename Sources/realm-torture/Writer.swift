@@ -23,17 +23,7 @@ struct Writer {
 
     /// Appends a line to the acknowledgement file (the driver reads lines other than `<lane>
     /// <commit>` as notes: `aim <commit>`).
-    func note(_ text: String) {
-        var line = text + "\n"
-        line.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(acknowledgements, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 { if errno == EINTR { continue }; exit(3) }
-                offset += written
-            }
-        }
-    }
+    func note(_ text: String) { writeLine(text, to: acknowledgements) }
 
     /// The operations of one commit, with the lane's progress.
     func commit(_ number: Int, lane: Int, in realm: Realm) {
@@ -43,7 +33,22 @@ struct Writer {
         realm.create(TortureProgress.self, value: ["id": lane, "run": run, "commit": number], update: .modified)
     }
 
+    /// Set by the driver of a multiprocess run (`--readers`): the writer reports, before its
+    /// first commit, the lanes' progress of the file as its open recovered it (`start <lanes>`).
+    /// Beside readers, the driver's check after a kill reads the version the dead writer
+    /// published; this open may recover a commit the log held beyond it (durable, never
+    /// acknowledged), which the driver then adds to its model.
+    static let reportStartVariable = "REALM_TORTURE_REPORT_START"
+
+    func reportStart() throws {
+        let realm = try Realm(configuration: configuration)
+        var lanes: [Int: LaneProgress] = [:]
+        for lane in realm.objects(TortureProgress.self) { lanes[lane.id] = LaneProgress(run: lane.run, commit: lane.commit) }
+        note("start \(LaneProgress.line(lanes))")
+    }
+
     func run() async throws {
+        if ProcessInfo.processInfo.environment[Self.reportStartVariable] == "1" { try reportStart() }
         if workload.usesAsyncWrite {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for lane in 0..<workload.lanes {
@@ -72,6 +77,20 @@ struct Writer {
                 if workload == .replicated { versions.append(realm.fileStatistics.version) }
                 acknowledge(lane: 0, commit: number)
             }
+        }
+    }
+}
+
+/// Writes `text` and a newline to `descriptor` whole, or exits with status 3: a child's report
+/// to the driver (a line of under 4 KiB is one `write`, atomic on a pipe or an `O_APPEND` file).
+func writeLine(_ text: String, to descriptor: Int32) {
+    var line = text + "\n"
+    line.withUTF8 { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if written < 0 { if errno == EINTR { continue }; exit(3) }
+            offset += written
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import RealmStorage
 import RealmTestSupport
@@ -245,6 +246,112 @@ import RealmTestSupport
             #expect(mismatches.isEmpty, "version \(meta.transaction): \(mismatches.count) rows changed")
         }
         try database.close()
+    }
+
+    /// A writer that joins readers and recovers a version beyond the one the lock file publishes
+    /// (its predecessor died after the log sync, before the publish) keeps the published
+    /// version's pages until it has scanned the slots *after* publishing its own: a reader may
+    /// adopt the published version and pin it while the joiner recovers, and that pin's re-check
+    /// passes because nothing newer is published yet. Here the pin lands just after the open (as
+    /// it would have in that window, unseen by recovery's scan); the joiner's commits must not
+    /// reuse its pages. (Found by `realm-torture --readers`: a reader read a reused page.)
+    @Test func aJoiningWriterKeepsThePublishedVersionsPagesForReadersPinningIt() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.makeFile(directory)
+        let layout = [ColumnSpec(.int)]
+        let writer = try Database.open(path: path)
+        let setup = try writer.beginWrite()
+        let table = try setup.createTree()
+        for key in 0..<UInt64(2_000) { try setup.insertRow(table, key: key, values: [.int(0)], layout: layout) }
+        try setup.commit()
+        let (published, slot) = writer.state.withLock { ($0.published, $0.publishedSlot) }
+        // A reader stays attached throughout, so the next writer joins rather than starts alone.
+        let reader = try Self.reader(path)
+        let rewrite = try writer.beginWrite()
+        for key in 0..<UInt64(2_000) { try rewrite.updateValue(table, key: key, column: 0, value: .int(1), layout: layout) }
+        try rewrite.commit()
+        try writer.close()
+        // The dead writer's last publish: the version before its last durable commit.
+        try #require(reader.lockFile).publish(published, slot: slot)
+
+        let joining = try Database.open(path: path)
+        #expect(joining.lockFile?.isFirst == false)
+        #expect(joining.latestTransaction > published.transaction, "recovered beyond the published version")
+        reader.pin(published.transaction)  // taken in the window: after recovery's scan, before the publish
+        for round in 2...20 {
+            let write = try joining.beginWrite()
+            for key in 0..<UInt64(2_000) { try write.updateValue(table, key: key, column: 0, value: .int(Int64(round)), layout: layout) }
+            try write.commit()
+        }
+        let snapshot = ReadTransaction(database: reader, meta: published)
+        let root = try snapshot.root(of: table)
+        // A reused page reads as damage (checked transaction ids) or as a later round's value.
+        let changed = try (0..<UInt64(2_000)).filter { key in
+            guard let (leaf, row) = try snapshot.row(in: root, key: key) else { return true }
+            return leaf.int(row, 0) != 0
+        }
+        #expect(changed.isEmpty, "\(changed.count) rows of the pinned version changed")
+        reader.unpin(published.transaction)
+        try joining.close()
+        try reader.close()
+    }
+
+    /// A writer joining readers after the writing process died does not write the log's published
+    /// records again: the dead writer wrote their pages in place before publishing, and later
+    /// records rewrote some of those pages since — replaying an older record would show a reader
+    /// of the published version older pages until the replay reached the newer one. A follower
+    /// reads its version whole before every write of the joiner's open. (Found by
+    /// `realm-torture --readers`: readers read "a stale, misplaced or overwritten page".)
+    @Test func aJoiningWritersReplayNeverShowsReadersOlderPages() throws {
+        final class BeforeEachWrite: IOFaultInjector {
+            let action: @Sendable () -> Void
+            init(_ action: @escaping @Sendable () -> Void) { self.action = action }
+            func beforeWrite(offset: UInt64, length: Int) -> WriteFault { action(); return .none }
+            func beforeSync() -> Int32? { nil }
+        }
+        let directory = try TemporaryDirectory()
+        let path = try Self.makeFile(directory)
+        let layout = [ColumnSpec(.int)]
+        let writer = try Database.open(path: path)
+        let setup = try writer.beginWrite()
+        let table = try setup.createTree()
+        for key in 0..<UInt64(2_000) { try setup.insertRow(table, key: key, values: [.int(0)], layout: layout) }
+        try setup.commit()
+        let reader = try Self.reader(path)
+        // Small commits: each a record of the log (none checkpointed), each rewriting the table on
+        // pages the ones before freed.
+        let rounds: Int64 = 12
+        for round in 1...rounds {
+            let write = try writer.beginWrite()
+            for key in 0..<UInt64(2_000) { try write.updateValue(table, key: key, column: 0, value: .int(round), layout: layout) }
+            try write.commit()
+        }
+        #expect(try reader.beginRead().transaction == writer.latestTransaction)
+        // The writing process dies: its locks go, its log stays.
+        try #require(writer.lockFile).abandon()
+
+        let problems = Mutex<[String]>([])
+        let check: @Sendable () -> Void = {
+            do {
+                let read = try reader.beginRead()
+                let root = try read.root(of: table)
+                let stale = try (0..<UInt64(2_000)).filter { key in
+                    guard let (leaf, row) = try read.row(in: root, key: key) else { return true }
+                    return leaf.int(row, 0) != rounds
+                }
+                if !stale.isEmpty { problems.withLock { $0.append("\(stale.count) rows not at round \(rounds)") } }
+            } catch {
+                problems.withLock { $0.append("\(error)") }
+            }
+        }
+        let joining = try Database.open(path: path, options: DatabaseOptions(faults: BeforeEachWrite(check)))
+        #expect(joining.lockFile?.isFirst == false)
+        check()
+        let found = problems.withLock { $0 }
+        #expect(found.count == 0, "reads of the published version failed during the open, first: \(found.first ?? "")")
+        try joining.close()
+        try reader.close()
+        withExtendedLifetime(writer) {}
     }
 
     /// A read-only process beside the writing one follows it: it begins at the writer's newest

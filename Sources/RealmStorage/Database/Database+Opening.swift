@@ -72,6 +72,11 @@ extension Database {
             if options.sharesWriting, !lock.isFirst, lock.anotherWriterIsAttached() {
                 return try writer(beside: file, lock: lock, options: kept)
             }
+            // A writer joining read-only processes: the pages their pins hold stay out of its free
+            // list, and it must not go back from what they read (a version is published only once
+            // durable, so recovery finds it or a newer one — unless the file lost it).
+            let joining = !options.readOnly && !lock.isFirst
+            let published = joining ? lock.publishedVersion(unless: nil) : nil
             let log: WriteAheadLog?
             let map: PageMap
             let replayed: Int
@@ -84,20 +89,25 @@ extension Database {
                     // file's own (shared), and this reader can follow a writer that joins later.
                     (map, replayed, replayedPages) = (count == 0 ? PageMap(descriptor: descriptor, cipher: cipher) : replayMap, count, pages)
                 } else {
-                    (log, replayed) = try openLog(of: file, cipher: cipher, options: options)
+                    (log, replayed) = try openLog(of: file, cipher: cipher, options: options,
+                                                  published: published?.meta.transaction ?? 0)
                     map = PageMap(descriptor: descriptor, cipher: cipher)
                 }
             } catch {
                 file.close()
                 throw error
             }
-            // A writer joining read-only processes: the pages their pins hold stay out of its free
-            // list, and it must not go back from what they read (a version is published only once
-            // durable, so recovery finds it or a newer one — unless the file lost it).
-            let joining = !options.readOnly && !lock.isFirst
-            let (meta, slot, tip, newestStamped) = try recover(file: file, map: map, minimumPages: replayedPages,
-                                                              pins: joining ? lock.otherProcessesPins() : [])
-            if joining, let published = lock.publishedVersion(unless: nil), published.meta.transaction > meta.transaction {
+            var pins = joining ? lock.otherProcessesPins() : []
+            if let published {
+                // The published version counts as pinned until this writer's first transaction
+                // scans the slots again: until the publish below, a reader may adopt it and pin it
+                // after the scan above, and that pin's re-check (`beginRead`) passes — so when
+                // recovery finds a newer version (the dead writer's last commit, durable but not
+                // published), the pages that commit freed must wait for a scan after the publish.
+                pins = pins.union(PinSet(exact: [published.meta.transaction]))
+            }
+            let (meta, slot, tip, newestStamped) = try recover(file: file, map: map, minimumPages: replayedPages, pins: pins)
+            if let published, published.meta.transaction > meta.transaction {
                 throw StorageError(.invalidDatabase,
                                    "The realm file's newest version is \(meta.transaction), but other processes read version \(published.meta.transaction): the file lost commits",
                                    path: path)
@@ -205,13 +215,17 @@ extension Database {
     /// Replays the write-ahead log's records onto the file (a writable open); returns the log if
     /// this database writes through one, and how many records were replayed. Runs before
     /// anything maps the file: the pages recovery reads must be the replayed ones.
-    private static func openLog(of file: PageFile, cipher: PageCipher?, options: DatabaseOptions) throws -> (WriteAheadLog?, Int) {
+    /// `published`: the version published to the read-only processes a writer joins (0 if none),
+    /// whose records are in the file already (see `WriteAheadLog.openForWriting`).
+    private static func openLog(of file: PageFile, cipher: PageCipher?, options: DatabaseOptions,
+                                published: TransactionID) throws -> (WriteAheadLog?, Int) {
         let path = file.path + AuxiliaryFile.log.suffix
         let uses = options.writeAheadLog && options.durability == .full
         guard uses || access(path, F_OK) == 0 else { return (nil, 0) }
         let (log, replayed) = try WriteAheadLog.openForWriting(path: path, file: file, faults: options.faults,
                                                               isAuthentic: isAuthentic(cipher),
-                                                              dataFile: { metaState(of: file, cipher: cipher) })
+                                                              dataFile: { metaState(of: file, cipher: cipher) },
+                                                              published: published)
         return (uses ? log : nil, replayed)
     }
 
@@ -436,7 +450,8 @@ extension Database {
                 // The stored runs that were not yet reusable wait for the versions that see
                 // them: the version opened is durable, and none of this process's readers has
                 // pinned anything yet, so what still holds a run is `pins` — other processes'
-                // readers, when a writer joins them (none when this process is the first).
+                // readers and the version published to them, when a writer joins them (none when
+                // this process is the first).
                 freeList.release(pins: pins, durable: meta.transaction)
                 return (meta, slot, VersionTip(meta: meta, freeList: freeList, chain: chain), valid[0].1.transaction)
             } catch let error as StorageError {

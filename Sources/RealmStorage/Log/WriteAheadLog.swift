@@ -129,15 +129,22 @@ package final class WriteAheadLog: Sendable {
     ///
     /// `dataFile` reads the data file's meta pages (see `LogLayout.DataFileState`).
     ///
+    /// `published`: when read-only processes are attached, the newest version published to them.
+    /// Its records' and older ones' data pages are not written again: the writer that published
+    /// them wrote every data page in place first, and later records of the log may have
+    /// rewritten the same pages since — so writing an older record's images again would show
+    /// readers, until the replay reached the newer record, pages older than the versions they
+    /// read. Their meta pages are (a batch whose meta write failed after the log's sync was
+    /// published; no reader reads meta pages). Their pages are still synced, with the records after them (commits durable in the log but never published),
+    /// whose pages are at numbers no version a reader pins uses (the writer that logged them
+    /// allocated them under their pins).
+    ///
     /// - Precondition: no other process writes the file (this one is the first to attach, or the
-    ///   only writer: see `LockFile`), and this process has read none of its pages yet. Read-only
-    ///   processes may be reading it: they read versions at or below the newest published, which
-    ///   was durable — a replay writes their pages' own bytes again, and every other page it
-    ///   writes is at a number no version they pin uses (the writer that logged it allocated it
-    ///   under their pins).
+    ///   only writer: see `LockFile`), and this process has read none of its pages yet.
     static func openForWriting(path: String, file: PageFile, faults: (any IOFaultInjector)?,
                                isAuthentic: (UnsafeRawPointer, Int, PageNumber) -> Bool,
-                               dataFile: () -> LogLayout.DataFileState) throws -> (WriteAheadLog, Int) {
+                               dataFile: () -> LogLayout.DataFileState,
+                               published: TransactionID = 0) throws -> (WriteAheadLog, Int) {
         let identity = try Self.identity(of: file.descriptor)
         let existed = access(path, F_OK) == 0
         // An encrypted realm's log holds its pages as the data file stores them, encrypted, but
@@ -153,7 +160,7 @@ package final class WriteAheadLog: Sendable {
         let log = WriteAheadLog(path: path, descriptor: descriptor, faults: faults, identity: identity,
                                 sealing: LogLayout.Sealing(file.cipher), salt: 0, allocated: UInt64(info.st_size))
         let state = dataFile()
-        let replayed = try log.replay(into: file, isAuthentic: isAuthentic, dataFile: state)
+        let replayed = try log.replay(into: file, isAuthentic: isAuthentic, dataFile: state, published: published)
         if replayed == 0, let header = log.readHeader(), header.identity == identity, state.continues(header) {
             // Nothing to replay: append to the current generation, from its first record (any
             // bytes there fail to continue it: they are torn, or of an older generation).
@@ -278,21 +285,27 @@ package final class WriteAheadLog: Sendable {
         }
     }
 
-    /// Writes every valid record's images to their places in `file`, grows the file to the last
-    /// record's page count, and syncs it. Returns the number of records.
+    /// Writes every valid record's images to their places in `file` (but those of records at or
+    /// below `published`, already there), grows the file to the last record's page count, and
+    /// syncs it. Returns the number of records.
     private func replay(into file: PageFile, isAuthentic: (UnsafeRawPointer, Int, PageNumber) -> Bool,
-                        dataFile: LogLayout.DataFileState) throws -> Int {
+                        dataFile: LogLayout.DataFileState, published: TransactionID) throws -> Int {
         var count = 0
         var pageCount: UInt64 = 0
         try scan(isAuthentic: isAuthentic, dataFile: dataFile) { record, images in
+            pageCount = record.pageCount
+            count += 1
+            // A published record's data pages are home already; its meta page may not be (a
+            // batch whose meta write failed after the log's sync is published, its writer then
+            // stopped), and no reader reads meta pages, so those alone are written again.
+            let isPublished = record.transaction <= published
             var groups: [(offset: UInt64, buffers: [iovec])] = []
             record.forEachImage(in: images) { entry, image, length in
+                guard !isPublished || entry.page < PageLayout.firstDataPage else { return true }
                 groups.append((entry.page << PageLayout.pageShift, [iovec(iov_base: UnsafeMutableRawPointer(mutating: image), iov_len: length)]))
                 return true
             }
             try file.writeStored(groups)
-            pageCount = record.pageCount
-            count += 1
             return true
         }
         guard count > 0 else { return 0 }
