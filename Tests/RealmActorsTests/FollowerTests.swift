@@ -74,18 +74,6 @@ final class FLItem: Object {
         #expect(follower.object(ofType: FLItem.self, forPrimaryKey: 4)?.value == 40)
     }
 
-    /// A second writing process is refused while the first has the file open: one writing
-    /// process per file, for now.
-    @Test func aSecondWritingProcessIsRefused() throws {
-        let pair = try Self.pair()
-        let writer = try Realm(configuration: pair.writer)
-        var second = pair.follower
-        second.readOnly = false
-        let error = try #require(throws: Realm.Error.self) { try Realm(configuration: second) }
-        #expect(error.code == .incompatibleLockFile && error.message.contains("one writing process"), "\(error)")
-        withExtendedLifetime(writer) {}
-    }
-
     /// Compaction on launch is skipped while another process has the file open (as in Realm):
     /// `shouldCompactOnLaunch` is not asked, and the file is not replaced under the reader.
     @Test func compactionOnLaunchIsSkippedWhileAnotherProcessReads() throws {

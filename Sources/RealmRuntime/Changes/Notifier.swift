@@ -178,12 +178,14 @@ package actor Notifier: VersionObserver {
         let commits = file.changeFeed.takeChanges(through: version)
         var log = RowChangeLog()
         for commit in commits { log.append(commit.rows) }
-        let following = file.database.followsAnotherProcess
+        // Read after the snapshot began (which adopted any other process's newer version).
+        let foreign = file.database.followsAnotherProcess || file.database.newestForeignVersion > latest.transaction
         // A schema change (a class's table created, a migration) keeps table trees and row keys,
         // so the log still says which objects changed; the version's own catalog resolves them.
-        // Another process's commits have no log here: the versions' trees are compared instead
-        // (nil past its bound, or for damage: trackers then compare values).
-        let rows: RowChanges? = following
+        // Another process's commits have no log here: when the span holds one, the versions'
+        // trees are compared instead (nil past its bound, or for damage: trackers then compare
+        // values).
+        let rows: RowChanges? = foreign
             ? (try? VersionDiff(from: latest.reader, to: snapshot.reader))??.changes
             : RowChanges(log)
         let context = VersionContext(snapshot: snapshot, changes: rows)
@@ -191,9 +193,9 @@ package actor Notifier: VersionObserver {
             let silent = !commits.isEmpty && commits.allSatisfy { $0.silencedObservers.contains(id) }
             if entry.tracker.advance(context, silent: silent) { entry.wake() }
         }
-        // (A follower keeps no history: it has no logs, and a stream registered on an older
-        // baseline compares values.)
-        if !following { history.append((latest.reader.transaction, version, log)) }
+        // A span with another process's commits has no complete log: the history starts again
+        // after it, and a stream registered on an older baseline compares values.
+        if foreign { history.removeAll() } else { history.append((latest.reader.transaction, version, log)) }
         while history.count > Self.historyLimit
                 || (history.count > 1 && history.reduce(0, { $0 + $1.log.entryCount }) > Self.historyEntryLimit) {
             history.removeFirst()

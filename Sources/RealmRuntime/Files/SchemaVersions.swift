@@ -23,19 +23,27 @@ package final class SchemaVersions: Sendable {
             // Under the history's lock, so the entry of this version cannot be pruned first.
             let reader = try database.beginRead()
             history.dropDiscarded(database)
-            if database.followsAnotherProcess { try history.noteSchema(of: reader) }
+            if database.versionsComeFromOtherProcesses { try history.noteSchema(of: reader) }
             return (reader, history.schema(at: reader.transaction, pruningOlder: true))
         }
     }
 
     /// The schema a write transaction builds on: that of the newest prepared commit (durable or
-    /// not) that a failed flush did not discard.
+    /// not) that a failed flush did not discard. Beside other writing processes, the transaction
+    /// may build on another process's commit: its schema is recorded first (it may have added a
+    /// class or migrated; writing this process's older schema over it would lose that).
     ///
     /// - Precondition: the caller holds the file's write lock and began its transaction after
     ///   acquiring it (``WritePipeline`` does both).
-    func schemaForWrite() -> SchemaCatalog {
-        history.withLock { history in
+    func schemaForWrite() throws -> SchemaCatalog {
+        try history.withLock { history in
             history.dropDiscarded(database)
+            if database.sharesWriting, database.newestForeignVersion > history.checked?.transaction ?? 0 {
+                // Another process's commit since the last check. This process owns writing: the
+                // newest durable version is the one the transaction builds on, or older than this
+                // process's pending commits (whose entries are newer, so nothing is noted).
+                try history.noteSchema(of: try database.beginRead())
+            }
             return history.entries[history.entries.count - 1].catalog
         }
     }

@@ -46,8 +46,9 @@ package final class SharedRealmFile: Sendable {
         case .inMemory(let identifier): label = "memory:\(identifier)"
         }
         writes = WritePipeline(database: database, schemas: schemas, changeFeed: feed, label: label, monitor: monitor)
-        // Read-only beside a writing process: its commits arrive through the lock file.
-        watcher = database.followsAnotherProcess ? CommitWatcher(database: database, feed: feed) : nil
+        // Read-only beside a writing process, or writing beside others: their commits arrive
+        // through the lock file.
+        watcher = database.versionsComeFromOtherProcesses ? CommitWatcher(database: database, feed: feed) : nil
     }
 
     deinit {
@@ -122,7 +123,7 @@ package final class SharedRealmFile: Sendable {
     private static func compact(path: String, encryptionKey: [UInt8]?, if shouldCompact: @Sendable (Int, Int) -> Bool,
                                 instrumentation: FileInstrumentation?) throws {
         guard FileManager.default.fileExists(atPath: path) else { return }
-        let database = try Database.open(path: path, options: DatabaseOptions(encryptionKey: encryptionKey))
+        let database = try Database.open(path: path, options: Self.options(readOnly: false, faults: nil, encryptionKey: encryptionKey))
         // Another process has the file open (read-only: a writer would have been refused): the
         // copy would be renamed over a file it reads. Skipped, as Realm skips it.
         guard database.isAlone else {
@@ -151,6 +152,16 @@ package final class SharedRealmFile: Sendable {
             throw error
         }
         try database.close()
+    }
+
+    /// How the runtime opens a file: writable opens of unencrypted files write beside other
+    /// writing processes (`sharesWriting`: write ownership passes between them through the lock
+    /// file). An encrypted file is written by one process at a time: its readers' decrypted pages
+    /// are not yet invalidated across writers.
+    private static func options(readOnly: Bool, faults: (any IOFaultInjector)?, encryptionKey: [UInt8]?) -> DatabaseOptions {
+        var options = DatabaseOptions(readOnly: readOnly, faults: faults, encryptionKey: encryptionKey)
+        options.sharesWriting = !readOnly && encryptionKey == nil
+        return options
     }
 
     private struct WeakFile: Sendable {
@@ -214,8 +225,8 @@ package final class SharedRealmFile: Sendable {
                 if let shouldCompact, !readOnly {
                     try compact(path: path, encryptionKey: encryptionKey, if: shouldCompact, instrumentation: instrumentation)
                 }
-                database = try Database.open(path: path, options: DatabaseOptions(readOnly: readOnly, faults: faults,
-                                                                                  encryptionKey: encryptionKey))
+                database = try Database.open(path: path, options: Self.options(readOnly: readOnly, faults: faults,
+                                                                               encryptionKey: encryptionKey))
             case .inMemory: database = try Database.inMemory()
             }
             database.maximumActiveVersions = maximumActiveVersions

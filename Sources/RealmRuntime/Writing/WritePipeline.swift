@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The writer of one file: every write transaction of every handle in the process passes
 /// through here, and here alone are the rules that keep commits, their change logs and the
 /// schema history in agreement. `Realm.write {}` (blocking) and `Realm.asyncWrite` (suspending)
@@ -77,23 +79,44 @@ package final class WritePipeline: Sendable {
             lock.unlock()
             throw CancellationError()
         }
-        return try start()
+        while true {
+            if let write = try start(waiting: false) { return write }
+            // Another process owns writing: waited for on a thread of its own (the wait blocks
+            // its thread), then tried again — this process's ownership may go again before the
+            // transaction begins (its last flush ending idle gives it up).
+            await waitForOwnership()
+        }
     }
 
     /// Blocks the calling thread until it holds the write lock, then begins a write transaction.
     /// For synchronous APIs only: a blocked cooperative thread cannot run other tasks.
     package func beginBlocking() throws -> OpenWrite {
         lock.lockBlocking()
-        return try start()
+        return try start(waiting: true)!
     }
 
-    /// Step 2. The caller holds the lock; it is released if this throws.
-    private func start() throws -> OpenWrite {
+    /// Step 2. The caller holds the lock; it is released if this throws. Nil, the lock still
+    /// held, if another process owns writing and `waiting` is false.
+    private func start(waiting: Bool) throws -> OpenWrite? {
         do {
-            return OpenWrite(transaction: try database.beginWrite(), schema: schemas.schemaForWrite())
+            guard let transaction = try database.beginWrite(waiting: waiting) else { return nil }
+            return OpenWrite(transaction: transaction, schema: try schemas.schemaForWrite())
         } catch {
             lock.unlock()
             throw error
+        }
+    }
+
+    /// Waits, without blocking a task's thread, until this process owns writing (or taking it
+    /// failed: the next ``start(waiting:)`` then throws the cause).
+    private func waitForOwnership() async {
+        let database = database
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            // A dispatch thread, not a task's: the wait blocks it until the other process is done.
+            DispatchQueue.global().async {
+                try? database.waitForWriteOwnership()
+                continuation.resume()
+            }
         }
     }
 

@@ -127,12 +127,15 @@ extension LockFile {
         }
     }
 
-    /// After a publish: moves the signal word and, if any process watches, wakes the watchers.
+    /// After a publish: moves the signal word and, if another process watches, wakes the
+    /// watchers. This process's own watchers are not woken for its own publish (each would wake,
+    /// find nothing to adopt, and cost the committing thread a context switch: measured ~10 µs a
+    /// commit on two cores); they wake for other processes' publishes, or at their time-out.
     private func signalCommit() {
         guard let signal = sharedAddress(LockFileLayout.commitSignalOffset),
               let watchers = sharedAddress(LockFileLayout.watcherCountOffset) else { return }
         _ = realm_shared_add32(signal, 1)
-        if realm_shared_load32(watchers) != 0 { realm_shared_wake_all(signal) }
+        if realm_shared_load32(watchers) > UInt32(clamping: localWatchers.withLock { $0 }) { realm_shared_wake_all(signal) }
     }
 
     private static func bufferOffset(_ counter: UInt64) -> Int {

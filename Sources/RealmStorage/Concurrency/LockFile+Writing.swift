@@ -37,13 +37,15 @@ extension LockFile {
     }
 
     /// Takes write ownership: waits (blocking the calling thread) until no other process holds
-    /// the write lock, takes it, and records this process as the owner. Precondition: attached
-    /// with a mapping, not already the owner (the caller, `Database`, keeps that state).
+    /// the write lock, takes it, and records this process as the owner. Without `waiting`,
+    /// returns nil at once if another process holds it. Precondition: attached with a mapping,
+    /// not already the owner (the caller, `Database`, keeps that state).
     ///
     /// - Throws: when the lock cannot be taken (a descriptor error: it cannot happen on an
     ///   attached lock file).
-    package func acquireWriteOwnership() throws -> Ownership {
-        let code = realm_lock_byte(descriptor, LockFileLayout.writeLock, 1, 1)
+    package func acquireWriteOwnership(waiting: Bool = true) throws -> Ownership? {
+        let code = realm_lock_byte(descriptor, LockFileLayout.writeLock, 1, waiting ? 1 : 0)
+        if !waiting && (code == EAGAIN || code == EACCES) { return nil }
         guard code == 0 else { throw StorageError.fromErrno(code, "Could not take the realm's write lock", path: path) }
         let me = UInt64((ownSlotIndex() ?? -1) + 1)
         let owner = word(at: LockFileLayout.ownerOffset)

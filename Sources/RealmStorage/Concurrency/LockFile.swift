@@ -171,10 +171,15 @@ package final class LockFile: @unchecked Sendable {
     /// Nobody else is attached: the lock file's old contents (a previous session's, a crashed
     /// process's, an older layout's) mean nothing, so it is cleared and sized anew.
     private static func initializeAlone(path: String, descriptor: Int32, readOnly: Bool, sharesWriting: Bool) throws -> LockFile {
-        guard ftruncate(descriptor, 0) == 0, ftruncate(descriptor, off_t(LockFileLayout.size)) == 0 else {
+        // Sized, then cleared through the mapping — never cut short first: an instance of this
+        // process that detached from the same lock file keeps its mapping (a watcher thread may
+        // still read a word of it), and a page of a mapping past the file's end is SIGBUS.
+        guard ftruncate(descriptor, off_t(LockFileLayout.size)) == 0 else {
             throw StorageError.fromErrno(errno, "Could not initialize the lock file", path: path)
         }
         let mapping = try map(descriptor: descriptor, path: path, writable: true)
+        // Whole words, as every other access to the shared mapping (nobody else is attached).
+        for offset in stride(from: 0, to: LockFileLayout.size, by: 8) { realm_shared_store(mapping + offset, 0) }
         return LockFile(path: path, descriptor: descriptor, mapping: mapping, isFirst: true, readOnly: readOnly,
                         sharesWriting: sharesWriting, phase: .attaching)
     }
@@ -208,7 +213,9 @@ package final class LockFile: @unchecked Sendable {
             let writers = live.map { lockFile.flags(ofSlot: $0) }.filter { $0.contains(.writer) }
             let encrypted = lockFile.word(at: LockFileLayout.encryptedOffset) != 0
             if !readOnly && !writers.isEmpty && !(sharesWriting && !encrypted && writers.allSatisfy { $0.contains(.sharesWriting) }) {
-                throw Conflict(message: "The realm file is open in another process; RealmActors supports one writing process per file")
+                throw Conflict(message: encrypted
+                    ? "The encrypted realm file is open in another process, which writes it; an encrypted file is written by one process at a time"
+                    : "The realm file is open in another process, which writes it without sharing writing; RealmActors supports one writing process per file there")
             }
             if !readOnly && encrypted {
                 // Readers of an encrypted file keep decrypted pages a writer would reuse (the

@@ -87,7 +87,11 @@ extension Database {
             guard !state.isClosed else { throw StorageError(.wrongTransactionState, "The database is closed", path: path) }
             guard let lockFile else { return nil }
             let before = state.published.transaction
-            try adoptNewest(from: lockFile, into: &state)
+            if options.readOnly {
+                try adoptNewest(from: lockFile, into: &state)
+            } else if !state.ownsWrite, lockFile.publishCounter != state.tipCounter {
+                try adoptPublishedForWriting(from: lockFile, into: &state)
+            }
             return state.published.transaction > before ? state.published.transaction : nil
         }
     }

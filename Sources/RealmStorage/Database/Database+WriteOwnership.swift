@@ -11,20 +11,23 @@
 // none of its flushes can run without ownership anyway), then `state`.
 extension Database {
     /// Whether this database hands write ownership to and from other processes.
-    var sharesWriting: Bool { lockFile?.sharesWriting == true && !options.readOnly }
+    package var sharesWriting: Bool { lockFile?.sharesWriting == true && !options.readOnly }
 
     /// Takes write ownership unless this process has it: waits for the other writing processes
     /// (blocking the calling thread), then adopts what they left. Precondition: `flushLock` held.
     ///
     /// - Throws: when the previous owner died and its unpublished writes cannot be taken back
     ///   (then this process does not own writing), or the published version is damaged.
-    func takeOwnershipLocked() throws {
-        guard sharesWriting, let lockFile else { return }
+    ///
+    /// - Returns: false, without waiting, if `waiting` is false and another process owns writing.
+    @discardableResult
+    func takeOwnershipLocked(waiting: Bool = true) throws -> Bool {
+        guard sharesWriting, let lockFile else { return true }
         let (owns, failure) = state.withLock { ($0.ownsWrite, $0.failure) }
         // Writes stopped (see `releaseOwnershipIfIdleLocked`): never own writing again.
         if let failure { throw failure }
-        guard !owns else { return }
-        let ownership = try lockFile.acquireWriteOwnership()
+        guard !owns else { return true }
+        guard let ownership = try lockFile.acquireWriteOwnership(waiting: waiting) else { return false }
         do {
             if ownership.previousOwnerDied {
                 try takeBackDeadOwnersWrites(ownership)
@@ -42,7 +45,25 @@ extension Database {
             lockFile.releaseWriteOwnership()
             throw error
         }
+        return true
     }
+
+    /// Waits (blocking the calling thread: a thread of its own, never a task's) until this
+    /// process owns writing — the runtime calls it when a write would wait for another process.
+    /// Ownership may be given up again before the next write begins (a flush of this process
+    /// ending idle), which then tries again.
+    package func waitForWriteOwnership() throws {
+        try flushLock.withLock { _ in _ = try takeOwnershipLocked(waiting: true) }
+    }
+
+    /// Whether versions of this file may be made by other processes: it follows a writing
+    /// process, or writes beside others. Their commits come without a change log here.
+    package var versionsComeFromOtherProcesses: Bool { followsAnotherProcess || sharesWriting }
+
+    /// The newest version this database adopted from another writing process (0 if none): a span
+    /// of versions ending above it holds no other process's commit, so this process's change
+    /// logs describe it whole. (In a follower every version is another process's.)
+    package var newestForeignVersion: TransactionID { state.withLock { $0.newestForeignVersion } }
 
     /// Gives write ownership up if this process holds it and is idle: nothing pending, no write
     /// transaction open. Stores the log's cursor and the next id for the next owner first.
@@ -84,6 +105,7 @@ extension Database {
         state.publishedTip.meta = meta
         state.tip.meta = meta
         state.tipIsStale = true
+        state.newestForeignVersion = meta.transaction
     }
 
     /// Rebuilds the write tip from the file when another process published since it was built:

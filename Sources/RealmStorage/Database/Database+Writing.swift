@@ -1,8 +1,15 @@
 // The single writer (see `Database`): starting a write transaction on the newest prepared
 // version, and queueing the commit it prepares for the next flush.
 extension Database {
-    /// Starts the write transaction. Only one may exist at a time.
+    /// Starts the write transaction. Only one may exist at a time. Beside other writing
+    /// processes, waits (blocking the thread) while another owns writing.
     package func beginWrite() throws -> WriteTransaction {
+        try beginWrite(waiting: true)!
+    }
+
+    /// ``beginWrite()``, or nil at once — without `waiting` — if another process owns writing
+    /// (the runtime then waits on a thread of its own, ``waitForWriteOwnership()``, and tries again).
+    package func beginWrite(waiting: Bool) throws -> WriteTransaction? {
         guard !options.readOnly else {
             throw StorageError(.wrongTransactionState, "Cannot write to a realm opened read-only", path: path)
         }
@@ -16,7 +23,7 @@ extension Database {
             while started == nil {
                 // Beside other writing processes: own writing first (it may wait for them), which
                 // brings this database up to their commits.
-                if sharesWriting { try flushLock.withLock { _ in try takeOwnershipLocked() } }
+                if sharesWriting, try !flushLock.withLock({ _ in try takeOwnershipLocked(waiting: waiting) }) { return nil }
                 while file != nil, state.withLock({ $0.nextID > $0.published.transaction + Self.idReserve && $0.failure == nil }) {
                     if state.withLock({ $0.pending.isEmpty }) { try writeCheckpoint(force: true) } else { try flush() }
                 }

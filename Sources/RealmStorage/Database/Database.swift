@@ -101,6 +101,8 @@ package final class Database: Sendable {
         /// Whether `tip`'s free list is that of an older version than `published`, which another
         /// process made: rebuilt from the file before the next write transaction.
         var tipIsStale = false
+        /// The newest version adopted from another writing process (see `newestForeignVersion`).
+        var newestForeignVersion: TransactionID = 0
 
         /// The id the next write transaction gets.
         var nextID: TransactionID { max(tip.meta.transaction + 1, nextTransaction) }

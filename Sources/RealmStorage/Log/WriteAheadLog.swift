@@ -197,8 +197,7 @@ package final class WriteAheadLog: Sendable {
     /// Continues from `shared`, the cursor the previous owner stored (this process takes write
     /// ownership). The file's length is read again: another process grew or cut it.
     func adopt(_ shared: LockFile.LogCursor) {
-        var info = stat()
-        let length = fstat(descriptor, &info) == 0 ? UInt64(info.st_size) : 0
+        let length = PositionedIO.length(of: descriptor)
         cursor.withLock { cursor in
             cursor.salt = shared.salt
             cursor.sequence = shared.sequence

@@ -72,11 +72,11 @@ package final class PageFile: Sendable {
         self.cipher = cipher
     }
 
-    /// The file's current length in bytes.
+    /// The file's current length in bytes (see `PositionedIO.length(of:)` for why not `fstat`).
     package func size() throws -> UInt64 {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw error(errno, "Could not read the realm file's size") }
-        return UInt64(info.st_size)
+        let length = lseek(descriptor, 0, SEEK_END)
+        guard length >= 0 else { throw error(errno, "Could not read the realm file's size") }
+        return UInt64(length)
     }
 
     /// Writes `buffer` at `offset`, retrying short writes; throws on failure.

@@ -65,4 +65,15 @@ enum PositionedIO {
         #endif
         return result == 0 ? nil : errno
     }
+
+    /// The length of the file open as `descriptor` (0 if it cannot be read), from `lseek(SEEK_END)`,
+    /// not `fstat`: with fine-grained timestamps (Linux 6.13+), a `stat` of a file marks its
+    /// change time as seen, and the next write must then record a new one — a metadata update
+    /// that the next `fdatasync` waits for the journal to commit. Measured on the write-ahead
+    /// log, one `fstat` before each commit took a file-backed commit from ~130 to ~175 µs.
+    /// Positioned I/O only is used on these descriptors, so moving the offset changes nothing.
+    static func length(of descriptor: Int32) -> UInt64 {
+        let length = lseek(descriptor, 0, SEEK_END)
+        return length < 0 ? 0 : UInt64(length)
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RealmActors
+import Synchronization
 
 /// `realm-inspect compact FILE`: rewrite the file without its free space, in place.
 struct Compact: InspectorCommand {
@@ -33,11 +34,20 @@ struct Compact: InspectorCommand {
         }
         let before = try Self.size(of: file.path)
         var configuration = file.configuration(writable: true)
-        configuration.shouldCompactOnLaunch = { _, _ in true }
+        // Asked only when this process has the file alone: compaction replaces the file, so it
+        // is skipped (as Realm skips it) while another process has it open.
+        let asked = Mutex(false)
+        configuration.shouldCompactOnLaunch = { _, _ in
+            asked.withLock { $0 = true }
+            return true
+        }
         var progress = Progress("compacting \(file.path)", quiet: file.quiet)
         progress.update(0)
         _ = try Realm(configuration: configuration)
         progress.finish()
+        guard asked.withLock({ $0 }) else {
+            throw InspectionError("\(file.path) is open in another process; compacting replaces the file, so it needs the file to itself: close it there first")
+        }
         let after = try Self.size(of: file.path)
         let output = OutputBuffer()
         output.write("compacted \(file.path): \(before) → \(after) bytes\n")
