@@ -6,13 +6,6 @@ import RealmTestSupport
 /// The process's registry of open files (`SharedRealmFile.open`): one instance per file, and an
 /// open under way holds up only opens of the same file.
 @Suite struct SharedRealmFileTests {
-    /// Runs a blocking `body` on a dispatch thread (never a cooperative one) and returns its result.
-    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result(catching: body)) }
-        }
-    }
-
     /// An open that takes long (here: its first sync held at a gate; in production a log to
     /// replay, or a lock file another process holds for a moment) once held the registry's lock
     /// throughout, so every other file of the process waited for it. Now another file opens while
@@ -25,23 +18,17 @@ import RealmTestSupport
         SharedRealmFile.injectFaults(disk, forPath: slow)
         defer { SharedRealmFile.injectFaults(nil, forPath: slow) }
 
-        let slowOpen = Task { try await Self.onThread { try SharedRealmFile.open(.file(slow), readOnly: false) } }
+        let slowOpen = BlockingCall { Result { try SharedRealmFile.open(.file(slow), readOnly: false) } }
         await disk.waitUntilSyncIsHeld()
-        let sameOpen = Task { try await Self.onThread { try SharedRealmFile.open(.file(slow), readOnly: false) } }
-        let otherOpen = Task { try await Self.onThread { try SharedRealmFile.open(.file(other), readOnly: false) } }
-        // Raced against a generous deadline rather than awaited alone: before the fix the other
-        // open waited for the held one, which waits for this test — a deadlock, not a failure.
-        let opened = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { (try? await otherOpen.value) != nil }
-            group.addTask { try? await Task.sleep(for: .seconds(60)); return false }
-            defer { group.cancelAll() }
-            return await group.next() ?? false
-        }
-        #expect(opened, "another file opened while an open of this one was held")
+        let sameOpen = BlockingCall { Result { try SharedRealmFile.open(.file(slow), readOnly: false) } }
+        let otherOpen = BlockingCall { Result { try SharedRealmFile.open(.file(other), readOnly: false) } }
+        // Raced against a deadline: before the fix the other open waited for the held one,
+        // which waits for this test — a deadlock, not a failure.
+        #expect(await otherOpen.returns(within: 60), "another file opened while an open of this one was held")
         disk.releaseSync()
-        let first = try await slowOpen.value, second = try await sameOpen.value
+        let first = try await slowOpen.value().get(), second = try await sameOpen.value().get()
         #expect(first === second, "two opens of one file share one instance")
         #expect(SharedRealmFile.alreadyOpen(.file(slow)) === first)
-        _ = try await otherOpen.value
+        _ = try await otherOpen.value().get()
     }
 }

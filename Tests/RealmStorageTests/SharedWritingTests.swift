@@ -157,6 +157,27 @@ import RealmTestSupport
         try reopened.close()
     }
 
+    /// Closing does not wait for another process's write transaction: the checkpoints a close
+    /// writes need write ownership, and the owner (or the last process to close) writes them.
+    @Test func closingDoesNotWaitForAnotherProcesssTransaction() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let table = try Self.makeFile(path)
+        let owner = try Database.open(path: path, options: Self.options())
+        let closing = try Database.open(path: path, options: Self.options())
+        try Self.increment(closing, table, inserting: 1)  // leaves a record to checkpoint
+        let write = try owner.beginWrite()  // owns writing until it ends
+        let closed = BlockingCall { (try? closing.close()) != nil }
+        // A close that waited would wait for this test: raced against a deadline instead.
+        #expect(await closed.returns(within: 60), "the close returned while the other process owned writing")
+        write.abort()
+        #expect(await closed.value())
+        try owner.close()
+        let reopened = try Database.open(path: path)
+        #expect(try Self.value(reopened.beginRead(), table, key: 1) == 1)
+        try reopened.close()
+    }
+
     /// Without `sharesWriting` on both sides, a second writing process is still refused.
     @Test func aWriterThatDoesNotShareIsRefused() throws {
         let directory = try TemporaryDirectory()

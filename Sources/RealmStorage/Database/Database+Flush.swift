@@ -182,9 +182,12 @@ extension Database {
     /// ``checkpointLogLocked()`` under the flush lock; `shrinking` (a clean close) then cuts the
     /// log file back to its header.
     /// (Internal, not private: `deinit` and ``close()`` call it from `Database.swift`.)
-    func checkpointLog(shrinking: Bool = false) throws {
+    /// Beside other writing processes it needs write ownership; without `waiting`, it does
+    /// nothing while another process owns writing (a closing process leaves the checkpoint to
+    /// the owner, or to the last process to close, rather than wait for another's transaction).
+    func checkpointLog(shrinking: Bool = false, waiting: Bool = true) throws {
         try flushLock.withLock { _ in
-            try takeOwnershipLocked()
+            guard try takeOwnershipLocked(waiting: waiting) else { return }
             defer { releaseOwnershipIfIdleLocked() }
             try checkpointLogLocked()
             if shrinking { log?.shrink() }
@@ -404,12 +407,16 @@ extension Database {
     /// `force` writes it even when the newest version needs no verification, to raise the
     /// newest durable id (see ``idReserve``). Takes the flush lock: it writes a meta slot.
     /// (Internal, not private: `deinit`, ``close()`` and ``beginWrite()`` call it from other files.)
-    func writeCheckpoint(force: Bool = false) throws {
-        guard file != nil else { return }
-        try flushLock.withLock { _ in
-            try takeOwnershipLocked()
+    /// `waiting`: as for ``checkpointLog(shrinking:waiting:)``; returns false if it did nothing
+    /// because another process owns writing.
+    @discardableResult
+    func writeCheckpoint(force: Bool = false, waiting: Bool = true) throws -> Bool {
+        guard file != nil else { return true }
+        return try flushLock.withLock { _ in
+            guard try takeOwnershipLocked(waiting: waiting) else { return false }
             defer { releaseOwnershipIfIdleLocked() }
             try writeCheckpointLocked(force: force)
+            return true
         }
     }
 

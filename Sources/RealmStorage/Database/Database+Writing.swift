@@ -25,7 +25,11 @@ extension Database {
                 // brings this database up to their commits.
                 if sharesWriting, try !flushLock.withLock({ _ in try takeOwnershipLocked(waiting: waiting) }) { return nil }
                 while file != nil, state.withLock({ $0.nextID > $0.published.transaction + Self.idReserve && $0.failure == nil }) {
-                    if state.withLock({ $0.pending.isEmpty }) { try writeCheckpoint(force: true) } else { try flush() }
+                    if state.withLock({ $0.pending.isEmpty }) {
+                        guard try writeCheckpoint(force: true, waiting: waiting) else { return nil }
+                    } else {
+                        try flush()
+                    }
                 }
                 started = try startWrite()
             }

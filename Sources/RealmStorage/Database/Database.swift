@@ -154,8 +154,8 @@ package final class Database: Sendable {
         let needsClose = state.withLock { !$0.isClosed && $0.failure == nil }
         if needsClose && !options.readOnly {
             _ = try? flush()
-            try? checkpointLog(shrinking: true)
-            try? writeCheckpoint()
+            try? checkpointLog(shrinking: true, waiting: false)
+            _ = try? writeCheckpoint(waiting: false)
         }
         file?.close()
         lockFile?.detach()
@@ -179,8 +179,10 @@ package final class Database: Sendable {
         if !options.readOnly && failure == nil {
             do {
                 try flush()
-                try checkpointLog(shrinking: true)
-                try writeCheckpoint()
+                // Not waiting for another writing process's transaction: it (or the last
+                // process to close) checkpoints.
+                try checkpointLog(shrinking: true, waiting: false)
+                _ = try writeCheckpoint(waiting: false)
             } catch {
                 closeError = error
             }

@@ -1,0 +1,56 @@
+import Foundation
+import Synchronization
+
+/// A blocking call (an open, a close, a wait for another process) run on a dispatch thread —
+/// never a task's — that a test can race against a deadline without waiting for it.
+///
+/// Racing with a task group does not work for this: a group waits for all its children before it
+/// returns, and a child awaiting a blocked call cannot be cancelled, so a call that blocks until
+/// the test acts (the bug under test) would deadlock the test instead of failing it.
+package final class BlockingCall<Value: Sendable>: Sendable {
+    private struct State {
+        var value: Value?
+        var waiters: [CheckedContinuation<Value, Never>] = []
+    }
+    private let state = Mutex(State())
+
+    /// Starts `body` on a dispatch thread.
+    package init(_ body: @escaping @Sendable () -> Value) {
+        DispatchQueue.global().async {
+            let value = body()
+            let waiters = self.state.withLock { state in
+                state.value = value
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume(returning: value) }
+        }
+    }
+
+    /// The call's result, once it returns.
+    package func value() async -> Value {
+        await withCheckedContinuation { continuation in
+            let value = state.withLock { state -> Value? in
+                if let value = state.value { return value }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let value { continuation.resume(returning: value) }
+        }
+    }
+
+    /// Whether the call returns within `seconds`. Returns at the deadline at the latest; the
+    /// call goes on (await ``value()`` once the test has let it finish).
+    package func returns(within seconds: Double) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let once = Mutex<CheckedContinuation<Bool, Never>?>(continuation)
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+                once.withLock { $0?.resume(returning: false); $0 = nil }
+            }
+            Task {
+                _ = await self.value()
+                once.withLock { $0?.resume(returning: true); $0 = nil }
+            }
+        }
+    }
+}
