@@ -97,6 +97,43 @@ actor WritingProcess {
         #expect(second.objects(FLItem.self).count == 3)
     }
 
+    /// A write cancelled while it waits for another process's transaction gives back the write
+    /// ownership its waiting thread takes afterwards: held idle, it would keep every other process
+    /// waiting for good.
+    @Test func aWriteCancelledWhileWaitingForAnotherProcessLeavesNoOwnershipBehind() async throws {
+        let (directory, firstConfiguration, secondConfiguration) = try Self.configurations()
+        defer { withExtendedLifetime(directory) {} }
+        let first = try Realm(configuration: firstConfiguration)
+        try first.write { first.create(FLItem.self, value: ["id": 0, "value": 0]) }
+        let second = try await WritingProcess(configuration: secondConfiguration)
+        first.beginWrite()  // this process owns writing until the transaction ends
+        let waiting = Task { try await second.increment() }
+        // The other process's write is blocked on the write byte lock once /proc/locks shows a
+        // waiter on the lock file (polled: nothing else says when a thread blocks in fcntl).
+        let lockFile = firstConfiguration.fileURL!.path + ".lock"
+        var inode = stat()
+        #expect(stat(lockFile, &inode) == 0)
+        var blocked = false
+        for _ in 0..<10_000 where !blocked {
+            let locks = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
+            blocked = locks.split(separator: "\n").contains { $0.contains("->") && $0.contains(":\(inode.st_ino) ") }
+            if !blocked { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        #expect(blocked, "the other process's write waits for this one")
+        waiting.cancel()
+        first.cancelWrite()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        // Writing again is not held up by the cancelled write's process.
+        let writer = try await WritingProcess(configuration: firstConfiguration)
+        let again = BlockingCall(async: { (try? await writer.increment()) != nil })
+        guard await again.returns(within: 30) else {
+            Issue.record("this process's write still waits for the cancelled write's process")
+            return
+        }
+        #expect(await again.value())
+        #expect(await second.value() == 1)
+    }
+
     /// An encrypted file is written by one process at a time (readers' decrypted pages are not yet
     /// invalidated across writers): a second writing process is refused, saying so; a reader is not.
     @Test func anEncryptedFileHasOneWritingProcess() throws {

@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// A blocking call (an open, a close, a wait for another process) run on a dispatch thread —
-/// never a task's — that a test can race against a deadline without waiting for it.
+/// never a task's — or an asynchronous one in a task of its own, that a test can race against a
+/// deadline without waiting for it.
 ///
 /// Racing with a task group does not work for this: a group waits for all its children before it
 /// returns, and a child awaiting a blocked call cannot be cancelled, so a call that blocks until
@@ -16,15 +17,22 @@ package final class BlockingCall<Value: Sendable>: Sendable {
 
     /// Starts `body` on a dispatch thread.
     package init(_ body: @escaping @Sendable () -> Value) {
-        DispatchQueue.global().async {
-            let value = body()
-            let waiters = self.state.withLock { state in
-                state.value = value
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume(returning: value) }
+        DispatchQueue.global().async { self.finish(body()) }
+    }
+
+    /// Starts `body` in a task of its own: an asynchronous call that may wait for good (on a
+    /// continuation nothing cancels) is raced the same way.
+    package init(async body: @escaping @Sendable () async -> Value) {
+        Task.detached { self.finish(await body()) }
+    }
+
+    private func finish(_ value: Value) {
+        let waiters = state.withLock { state in
+            state.value = value
+            defer { state.waiters = [] }
+            return state.waiters
         }
+        for waiter in waiters { waiter.resume(returning: value) }
     }
 
     /// The call's result, once it returns.

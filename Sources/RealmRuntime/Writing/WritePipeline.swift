@@ -85,6 +85,13 @@ package final class WritePipeline: Sendable {
             // its thread), then tried again — this process's ownership may go again before the
             // transaction begins (its last flush ending idle gives it up).
             await waitForOwnership()
+            if Task.isCancelled {
+                // Cancelled while waiting: the ownership just taken goes back at once (held
+                // idle, it would keep every other process waiting).
+                database.releaseWriteOwnershipIfIdle()
+                lock.unlock()
+                throw CancellationError()
+            }
         }
     }
 

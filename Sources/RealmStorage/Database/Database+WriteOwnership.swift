@@ -56,6 +56,12 @@ extension Database {
         try flushLock.withLock { _ in _ = try takeOwnershipLocked(waiting: true) }
     }
 
+    /// Gives write ownership back if this process holds it with nothing to write (see
+    /// ``releaseOwnershipIfIdleLocked()``): a write that waited for it and was cancelled.
+    package func releaseWriteOwnershipIfIdle() {
+        flushLock.withLock { _ in releaseOwnershipIfIdleLocked() }
+    }
+
     /// Whether versions of this file may be made by other processes: it follows a writing
     /// process, or writes beside others. Their commits come without a change log here.
     package var versionsComeFromOtherProcesses: Bool { followsAnotherProcess || sharesWriting }

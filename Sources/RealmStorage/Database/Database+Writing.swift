@@ -35,7 +35,7 @@ extension Database {
             }
         } catch {
             // No transaction began: ownership goes back unless commits are pending.
-            if sharesWriting { flushLock.withLock { _ in releaseOwnershipIfIdleLocked() } }
+            if sharesWriting { releaseWriteOwnershipIfIdle() }
             throw error
         }
         // Outside the lock (readers pin under it); before the writer can reuse these pages.
@@ -78,7 +78,7 @@ extension Database {
     /// back to the other processes.
     func writeTransactionEnded() {
         state.withLock { $0.writerActive = false }
-        if sharesWriting { flushLock.withLock { _ in releaseOwnershipIfIdleLocked() } }
+        if sharesWriting { releaseWriteOwnershipIfIdle() }
     }
 
     func enqueue(_ commit: PreparedCommit, generation: UInt64) throws {
@@ -86,7 +86,7 @@ extension Database {
             try appendToPending(commit, generation: generation)
         } catch {
             // Refused: the transaction is over, and with nothing pending ownership goes back.
-            if sharesWriting { flushLock.withLock { _ in releaseOwnershipIfIdleLocked() } }
+            if sharesWriting { releaseWriteOwnershipIfIdle() }
             throw error
         }
     }
