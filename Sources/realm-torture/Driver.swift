@@ -62,6 +62,24 @@ struct DriverOptions {
 ///   bounded — at each stretch's end its length is at most ``fileBound(largestLive:)`` of the
 ///   largest live data the file held (pins of dead readers that were never reclaimed would keep
 ///   every page freed since they were taken, and the file would grow with every commit).
+///
+/// The several-writers mode (`writers` > 1, ``killShared(_:_:fullCheck:)``) keeps that many
+/// writer processes (``WriterPool``) writing the workload's file at once through the public API
+/// (`asyncWrite` from actors), writer *i* in lanes of its own and all of them moving money in
+/// one ``Bank``. Each kill SIGKILLs one writer, one kill in four a second one 0–30 ms later
+/// (landing in the survivors' hand-over and warm recovery); writers also kill themselves inside
+/// flushes and warm recoveries (``SharedWriterKills``). Killed writers start again as new runs
+/// that resume their lanes from what the file holds. Workloads run in stretches of
+/// `verifyEvery` kills (with readers too, if any), and each check runs beside the surviving
+/// writers (``checkShared(_:full:)``): every commit acknowledged before it began is there, each
+/// lane equals its model (``SharedLanes``), the shared counter is the sum of every lane's
+/// commits and the bank's total holds (a commit built on a stale version breaks both), the file
+/// stays within ``fileBound(largestLive:)``; at a stretch's end, with every child dead, every
+/// page. The closing report gives each writer slot's runs, kills, acknowledged commits (and
+/// their rate while running: a writer starved of write ownership shows there) and the warm
+/// recoveries it began.
+///
+/// Children exit when the driver dies (``DriverWatch``), and a failed run kills them first.
 final class Driver {
     struct FileState {
         var model = Model()
@@ -221,7 +239,10 @@ final class Driver {
         }
         for line in sharedReport() { log(line) }
         if let statistics = readers?.statistics {
-            log("  readers: \(statistics.starts) started, \(statistics.kills) killed, \(statistics.opens) opens, \(statistics.snapshots) snapshots checked (\(statistics.verified) compared with the model, \(statistics.unplaced) from a commit the model had passed), \(statistics.held) held snapshots re-read, \(statistics.streamed) change-stream elements")
+            let compared = writers == nil
+                ? "\(statistics.verified) compared with the model, \(statistics.unplaced) from a commit the model had passed"
+                : "each by the reader alone: the lanes of several writers"
+            log("  readers: \(statistics.starts) started, \(statistics.kills) killed, \(statistics.opens) opens, \(statistics.snapshots) snapshots checked (\(compared)), \(statistics.held) held snapshots re-read, \(statistics.streamed) change-stream elements")
         }
         log(String(format: "checking took %.0f s of %.0f s", checkSeconds, elapsed))
         // The closing line CI reads: one kill is one test.

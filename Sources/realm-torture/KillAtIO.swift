@@ -13,16 +13,17 @@ import Darwin
 /// It also sees warm recovery begin (PROCESSES.md §3.8): a writer that takes write ownership
 /// after a dead owner cuts the log at the stored cursor (``beforeLogTruncate(length:)``), syncs
 /// it, then writes the published meta over the other slot and syncs the file. `atWarmRecovery`
-/// is told each time (the several-writers torture counts them), and with `killInWarmRecovery`
-/// *k* the process kills itself at its first one: at the cut itself for *k* = 0, else at the
-/// *k*th I/O call after it (the log's sync, the meta's write, the file's sync).
+/// is told each time, and whether this process dies in it (the several-writers torture counts
+/// both); with `killInWarmRecovery` *k* the process kills itself at its first one: at the cut
+/// itself for *k* = 0, else at the *k*th I/O call after it (the log's sync, the meta's write,
+/// the file's sync).
 final class KillAtIO: IOFaultInjector {
     /// I/O calls left before the kill; 0 while disarmed.
     let remaining = Atomic<Int>(0)
     let killInWarmRecovery: Int?
-    let atWarmRecovery: (@Sendable () -> Void)?
+    let atWarmRecovery: (@Sendable (_ killing: Bool) -> Void)?
 
-    init(killInWarmRecovery: Int? = nil, atWarmRecovery: (@Sendable () -> Void)? = nil) {
+    init(killInWarmRecovery: Int? = nil, atWarmRecovery: (@Sendable (_ killing: Bool) -> Void)? = nil) {
         self.killInWarmRecovery = killInWarmRecovery
         self.atWarmRecovery = atWarmRecovery
     }
@@ -41,7 +42,7 @@ final class KillAtIO: IOFaultInjector {
     func beforeExtend(toLength length: UInt64) -> Int32? { tick(); return nil }
 
     func beforeLogTruncate(length: UInt64) -> Int32? {
-        atWarmRecovery?()
+        atWarmRecovery?(killInWarmRecovery != nil)
         if let calls = killInWarmRecovery {
             if calls == 0 { kill(getpid(), SIGKILL) }
             arm(calls)

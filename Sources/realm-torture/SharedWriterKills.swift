@@ -5,9 +5,10 @@ import RealmRuntime
 /// seed: the driver's SIGKILLs land wherever the process happens to be (most often waiting for
 /// write ownership while another process writes), so one writer in four also kills itself at
 /// its *n*th I/O call (*n* in 1–48: inside a flush — mid-append, after the log's sync before
-/// the publish, writing pages home, a checkpoint), and one in four inside its first warm
-/// recovery, at the log's cut or one to three I/O calls after it (``KillAtIO``). Every writer
-/// notes each warm recovery it begins (`recovered`), which the driver counts.
+/// the publish, writing pages home, a checkpoint), and one in two inside its first warm
+/// recovery if it runs one, at the log's cut or one to three I/O calls after it (``KillAtIO``). Every writer
+/// notes each warm recovery it begins (`recovered`, or `recovered dying` for the one it dies
+/// in), which the driver counts.
 struct SharedWriterKills {
     var killAtIO: Int?
     var killInWarmRecovery: Int?
@@ -16,7 +17,7 @@ struct SharedWriterKills {
         var random = SplitMix(mix(seed, 0x5E1F_C111))
         switch random.below(4) {
         case 0: killAtIO = 1 + random.below(48)
-        case 1: killInWarmRecovery = random.below(4)
+        case 1, 2: killInWarmRecovery = random.below(4)
         default: break
         }
     }
@@ -25,7 +26,9 @@ struct SharedWriterKills {
     func install(for writer: Writer) {
         guard let url = writer.configuration.fileURL else { return }
         let acknowledgements = writer.acknowledgements
-        let faults = KillAtIO(killInWarmRecovery: killInWarmRecovery) { writeLine("recovered", to: acknowledgements) }
+        let faults = KillAtIO(killInWarmRecovery: killInWarmRecovery) { killing in
+            writeLine(killing ? "recovered dying" : "recovered", to: acknowledgements)
+        }
         if let killAtIO { faults.arm(killAtIO) }
         SharedRealmFile.injectFaults(faults, forPath: url.standardizedFileURL.path)
     }

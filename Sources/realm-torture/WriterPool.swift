@@ -45,7 +45,9 @@ final class WriterPool {
 
     /// What each writer slot did over the run.
     struct SlotStatistics {
-        var starts = 0, kills = 0, selfKills = 0, recoveries = 0
+        var starts = 0, kills = 0, selfKills = 0
+        /// Warm recoveries begun, and those the writer killed itself in.
+        var recoveries = 0, recoveryKills = 0
         /// Commits acknowledged, by every run of the slot (each run's last acknowledgement per lane).
         var acknowledged = 0
         /// Seconds the slot's writers ran.
@@ -181,8 +183,9 @@ final class WriterPool {
 
     private func event(_ line: String, from child: Child) throws -> Event {
         let fields = line.split(separator: " ")
-        if fields == ["recovered"] {
+        if fields.first == "recovered" && fields.count <= 2 {
             statistics[child.slot].recoveries += 1
+            if fields.last == "dying" { statistics[child.slot].recoveryKills += 1 }
             return .recovered(slot: child.slot)
         }
         if fields.count == 3, fields[0] == "resume", let lane = Int(fields[1]) {
