@@ -115,10 +115,10 @@ extension Driver {
         guard let writers else { return [] }
         var lines = writers.statistics.indices.map { slot -> String in
             let slotStatistics = writers.statistics[slot]
-            return String(format: "  writer %d: %d runs, %d SIGKILLed by the driver, %d killed themselves, %d commits acknowledged (%.0f a second while running), %d warm recoveries begun (%d killed in)",
+            return String(format: "  writer %d: %d runs, %d SIGKILLed by the driver, %d killed themselves, %d commits acknowledged (%.0f a second while running), %d warm recoveries begun (%d killed in), longest wait to begin a write %d ms",
                           slot, slotStatistics.starts, slotStatistics.kills, slotStatistics.selfKills, slotStatistics.acknowledged,
                           Double(slotStatistics.acknowledged) / max(slotStatistics.seconds, 0.001), slotStatistics.recoveries,
-                          slotStatistics.recoveryKills)
+                          slotStatistics.recoveryKills, slotStatistics.longestWait)
         }
         let resumes = files.values.reduce(0) { $0 + $1.shared.resumes }
         lines.append("  writers: \(resumes) lanes resumed from what the file held; the bank's total held at every check")

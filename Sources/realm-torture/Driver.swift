@@ -233,8 +233,8 @@ final class Driver {
                 let reasons = state.invalidations.keys.sorted().map { "\($0) \(state.invalidations[$0]!)" }.joined(separator: ", ")
                 log("    slots: \(state.invalidations.values.reduce(0, +)) invalidations seen (\(reasons.isEmpty ? "none" : reasons)), \(state.aimedKills) kills aimed at an invalidating commit (\(state.aimedLanded) found it durable), \(state.commitsRead) commits read back from valid slots, \(state.compactions) compactions of files with every slot invalidated")
             }
-            if readers != nil {
-                log("    beside readers: largest live data \(state.largestLive / 1_048_576) MiB (file bound \(fileBound(largestLive: state.largestLive) / 1_048_576) MiB), at most \(state.largestHeld / 1_048_576) MiB held by readers' pins at a check, \(state.caughtUp) commits found durable beyond the version a check followed")
+            if runsStretches {
+                log("    beside \(readers == nil ? "writers" : "readers"): largest live data \(state.largestLive / 1_048_576) MiB (file bound \(fileBound(largestLive: state.largestLive) / 1_048_576) MiB), at most \(state.largestHeld / 1_048_576) MiB held by readers' pins at a check\(writers == nil ? ", \(state.caughtUp) commits found durable beyond the version a check followed" : "")")
             }
         }
         for line in sharedReport() { log(line) }

@@ -135,10 +135,12 @@ actor TortureReader {
             // as many as this reader saw of them.
             let base = digest.counter - digest.progress.values.reduce(0) { $0 + $1.commit }
             if let known = counterBase {
-                let ended = known.progress.filter { lane, seen in digest.progress[lane]?.run != seen.run }
-                let least = known.base + ended.values.reduce(0) { $0 + $1.commit }
-                if ended.isEmpty && base != known.base || base < least {
-                    violation("the counter is \(digest.counter) for the lanes' \(digest.progress.values.reduce(0) { $0 + $1.commit }) commits of their runs, but \(ended.isEmpty ? "exactly" : "at least") \(least) more were expected from the last snapshot: a snapshot that is not whole (\(digest))")
+                // Lanes in a run the last snapshot did not show (a new lane too: runs of it may
+                // have ended unseen).
+                let moved = digest.progress.keys.filter { known.progress[$0]?.run != digest.progress[$0]!.run }
+                let least = known.base + moved.reduce(0) { $0 + (known.progress[$1]?.commit ?? 0) }
+                if moved.isEmpty && base != known.base || base < least {
+                    violation("the counter is \(digest.counter) for the lanes' \(digest.progress.values.reduce(0) { $0 + $1.commit }) commits of their runs, but \(moved.isEmpty ? "exactly" : "at least") \(least) more were expected from the last snapshot: a snapshot that is not whole (\(digest))")
                 }
             }
             counterBase = (base, digest.progress)

@@ -38,7 +38,7 @@ struct SharedLanes {
         case .acknowledged(let lane, let run, let commit):
             let progress = LaneProgress(run: run, commit: commit)
             if lanes[lane]?.acknowledged.map({ $0.isBefore(progress) }) ?? true { lanes[lane, default: Lane()].acknowledged = progress }
-        case .recovered:
+        case .recovered, .waited:
             break
         }
     }

@@ -12,7 +12,8 @@ import Darwin
 /// In the several-writers mode (`firstLane` given: ``WriterPool``) it is one of several writer
 /// processes on the file, owning lanes `firstLane..<firstLane + workload.lanes`: every lane
 /// commits with `asyncWrite` from its own actor, with ``Workload/sharedOperations(seed:lane:commit:keys:maximumValue:)``,
-/// and notes in its first transaction where the lane resumes (``LaneWriter``); ``SharedWriterKills``
+/// and notes in its first transaction where the lane resumes and its longest waits for a write
+/// transaction (``LaneWriter``); ``SharedWriterKills``
 /// may kill the process itself inside a flush or a warm recovery, and it notes each warm
 /// recovery it begins (`recovered`).
 struct Writer {
@@ -127,15 +128,31 @@ actor LaneWriter {
     func run() async throws {
         let realm = try await Realm(configuration: writer.configuration, actor: self)
         var number = 0
+        var longestWait = Duration.milliseconds(50)
         while true {
             number += 1
             let current = number
+            let asked = ContinuousClock.now
             try await realm.asyncWrite {
-                if current == 1 && writer.firstLane != nil { resume(in: realm) }
+                if writer.firstLane != nil {
+                    if current == 1 { resume(in: realm) }
+                    noteWait(since: asked, longest: &longestWait)
+                }
                 writer.commit(current, lane: lane, in: realm)
             }
             writer.acknowledge(lane: lane, commit: number)
         }
+    }
+
+    /// Notes `waited <milliseconds>` when this lane's write transaction began longer after it
+    /// asked than any before (and over 50 ms): the time it queued behind the other lanes of its
+    /// process and waited for write ownership — a writer process starved of ownership while the
+    /// others write shows as a long wait.
+    func noteWait(since asked: ContinuousClock.Instant, longest: inout Duration) {
+        let waited = ContinuousClock.now - asked
+        guard waited > longest else { return }
+        longest = waited
+        writer.note("waited \(waited.components.seconds * 1_000 + waited.components.attoseconds / 1_000_000_000_000_000)")
     }
 
     /// Notes where the lane resumes, `resume <lane> <run>:<commit>` (`-` for a lane never

@@ -23,6 +23,8 @@ final class WriterPool {
         case acknowledged(lane: Int, run: Int, commit: Int)
         /// The writer in `slot` began a warm recovery.
         case recovered(slot: Int)
+        /// A write transaction waited longer to begin than any before (in ``SlotStatistics``).
+        case waited
     }
 
     final class Child {
@@ -52,6 +54,9 @@ final class WriterPool {
         var acknowledged = 0
         /// Seconds the slot's writers ran.
         var seconds = 0.0
+        /// The longest a write transaction of the slot waited to begin (ms): in-process queueing
+        /// and write ownership.
+        var longestWait = 0
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -82,11 +87,15 @@ final class WriterPool {
     /// The lanes of writer `slot` on `workload`'s file.
     static func lanes(slot: Int, workload: Workload) -> Range<Int> { (slot * workload.lanes)..<((slot + 1) * workload.lanes) }
 
-    /// Starts the missing writers on `workload`'s file (stopping those of another file first);
+    /// Starts the missing writers on `workload`'s file (none may be running on another's);
     /// `newRun` gives each start its run number and seed.
     func ensure(_ workload: Workload, path: String, keys: Int, maximumValue: Int, newRun: () -> (run: Int, seed: UInt64),
                 take: (Event) throws -> Void) throws {
-        if self.workload != workload { try stopAll(take: take) }
+        // A stretch ends with every writer stopped: notes of one file's writers never reach
+        // another's model.
+        guard self.workload == workload || running.isEmpty else {
+            throw Failure(description: "writers of \(self.workload!) still run as \(workload)'s start")
+        }
         self.workload = workload
         for slot in 0..<count where children[slot] == nil {
             let (run, seed) = newRun()
@@ -187,6 +196,10 @@ final class WriterPool {
             statistics[child.slot].recoveries += 1
             if fields.last == "dying" { statistics[child.slot].recoveryKills += 1 }
             return .recovered(slot: child.slot)
+        }
+        if fields.count == 2, fields[0] == "waited", let milliseconds = Int(fields[1]) {
+            statistics[child.slot].longestWait = max(statistics[child.slot].longestWait, milliseconds)
+            return .waited
         }
         if fields.count == 3, fields[0] == "resume", let lane = Int(fields[1]) {
             if fields[2] == "-" { return .resumed(lane: lane, run: child.run, from: nil) }
