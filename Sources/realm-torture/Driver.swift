@@ -272,9 +272,8 @@ final class Driver {
         let seed = (random.next() >> 21) << 20 | UInt64(kill)
         let acknowledgements = directory.appendingPathComponent("acks").path
         let errors = directory.appendingPathComponent("writer-stderr").path
-        unlink(acknowledgements)
-        _ = FileManager.default.createFile(atPath: acknowledgements, contents: nil)
-        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        ChildLines.emptyFile(acknowledgements)
+        ChildLines.emptyFile(errors)
         let process = child()
         process.arguments = ["writer", workload.rawValue, path(workload), acknowledgements, String(kill), String(seed),
                              String(options.keys), String(options.maximumValue)]

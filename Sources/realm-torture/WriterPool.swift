@@ -34,7 +34,7 @@ final class WriterPool {
         let acknowledgements: Int32
         let errors: String
         let started = Date()
-        var buffer: [UInt8] = []
+        var lines: ChildLines
 
         init(slot: Int, run: Int, process: Process, acknowledgements: Int32, errors: String) {
             self.slot = slot
@@ -42,6 +42,7 @@ final class WriterPool {
             self.process = process
             self.acknowledgements = acknowledgements
             self.errors = errors
+            lines = ChildLines(descriptor: acknowledgements)
         }
     }
 
@@ -101,9 +102,8 @@ final class WriterPool {
             let (run, seed) = newRun()
             let acknowledgements = directory.appendingPathComponent("acks-\(slot)").path
             let errors = directory.appendingPathComponent("writer-\(slot)-stderr").path
-            unlink(acknowledgements)
-            _ = FileManager.default.createFile(atPath: acknowledgements, contents: nil)
-            _ = FileManager.default.createFile(atPath: errors, contents: nil)
+            ChildLines.emptyFile(acknowledgements)
+            ChildLines.emptyFile(errors)
             let process = makeChild()
             process.arguments = ["writer", workload.rawValue, path, acknowledgements, String(run), String(seed), String(keys),
                                  String(maximumValue), String(Self.lanes(slot: slot, workload: workload).lowerBound)]
@@ -176,18 +176,7 @@ final class WriterPool {
     }
 
     private func drain(_ child: Child, take: (Event) throws -> Void) throws {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(child.acknowledgements, $0.baseAddress!, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            child.buffer += chunk[0..<count]
-        }
-        while let end = child.buffer.firstIndex(of: UInt8(ascii: "\n")) {
-            let line = String(decoding: child.buffer[..<end], as: UTF8.self)
-            child.buffer.removeSubrange(...end)
-            try take(event(line, from: child))
-        }
+        for line in child.lines.take() { try take(event(line, from: child)) }
     }
 
     private func event(_ line: String, from child: Child) throws -> Event {
