@@ -14,7 +14,8 @@ import RealmStorage
 /// published (it neither replays nor recovers: the file is theirs too).
 ///
 /// Prints `replayed` if the log held commits, `follower` if it followed, `space <file> <live>
-/// <free> <held>` (bytes, ``SpaceUsage``), `digest <line>`, then `verified <transaction>
+/// <free> <held>` (bytes, ``SpaceUsage``), `digest <line>`, `bank <accounts> <total>`
+/// (``Bank``), then `verified <transaction>
 /// <pages> <free pages>` and, for a file with replication slots, `retained <versions checked>
 /// <retained pages>` (a sample of the retained versions walked page by page), and the slots'
 /// lines of ``RetentionCheck``; on an error, `error <message>` and exit status 1. A trap is a
@@ -27,8 +28,9 @@ enum Checker {
             if database.followsAnotherProcess { print("follower") }
             let usage = database.spaceUsage
             print("space \(usage.fileBytes) \(usage.liveBytes) \(usage.freeBytes) \(usage.heldBytes)")
-            let digest = try readDigest(path: path, checkContents: full)
+            let (digest, bank) = try readDigest(path: path, checkContents: full)
             print("digest \(digest.line)")
+            print("bank \(bank.accounts) \(bank.total)")
             if full {
                 let report = try database.verify()
                 print("verified \(report.transaction) \(report.pageCount) \(report.freePages)")
@@ -46,10 +48,10 @@ enum Checker {
     /// In a function of its own so that the handle is gone (and the file closed) on return.
     /// `checkContents`: also the public API's integrity check, which adds to the storage
     /// layer's page checks the schema's: table columns, links, and indexes against the tables.
-    private static func readDigest(path: String, checkContents: Bool) throws -> ContentDigest {
+    private static func readDigest(path: String, checkContents: Bool) throws -> (ContentDigest, (accounts: Int, total: Int)) {
         let realm = try Realm(configuration: configuration(path: path))
         if checkContents { _ = try realm.checkIntegrity() }
-        return ContentDigest(reading: realm)
+        return (ContentDigest(reading: realm), Bank.total(in: realm))
     }
 
     /// How the checker opens a file: read-only, with the run's key.

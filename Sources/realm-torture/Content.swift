@@ -44,7 +44,8 @@ final class TortureCounter: Object {
     @Persisted var value = 0
 }
 
-let tortureTypes: [ObjectBase.Type] = [TortureItem.self, TortureBlob.self, TortureNode.self, TortureProgress.self, TortureCounter.self]
+let tortureTypes: [ObjectBase.Type] = [TortureItem.self, TortureBlob.self, TortureNode.self, TortureProgress.self, TortureCounter.self,
+                                          TortureAccount.self]
 
 /// SplitMix64: small, fast, and the same sequence everywhere.
 struct SplitMix: RandomNumberGenerator {

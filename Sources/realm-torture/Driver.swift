@@ -22,6 +22,8 @@ struct DriverOptions {
     var encrypted = false
     /// The multiprocess mode's reader processes (0: the writer alone).
     var readers = 0
+    /// The several-writers mode's writer processes (1: one writer at a time).
+    var writers = 1
 
     /// The workloads of a multiprocess run unless told otherwise: `open` replaces its file
     /// (which its readers would keep reading) and `retention` compacts it in the checker.
@@ -60,6 +62,24 @@ struct DriverOptions {
 ///   bounded — at each stretch's end its length is at most ``fileBound(largestLive:)`` of the
 ///   largest live data the file held (pins of dead readers that were never reclaimed would keep
 ///   every page freed since they were taken, and the file would grow with every commit).
+///
+/// The several-writers mode (`writers` > 1, ``killShared(_:_:fullCheck:)``) keeps that many
+/// writer processes (``WriterPool``) writing the workload's file at once through the public API
+/// (`asyncWrite` from actors), writer *i* in lanes of its own and all of them moving money in
+/// one ``Bank``. Each kill SIGKILLs one writer, one kill in four a second one 0–30 ms later
+/// (landing in the survivors' hand-over and warm recovery); writers also kill themselves inside
+/// flushes and warm recoveries (``SharedWriterKills``). Killed writers start again as new runs
+/// that resume their lanes from what the file holds. Workloads run in stretches of
+/// `verifyEvery` kills (with readers too, if any), and each check runs beside the surviving
+/// writers (``checkShared(_:full:)``): every commit acknowledged before it began is there, each
+/// lane equals its model (``SharedLanes``), the shared counter is the sum of every lane's
+/// commits and the bank's total holds (a commit built on a stale version breaks both), the file
+/// stays within ``fileBound(largestLive:)``; at a stretch's end, with every child dead, every
+/// page. The closing report gives each writer slot's runs, kills, acknowledged commits (and
+/// their rate while running: a writer starved of write ownership shows there) and the warm
+/// recoveries it began.
+///
+/// Children exit when the driver dies (``DriverWatch``), and a failed run kills them first.
 final class Driver {
     struct FileState {
         var model = Model()
@@ -88,6 +108,8 @@ final class Driver {
         var caughtUp = 0
         /// The largest live bytes a check found, and the largest bytes readers' pins held.
         var largestLive: UInt64 = 0, largestHeld: UInt64 = 0
+        /// The several-writers mode's model (``SharedLanes``), in place of `model`.
+        var shared = SharedLanes()
     }
 
     let options: DriverOptions
@@ -99,6 +121,10 @@ final class Driver {
     var checkSeconds = 0.0
     /// The multiprocess mode's readers; nil without.
     var readers: ReaderPool?
+    /// The several-writers mode's writers; nil without.
+    var writers: WriterPool?
+    /// The several-writers mode's last run number (each writer start is a run).
+    var runs = 0
 
     init(options: DriverOptions) throws {
         self.options = options
@@ -114,7 +140,14 @@ final class Driver {
         if options.readers > 0 {
             readers = ReaderPool(count: options.readers, directory: directory) { [unowned self] in child() }
         }
+        if options.writers > 1 {
+            writers = WriterPool(count: options.writers, directory: directory) { [unowned self] in child() }
+        }
     }
+
+    /// Whether workloads run in stretches of `verifyEvery` kills, children staying attached
+    /// from one kill to the next (readers, or several writers).
+    var runsStretches: Bool { readers != nil || writers != nil }
 
     func path(_ workload: Workload) -> String { directory.appendingPathComponent("\(workload).realm").path }
 
@@ -125,6 +158,7 @@ final class Driver {
         state.model = Model()
         state.slots = [:]
         state.runSeeds = [:]
+        state.shared = SharedLanes()
         state.newFiles += 1
         files[workload] = state
     }
@@ -136,42 +170,54 @@ final class Driver {
     /// Runs until `kills` kills or `minutes` have passed; returns the exit status.
     func run() -> Int32 {
         let start = Date()
-        log("realm-torture: seed \(options.seed), \(options.encrypted ? "encrypted, " : "")\(options.readers > 0 ? "\(options.readers) readers, " : "")\(options.kills) kills, workloads \(options.workloads.map(\.rawValue).joined(separator: ",")), keys \(options.keys), values up to \(options.maximumValue) B, in \(directory.path)")
+        log("realm-torture: seed \(options.seed), \(options.encrypted ? "encrypted, " : "")\(options.writers > 1 ? "\(options.writers) writers, " : "")\(options.readers > 0 ? "\(options.readers) readers, " : "")\(options.kills) kills, workloads \(options.workloads.map(\.rawValue).joined(separator: ",")), keys \(options.keys), values up to \(options.maximumValue) B, in \(directory.path)")
         var kill = 0
         while kill < options.kills && Date().timeIntervalSince(start) < options.minutes * 60 {
             kill += 1
-            // Beside readers, a workload runs a stretch of `verifyEvery` kills: its readers stay
-            // attached from one writer to the next.
-            let stretch = readers == nil ? kill - 1 : (kill - 1) / options.verifyEvery
+            // Beside readers or several writers, a workload runs a stretch of `verifyEvery`
+            // kills: the children stay attached from one kill to the next.
+            let stretch = runsStretches ? (kill - 1) / options.verifyEvery : kill - 1
             let workload = options.workloads[stretch % options.workloads.count]
             let full = kill % options.verifyEvery == 0
             do {
-                try killOnce(kill, workload, fullCheck: full)
+                if writers != nil {
+                    try killShared(kill, workload, fullCheck: full)
+                } else {
+                    try killOnce(kill, workload, fullCheck: full)
+                }
             } catch {
                 failures += 1
                 log("FAILED at kill \(kill) (\(workload)): \(error)")
                 let kept = directory.appendingPathComponent("failed-\(workload)-\(kill).realm").path
-                _ = try? FileManager.default.copyItem(atPath: path(workload), toPath: kept)
-                log("the file is kept at \(kept); reproduce with --seed \(options.seed)")
+                // No child may outlive a failed run (they would go on writing).
+                try? writers?.stopAll { _ in }
                 try? readers?.stopAll()
+                _ = try? FileManager.default.copyItem(atPath: path(workload), toPath: kept)
+                _ = try? FileManager.default.copyItem(atPath: path(workload) + ".log", toPath: kept + ".log")
+                log("the file is kept at \(kept); reproduce with --seed \(options.seed)")
                 break
             }
             if !options.quiet && (kill % 10 == 0 || kill == options.kills) {
                 log(progressLine(kill: kill, elapsed: Date().timeIntervalSince(start)))
             }
         }
-        if failures == 0, let readers {
+        if failures == 0 {
             do {
-                try readers.stopAll()
+                if let writers, let workload = writers.workload { try writers.stopAll { try take($0, workload) } }
+                try readers?.stopAll()
             } catch {
                 failures += 1
-                log("FAILED stopping the readers: \(error)")
+                log("FAILED stopping the children: \(error)")
             }
         }
         if failures == 0 {
             for workload in options.workloads where files[workload]!.kills > 0 {
                 do {
-                    try check(workload, full: true, run: nil, acknowledged: [:], aimed: nil)
+                    if writers != nil {
+                        try checkShared(workload, full: true)
+                    } else {
+                        try check(workload, full: true, run: nil, acknowledged: [:], aimed: nil)
+                    }
                 } catch {
                     failures += 1
                     log("FAILED at the final check (\(workload)): \(error)")
@@ -187,12 +233,16 @@ final class Driver {
                 let reasons = state.invalidations.keys.sorted().map { "\($0) \(state.invalidations[$0]!)" }.joined(separator: ", ")
                 log("    slots: \(state.invalidations.values.reduce(0, +)) invalidations seen (\(reasons.isEmpty ? "none" : reasons)), \(state.aimedKills) kills aimed at an invalidating commit (\(state.aimedLanded) found it durable), \(state.commitsRead) commits read back from valid slots, \(state.compactions) compactions of files with every slot invalidated")
             }
-            if readers != nil {
-                log("    beside readers: largest live data \(state.largestLive / 1_048_576) MiB (file bound \(fileBound(largestLive: state.largestLive) / 1_048_576) MiB), at most \(state.largestHeld / 1_048_576) MiB held by readers' pins at a check, \(state.caughtUp) commits found durable beyond the version a check followed")
+            if runsStretches {
+                log("    beside \(readers == nil ? "writers" : "readers"): largest live data \(state.largestLive / 1_048_576) MiB (file bound \(fileBound(largestLive: state.largestLive) / 1_048_576) MiB), at most \(state.largestHeld / 1_048_576) MiB held by readers' pins at a check\(writers == nil ? ", \(state.caughtUp) commits found durable beyond the version a check followed" : "")")
             }
         }
+        for line in sharedReport() { log(line) }
         if let statistics = readers?.statistics {
-            log("  readers: \(statistics.starts) started, \(statistics.kills) killed, \(statistics.opens) opens, \(statistics.snapshots) snapshots checked (\(statistics.verified) compared with the model, \(statistics.unplaced) from a commit the model had passed), \(statistics.held) held snapshots re-read, \(statistics.streamed) change-stream elements")
+            let compared = writers == nil
+                ? "\(statistics.verified) compared with the model, \(statistics.unplaced) from a commit the model had passed"
+                : "each by the reader alone: the lanes of several writers"
+            log("  readers: \(statistics.starts) started, \(statistics.kills) killed, \(statistics.opens) opens, \(statistics.snapshots) snapshots checked (\(compared)), \(statistics.held) held snapshots re-read, \(statistics.streamed) change-stream elements")
         }
         log(String(format: "checking took %.0f s of %.0f s", checkSeconds, elapsed))
         // The closing line CI reads: one kill is one test.
@@ -222,9 +272,8 @@ final class Driver {
         let seed = (random.next() >> 21) << 20 | UInt64(kill)
         let acknowledgements = directory.appendingPathComponent("acks").path
         let errors = directory.appendingPathComponent("writer-stderr").path
-        unlink(acknowledgements)
-        _ = FileManager.default.createFile(atPath: acknowledgements, contents: nil)
-        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        ChildLines.emptyFile(acknowledgements)
+        ChildLines.emptyFile(errors)
         let process = child()
         process.arguments = ["writer", workload.rawValue, path(workload), acknowledgements, String(kill), String(seed),
                              String(options.keys), String(options.maximumValue)]
@@ -274,11 +323,16 @@ final class Driver {
 
     /// Waits `seconds`, or until `condition` is false, taking the readers' reports and, if
     /// `workload` is given, SIGKILLing each reader with even odds at a random moment of the wait
-    /// and starting another.
+    /// and starting another; and taking the several writers' notes, restarting those that
+    /// killed themselves.
     func wait(seconds: Double, workload: Workload?, while condition: () -> Bool) throws {
         let end = Date().addingTimeInterval(seconds)
         guard let readers else {
-            while condition() && Date() < end { usleep(UInt32(min(10_000, max(0, end.timeIntervalSinceNow) * 1_000_000))) }
+            while condition() && Date() < end {
+                try pollWriters()
+                usleep(UInt32(min(writers == nil ? 10_000 : 5_000, max(0, end.timeIntervalSinceNow) * 1_000_000)))
+            }
+            try pollWriters()
             return
         }
         var kills: [(at: Date, reader: Int)] = []
@@ -289,6 +343,7 @@ final class Driver {
         }
         while condition() && Date() < end {
             try readers.poll()
+            try pollWriters()
             while let next = kills.firstIndex(where: { $0.at <= Date() }) {
                 try readers.kill(kills.remove(at: next).reader)
                 try readers.ensure(workload!, path: path(workload!), random: &random)
@@ -296,6 +351,7 @@ final class Driver {
             usleep(5_000)
         }
         try readers.poll()
+        try pollWriters()
     }
 
     /// The writer of this kill reports the lanes' progress its open recovered (`start`): it must
@@ -349,6 +405,8 @@ final class Driver {
         var environment = ProcessInfo.processInfo.environment
         environment[TortureEncryption.environmentVariable] = options.encrypted ? "1" : nil
         environment[Writer.reportStartVariable] = options.readers > 0 ? "1" : nil
+        environment[TortureReader.sharedVariable] = options.writers > 1 ? "1" : nil
+        environment[DriverWatch.variable] = String(getpid())
         process.environment = environment
         return process
     }
@@ -360,37 +418,11 @@ final class Driver {
     func check(_ workload: Workload, full: Bool, run: (number: Int, seed: UInt64)?, acknowledged: [Int: Int], aimed: Int?) throws {
         let started = Date()
         defer { checkSeconds += Date().timeIntervalSince(started) }
-        let filePath = path(workload)
-        if let size = try? FileManager.default.attributesOfItem(atPath: filePath)[.size] as? UInt64 {
-            files[workload]!.largestBytes = max(files[workload]!.largestBytes, size)
-        }
-        guard FileManager.default.fileExists(atPath: filePath) else {
+        guard let (text, found) = try runChecker(workload, full: full) else {
             // Killed before the file was created: nothing may have been acknowledged.
             guard acknowledged.values.allSatisfy({ $0 == 0 }) else { throw Failure("commits were acknowledged but there is no file") }
             return
         }
-        let process = child()
-        process.arguments = ["check", filePath] + (full ? ["full"] : [])
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationReason == .exit else {
-            throw Failure("the checker crashed (signal \(process.terminationStatus)) opening the file; it printed: \(text)")
-        }
-        guard process.terminationStatus == 0 else { throw Failure("the file does not check: \(text)") }
-        guard let digestLine = text.split(separator: "\n").first(where: { $0.hasPrefix("digest ") }),
-              let found = ContentDigest(line: digestLine.dropFirst("digest ".count))
-        else { throw Failure("the checker printed no digest: \(text)") }
-        if full, let verified = text.split(separator: "\n").first(where: { $0.hasPrefix("verified ") }) {
-            files[workload]!.lastVerified = String(verified)
-            if let retained = text.split(separator: "\n").first(where: { $0.hasPrefix("retained ") }) {
-                files[workload]!.lastVerified += "; \(retained) (versions checked, retained pages)"
-            }
-        }
-        if text.split(separator: "\n").contains("replayed") { files[workload]!.replays += 1 }
         var state = files[workload]!
         let followed = text.split(separator: "\n").contains("follower")
         try checkSpace(text, followed: followed, state: &state)
@@ -448,6 +480,39 @@ final class Driver {
         try checkSlots(workload, reported: text, landed: landedInRun, aimed: aimed)
     }
 
+    /// Runs a checker child on `workload`'s file: what it printed and the content's digest; nil
+    /// if there is no file. Records the file's size, its last full check, and a replay.
+    func runChecker(_ workload: Workload, full: Bool) throws -> (text: String, found: ContentDigest)? {
+        let filePath = path(workload)
+        if let size = try? FileManager.default.attributesOfItem(atPath: filePath)[.size] as? UInt64 {
+            files[workload]!.largestBytes = max(files[workload]!.largestBytes, size)
+        }
+        guard FileManager.default.fileExists(atPath: filePath) else { return nil }
+        let process = child()
+        process.arguments = ["check", filePath] + (full ? ["full"] : [])
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationReason == .exit else {
+            throw Failure("the checker crashed (signal \(process.terminationStatus)) opening the file; it printed: \(text)")
+        }
+        guard process.terminationStatus == 0 else { throw Failure("the file does not check: \(text)") }
+        guard let digestLine = text.split(separator: "\n").first(where: { $0.hasPrefix("digest ") }),
+              let found = ContentDigest(line: digestLine.dropFirst("digest ".count))
+        else { throw Failure("the checker printed no digest: \(text)") }
+        if full, let verified = text.split(separator: "\n").first(where: { $0.hasPrefix("verified ") }) {
+            files[workload]!.lastVerified = String(verified)
+            if let retained = text.split(separator: "\n").first(where: { $0.hasPrefix("retained ") }) {
+                files[workload]!.lastVerified += "; \(retained) (versions checked, retained pages)"
+            }
+        }
+        if text.split(separator: "\n").contains("replayed") { files[workload]!.replays += 1 }
+        return (text, found)
+    }
+
     /// Compares the snapshots readers reported at lane 0's progress `progress` with the model
     /// there (which must be exactly what they read), and forgets them.
     func compare(_ snapshots: inout [LaneProgress?: [ContentDigest]], at progress: LaneProgress?, with model: Model) throws {
@@ -463,7 +528,7 @@ final class Driver {
     /// the held bytes a check that followed found, and at a stretch's end (alone) the live data
     /// and the file's bound.
     func checkSpace(_ text: String, followed: Bool, state: inout FileState) throws {
-        guard readers != nil, let line = text.split(separator: "\n").first(where: { $0.hasPrefix("space ") }) else { return }
+        guard runsStretches, let line = text.split(separator: "\n").first(where: { $0.hasPrefix("space ") }) else { return }
         let figures = line.split(separator: " ").dropFirst().compactMap { UInt64($0) }
         guard figures.count == 4 else { throw Failure("the checker printed a malformed space line: \(line)") }
         let (fileBytes, live, held) = (figures[0], figures[1], figures[3])

@@ -20,6 +20,9 @@ enum Operation: Sendable {
     case increment
     /// Deletes every blob whose id is below `id` (a query-driven delete, as an application does).
     case deleteBlobs(below: Int)
+    /// A ``Bank`` transfer (the several-writers mode): not in the ``Model``, whose content it
+    /// does not touch — the bank is checked by its total instead.
+    case transfer(from: Int, to: Int, amount: Int)
 
     /// Applies the operation in `realm`'s open write transaction, the way an application would.
     func apply(in realm: Realm) {
@@ -54,6 +57,8 @@ enum Operation: Sendable {
             counter.value += 1
         case .deleteBlobs(let below):
             realm.delete(realm.objects(TortureBlob.self).where { $0.id < below })
+        case .transfer(let from, let to, let amount):
+            Bank.transfer(from: from, to: to, amount: amount, in: realm)
         }
     }
 }
@@ -102,6 +107,8 @@ struct Model: Sendable {
             counter += 1
         case .deleteBlobs(let below):
             for id in blobs.keys where id < below { blobs[id] = nil }
+        case .transfer:
+            break  // the bank is checked by its total (``Bank``)
         }
     }
 
@@ -175,6 +182,15 @@ struct ContentDigest: Equatable, Sendable, CustomStringConvertible {
 
     /// The digest as one line, and back (the checker prints it; the driver parses it).
     var line: String { "\(items) \(blobs) \(nodes) \(counter) \(sum) \(LaneProgress.line(progress))" }
+
+    /// Adds the digest of objects disjoint from this one's (another lane's): the digest of
+    /// both together.
+    mutating func add(_ other: ContentDigest) {
+        items += other.items; blobs += other.blobs; nodes += other.nodes
+        sum &+= other.sum
+        counter += other.counter
+        progress.merge(other.progress) { mine, _ in mine }
+    }
 
     init() {}
 

@@ -8,9 +8,11 @@ import RealmActors
 /// It refreshes to the newest version over and over and checks each new snapshot:
 /// - the lanes' progress (``TortureProgress``) never goes back, nor does the file's version, over
 ///   every open of this process (a reader never sees a version older than one it saw);
-/// - the snapshot is whole: `actors`' shared counter minus the commits of the newest run's lanes
-///   stays the same within a run (each commit increments it once, atomically with its lane's
-///   progress), and one snapshot in sixteen passes the public integrity check of its classes;
+/// - the snapshot is whole: the shared counter (of `actors`, and of every workload beside several
+///   writers) minus the lanes' commits stays the same while no lane starts a new run, and grows
+///   by at least the commits last seen of the lanes that did (each commit increments it once,
+///   atomically with its lane's progress); the ``Bank``'s total is its accounts' initial
+///   balances; and one snapshot in sixteen passes the public integrity check of its classes;
 /// - a snapshot held while the writer goes on (one in eight, for 10–300 ms) reads the same
 ///   afterwards — its pages were not reused under it, so the writer respects this process's pins;
 /// - a change stream on the progress objects delivers versions that never go back.
@@ -29,8 +31,13 @@ actor TortureReader {
     /// The newest progress of each lane seen by any open of this process.
     var newest: [Int: LaneProgress] = [:]
     var newestVersion: UInt64 = 0
-    /// For `actors`: the newest run seen and its counter base (the counter minus that run's commits).
-    var counterBase: (run: Int, base: Int)?
+    /// Where the counter was last seen: its base (the counter minus the lanes' commits) and the
+    /// lanes' progress then.
+    var counterBase: (base: Int, progress: [Int: LaneProgress])?
+    /// Set by the driver of a several-writers run (`--writers W`): every commit increments the
+    /// counter (``Workload/sharedOperations(seed:lane:commit:keys:maximumValue:)``).
+    static let sharedVariable = "REALM_TORTURE_SHARED"
+    static let shared = ProcessInfo.processInfo.environment[sharedVariable] == "1"
     /// The newest progress each lane had in an element of the current open's change stream,
     /// and that open's number (a cancelled stream of an earlier open may still deliver one).
     var streamed: [Int: LaneProgress] = [:]
@@ -123,13 +130,23 @@ actor TortureReader {
             }
         }
         newest = digest.progress
-        if workload == .actors, let run = digest.progress.values.map(\.run).max() {
-            let base = digest.counter - digest.progress.values.filter { $0.run == run }.reduce(0) { $0 + $1.commit }
-            if let known = counterBase, known.run == run, known.base != base {
-                violation("the counter is \(digest.counter) but the lanes of run \(run) made \(digest.counter - base) commits since it was \(known.base): a snapshot that is not whole (\(digest))")
+        if workload == .actors || Self.shared {
+            // Runs that ended since the last snapshot added their commits to the base: at least
+            // as many as this reader saw of them.
+            let base = digest.counter - digest.progress.values.reduce(0) { $0 + $1.commit }
+            if let known = counterBase {
+                // Lanes in a run the last snapshot did not show (a new lane too: runs of it may
+                // have ended unseen).
+                let moved = digest.progress.keys.filter { known.progress[$0]?.run != digest.progress[$0]!.run }
+                let least = known.base + moved.reduce(0) { $0 + (known.progress[$1]?.commit ?? 0) }
+                if moved.isEmpty && base != known.base || base < least {
+                    violation("the counter is \(digest.counter) for the lanes' \(digest.progress.values.reduce(0) { $0 + $1.commit }) commits of their runs, but \(moved.isEmpty ? "exactly" : "at least") \(least) more were expected from the last snapshot: a snapshot that is not whole (\(digest))")
+                }
             }
-            counterBase = (run, base)
+            counterBase = (base, digest.progress)
         }
+        let bank = Bank.total(in: realm)
+        if let failure = Bank.violation(accounts: bank.accounts, total: bank.total) { violation(failure) }
         if random.chance(1, in: 16) {
             do {
                 // The classes the file has: a writer killed in schema creation left none.

@@ -18,12 +18,13 @@ final class ReaderPool {
         let process: Process
         let output: Int32
         let errors: String
-        var buffer: [UInt8] = []
+        var lines: ChildLines
 
         init(index: Int, process: Process, output: Int32, errors: String) {
             self.index = index
             self.process = process
             self.output = output
+            lines = ChildLines(descriptor: output)
             self.errors = errors
         }
     }
@@ -78,7 +79,7 @@ final class ReaderPool {
         process.arguments = ["reader", workload!.rawValue, path, String(seed)]
         let pipe = Pipe()
         let errors = directory.appendingPathComponent("reader-\(index)-stderr").path
-        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        ChildLines.emptyFile(errors)
         process.standardOutput = pipe
         process.standardError = FileHandle(forWritingAtPath: errors)
         try process.run()
@@ -146,18 +147,7 @@ final class ReaderPool {
     }
 
     private func drain(_ child: Child) throws {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(child.output, $0.baseAddress!, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            child.buffer += chunk[0..<count]
-        }
-        while let end = child.buffer.firstIndex(of: UInt8(ascii: "\n")) {
-            let line = String(decoding: child.buffer[..<end], as: UTF8.self)
-            child.buffer.removeSubrange(...end)
-            try take(line, from: child)
-        }
+        for line in child.lines.take() { try take(line, from: child) }
     }
 
     private func take(_ line: String, from child: Child) throws {

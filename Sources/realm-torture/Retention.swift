@@ -1,7 +1,6 @@
 import Foundation
 import RealmActors
 import RealmRuntime
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -59,27 +58,6 @@ enum RetentionSlots {
     /// The commit an aimed run's kill is aimed at: its second (the first one gives `stale` a
     /// commit to fall behind on).
     static let aimedCommit = 2
-}
-
-/// An I/O fault injector that, once armed with a count *n*, SIGKILLs this process at the *n*th
-/// write, sync or growth of the data file or its log: a kill at a chosen point of one commit's
-/// flush, which a kill from outside cannot aim at.
-final class KillAtIO: IOFaultInjector {
-    /// I/O calls left before the kill; 0 while disarmed.
-    let remaining = Atomic<Int>(0)
-
-    func arm(_ count: Int) { remaining.store(count, ordering: .sequentiallyConsistent) }
-
-    private func tick() {
-        guard remaining.load(ordering: .sequentiallyConsistent) > 0 else { return }
-        if remaining.wrappingSubtract(1, ordering: .sequentiallyConsistent).newValue == 0 { kill(getpid(), SIGKILL) }
-    }
-
-    func beforeWrite(offset: UInt64, length: Int) -> WriteFault { tick(); return .none }
-    func beforeLogWrite(offset: UInt64, length: Int) -> WriteFault { tick(); return .none }
-    func beforeSync() -> Int32? { tick(); return nil }
-    func beforeLogSync() -> Int32? { tick(); return nil }
-    func beforeExtend(toLength length: UInt64) -> Int32? { tick(); return nil }
 }
 
 extension Realm {

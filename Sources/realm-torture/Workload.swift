@@ -114,6 +114,25 @@ enum Workload: String, CaseIterable, Sendable {
     }
 }
 
+extension Workload {
+    /// The workloads the several-writers mode (`--writers W`) runs: those whose lanes keep to
+    /// their own keys (``laneStride``), so that writer processes can each own lanes.
+    static let sharedWorkloads: [Workload] = [.actors, .churn]
+
+    /// The operations of commit `commit` of `lane` in the several-writers mode: ``operations(seed:lane:commit:keys:maximumValue:)``,
+    /// then an increment of the shared counter (which `actors` makes already) and a ``Bank``
+    /// transfer — both read-modify-writes of objects every writer process changes.
+    func sharedOperations(seed: UInt64, lane: Int, commit: Int, keys: Int, maximumValue: Int) -> [Operation] {
+        var operations = operations(seed: seed, lane: lane, commit: commit, keys: keys, maximumValue: maximumValue)
+        if self != .actors { operations.append(.increment) }
+        var random = SplitMix(mix(seed, UInt64(lane), UInt64(commit), 0xBA4C))
+        let from = random.below(Bank.accounts)
+        operations.append(.transfer(from: from, to: (from + 1 + random.below(Bank.accounts - 1)) % Bank.accounts,
+                                    amount: 1 + random.below(Bank.initialBalance / 2)))
+        return operations
+    }
+}
+
 /// The run number carried in the low bits of a run's seed (see `Driver`), for workloads whose
 /// keys grow from run to run.
 func seedRun(_ seed: UInt64) -> Int { Int(seed & 0xFFFFF) }

@@ -8,6 +8,14 @@ import Darwin
 
 /// The child that the driver kills: commits forever, appending `<lane> <commit>` to the
 /// acknowledgement file after each commit returned (so the line exists only for durable commits).
+///
+/// In the several-writers mode (`firstLane` given: ``WriterPool``) it is one of several writer
+/// processes on the file, owning lanes `firstLane..<firstLane + workload.lanes`: every lane
+/// commits with `asyncWrite` from its own actor, with ``Workload/sharedOperations(seed:lane:commit:keys:maximumValue:)``,
+/// and notes in its first transaction where the lane resumes and its longest waits for a write
+/// transaction (``LaneWriter``); ``SharedWriterKills``
+/// may kill the process itself inside a flush or a warm recovery, and it notes each warm
+/// recovery it begins (`recovered`).
 struct Writer {
     let workload: Workload
     let configuration: Realm.Configuration
@@ -16,6 +24,13 @@ struct Writer {
     let keys: Int
     let maximumValue: Int
     let acknowledgements: Int32
+    /// The several-writers mode's first lane of this process; nil when it writes alone.
+    var firstLane: Int? = nil
+
+    var lanes: Range<Int> {
+        let first = firstLane ?? 0
+        return first..<(first + workload.lanes)
+    }
 
     func acknowledge(lane: Int, commit: Int) {
         note("\(lane) \(commit)")
@@ -27,9 +42,10 @@ struct Writer {
 
     /// The operations of one commit, with the lane's progress.
     func commit(_ number: Int, lane: Int, in realm: Realm) {
-        for operation in workload.operations(seed: seed, lane: lane, commit: number, keys: keys, maximumValue: maximumValue) {
-            operation.apply(in: realm)
-        }
+        let operations = firstLane == nil
+            ? workload.operations(seed: seed, lane: lane, commit: number, keys: keys, maximumValue: maximumValue)
+            : workload.sharedOperations(seed: seed, lane: lane, commit: number, keys: keys, maximumValue: maximumValue)
+        for operation in operations { operation.apply(in: realm) }
         realm.create(TortureProgress.self, value: ["id": lane, "run": run, "commit": number], update: .modified)
     }
 
@@ -48,10 +64,14 @@ struct Writer {
     }
 
     func run() async throws {
-        if ProcessInfo.processInfo.environment[Self.reportStartVariable] == "1" { try reportStart() }
-        if workload.usesAsyncWrite {
+        if firstLane != nil {
+            SharedWriterKills(seed: seed).install(for: self)
+        } else if ProcessInfo.processInfo.environment[Self.reportStartVariable] == "1" {
+            try reportStart()
+        }
+        if workload.usesAsyncWrite || firstLane != nil {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for lane in 0..<workload.lanes {
+                for lane in lanes {
                     group.addTask { try await LaneWriter(writer: self, lane: lane).run() }
                 }
                 try await group.waitForAll()
@@ -108,11 +128,41 @@ actor LaneWriter {
     func run() async throws {
         let realm = try await Realm(configuration: writer.configuration, actor: self)
         var number = 0
+        var longestWait = Duration.milliseconds(50)
         while true {
             number += 1
             let current = number
-            try await realm.asyncWrite { writer.commit(current, lane: lane, in: realm) }
+            let asked = ContinuousClock.now
+            try await realm.asyncWrite {
+                if writer.firstLane != nil {
+                    if current == 1 { resume(in: realm) }
+                    noteWait(since: asked, longest: &longestWait)
+                }
+                writer.commit(current, lane: lane, in: realm)
+            }
             writer.acknowledge(lane: lane, commit: number)
         }
+    }
+
+    /// Notes `waited <milliseconds>` when this lane's write transaction began longer after it
+    /// asked than any before (and over 50 ms): the time it queued behind the other lanes of its
+    /// process and waited for write ownership — a writer process starved of ownership while the
+    /// others write shows as a long wait.
+    func noteWait(since asked: ContinuousClock.Instant, longest: inout Duration) {
+        let waited = ContinuousClock.now - asked
+        guard waited > longest else { return }
+        longest = waited
+        writer.note("waited \(waited.components.seconds * 1_000 + waited.components.attoseconds / 1_000_000_000_000_000)")
+    }
+
+    /// Notes where the lane resumes, `resume <lane> <run>:<commit>` (`-` for a lane never
+    /// committed), as the first write transaction of this process sees it: after any warm
+    /// recovery, the newest version, which holds the last commit of the lane's previous writer
+    /// (dead before this one started, and the lane's only writer) — the driver advances its
+    /// model of the lane there. Written before the commit, so before any version holding this
+    /// run's progress exists.
+    func resume(in realm: Realm) {
+        let progress = realm.object(ofType: TortureProgress.self, forPrimaryKey: lane)
+        writer.note("resume \(lane) \(progress.map { "\($0.run):\($0.commit)" } ?? "-")")
     }
 }
