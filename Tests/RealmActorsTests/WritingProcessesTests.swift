@@ -126,7 +126,7 @@ actor WritingProcess {
         // Writing again is not held up by the cancelled write's process.
         let writer = try await WritingProcess(configuration: firstConfiguration)
         let again = BlockingCall(async: { (try? await writer.increment()) != nil })
-        guard await again.returns(within: 30) else {
+        guard await again.returns(within: 60) else {
             Issue.record("this process's write still waits for the cancelled write's process")
             return
         }

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// A blocking call (an open, a close, a wait for another process) run on a dispatch thread —
+/// A blocking call (an open, a close, a wait for another process) run on a thread of its own —
 /// never a task's — or an asynchronous one in a task of its own, that a test can race against a
 /// deadline without waiting for it.
 ///
@@ -12,12 +12,17 @@ package final class BlockingCall<Value: Sendable>: Sendable {
     private struct State {
         var value: Value?
         var waiters: [CheckedContinuation<Value, Never>] = []
+        /// Told when the call returns, on the thread that ran it: a deadline race must not
+        /// depend on a task of the cooperative pool being scheduled, which tests blocking the
+        /// pool's few threads (one per core) can delay past any deadline.
+        var onReturn: [@Sendable () -> Void] = []
     }
     private let state = Mutex(State())
 
-    /// Starts `body` on a dispatch thread.
+    /// Starts `body` on a thread of its own (not a pool's: a busy test run can hold every
+    /// thread of a pool, and the call would not even start before the deadline).
     package init(_ body: @escaping @Sendable () -> Value) {
-        DispatchQueue.global().async { self.finish(body()) }
+        Thread.detachNewThread { self.finish(body()) }
     }
 
     /// Starts `body` in a task of its own: an asynchronous call that may wait for good (on a
@@ -27,11 +32,12 @@ package final class BlockingCall<Value: Sendable>: Sendable {
     }
 
     private func finish(_ value: Value) {
-        let waiters = state.withLock { state in
+        let (waiters, onReturn) = state.withLock { state in
             state.value = value
-            defer { state.waiters = [] }
-            return state.waiters
+            defer { state.waiters = []; state.onReturn = [] }
+            return (state.waiters, state.onReturn)
         }
+        for action in onReturn { action() }
         for waiter in waiters { waiter.resume(returning: value) }
     }
 
@@ -55,10 +61,13 @@ package final class BlockingCall<Value: Sendable>: Sendable {
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
                 once.withLock { $0?.resume(returning: false); $0 = nil }
             }
-            Task {
-                _ = await self.value()
-                once.withLock { $0?.resume(returning: true); $0 = nil }
+            let returned: @Sendable () -> Void = { once.withLock { $0?.resume(returning: true); $0 = nil } }
+            let done = state.withLock { state -> Bool in
+                if state.value != nil { return true }
+                state.onReturn.append(returned)
+                return false
             }
+            if done { returned() }
         }
     }
 }
