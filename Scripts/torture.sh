@@ -5,15 +5,16 @@
 #
 #   Scripts/torture.sh            the release check: 2,000 kills, files past 1 GB (about an hour)
 #   Scripts/torture.sh encrypted  the same with every file encrypted (--encrypted)
-#   Scripts/torture.sh quick      CI's short mode: under 4.5 minutes, small files, plain (then a
+#   Scripts/torture.sh quick      CI's short mode: about 5 minutes, small files, plain (then a
 #                                 half minute of the retention workload alone, half a minute
 #                                 beside 2 reader processes, and half a minute of 3 writer
-#                                 processes and a reader) then encrypted
+#                                 processes and a reader) then encrypted (one writer, then half a
+#                                 minute of 2 writer processes and a reader)
 #   Scripts/torture.sh retention [KILLS]
 #                                 replication slots with retention limits alone (default 1,000
 #                                 kills, about 20 minutes): invalidations mid-run, kills aimed at
 #                                 the invalidating commit, the slots checked after each kill
-#   Scripts/torture.sh multiprocess [KILLS]
+#   Scripts/torture.sh multiprocess [KILLS [--encrypted]]
 #                                 one writer process and 2 read-only processes following it
 #                                 (--readers 2; default 300 kills, a few minutes): readers are
 #                                 SIGKILLed and restarted at random too, check every snapshot
@@ -21,7 +22,7 @@
 #                                 to the model at its commit), and the file's growth stays bounded
 #                                 (dead readers' pins are reclaimed). After a change to the lock
 #                                 file, following, or a writer joining readers.
-#   Scripts/torture.sh multiwriter [KILLS]
+#   Scripts/torture.sh multiwriter [KILLS [--encrypted]]
 #                                 3 writer processes writing the file at once and a reader
 #                                 (--writers 3 --readers 1; default 300 kills, about ten
 #                                 minutes): each writer in lanes of its own, all moving money in
@@ -31,7 +32,10 @@
 #                                 after each kill: every acknowledged commit of every writer, each
 #                                 lane against its model, the bank's total, bounded growth, every
 #                                 page every 10 kills. After a change to write ownership, warm
-#                                 recovery, or adopting other processes' commits.
+#                                 recovery, or adopting other processes' commits. Add
+#                                 `--encrypted` (as a third argument, after KILLS) for an
+#                                 encrypted file, after a change to the decrypted pages' cache
+#                                 or the written-pages ring; `multiprocess` takes it too.
 #   Scripts/torture.sh -- ARGS    realm-torture with your own arguments (see --help)
 #
 # A failure prints the seed and keeps the file: `--seed S` replays the same kills.
@@ -47,7 +51,8 @@ quick)
     .build/debug/realm-torture --minutes 0.5 --kills 40 --workloads retention --keys 4000 --max-value 16384 --verify-every 2 --quiet
     .build/debug/realm-torture --minutes 0.5 --kills 60 --readers 2 --keys 4000 --max-value 16384 --verify-every 5 --quiet
     .build/debug/realm-torture --minutes 0.5 --kills 40 --writers 3 --readers 1 --keys 4000 --max-value 16384 --verify-every 5 --quiet
-    exec .build/debug/realm-torture --minutes 1 --kills 150 --keys 4000 --max-value 16384 --verify-every 5 --quiet --encrypted
+    .build/debug/realm-torture --minutes 1 --kills 150 --keys 4000 --max-value 16384 --verify-every 5 --quiet --encrypted
+    exec .build/debug/realm-torture --minutes 0.5 --kills 40 --writers 2 --readers 1 --keys 4000 --max-value 16384 --verify-every 5 --quiet --encrypted
     ;;
 long)
     swift build -c release --product realm-torture
@@ -63,11 +68,11 @@ retention)
     ;;
 multiprocess)
     swift build -c release --product realm-torture
-    exec .build/release/realm-torture --kills "${2:-300}" --readers 2 --keys 20000 --max-value 65536 --verify-every 10
+    exec .build/release/realm-torture --kills "${2:-300}" --readers 2 --keys 20000 --max-value 65536 --verify-every 10 ${3:+"$3"}
     ;;
 multiwriter)
     swift build -c release --product realm-torture
-    exec .build/release/realm-torture --kills "${2:-300}" --writers 3 --readers 1 --keys 20000 --max-value 65536 --verify-every 10
+    exec .build/release/realm-torture --kills "${2:-300}" --writers 3 --readers 1 --keys 20000 --max-value 65536 --verify-every 10 ${3:+"$3"}
     ;;
 --)
     shift
@@ -75,7 +80,7 @@ multiwriter)
     exec .build/release/realm-torture "$@"
     ;;
 *)
-    echo "usage: Scripts/torture.sh [quick | long | encrypted | retention [KILLS] | multiprocess [KILLS] | multiwriter [KILLS] | -- ARGS]" >&2
+    echo "usage: Scripts/torture.sh [quick | long | encrypted | retention [KILLS] | multiprocess [KILLS [--encrypted]] | multiwriter [KILLS [--encrypted]] | -- ARGS]" >&2
     exit 2
     ;;
 esac

@@ -110,14 +110,9 @@ default:
         index += 1
     }
     if options.readers > 0 {
-        // A writer cannot join readers of an encrypted file yet (LockFile.join): issue 39's
-        // several-writers step brings it.
-        guard !options.encrypted else { print("realm-torture: --readers does not go with --encrypted yet"); exit(2) }
         if !workloadsGiven { options.workloads = DriverOptions.multiprocessWorkloads }
     }
     if options.writers > 1 {
-        // One writing process per encrypted file (issue 39: encryption is a later step).
-        guard !options.encrypted else { print("realm-torture: --writers does not go with --encrypted yet"); exit(2) }
         if !workloadsGiven { options.workloads = Workload.sharedWorkloads }
         guard options.workloads.allSatisfy(Workload.sharedWorkloads.contains) else {
             print("realm-torture: --writers runs the workloads \(Workload.sharedWorkloads.map(\.rawValue).joined(separator: ",")) only"); exit(2)

@@ -88,17 +88,23 @@ actor Worker {
         #expect(deletions == [] && insertions == [0] && modifications == [])
     }
 
-    @Test func anEncryptedFileHasOneWriterAndAnyReaders() throws {
+    @Test func anEncryptedFileIsSharedWithTheSameKey() throws {
         let (directory, first, second) = try Self.kennel()
         defer { withExtendedLifetime(directory) {} }
         let key = Data(repeating: 7, count: 64)
         let writer = try Realm(configuration: Realm.Configuration(fileURL: first, encryptionKey: key, objectTypes: [Dog.self]))
-        try writer.write { writer.add(Dog(value: ["name": "Rex"])) }
+        try writer.write { writer.add(Dog(value: ["id": 1, "name": "Rex"])) }
         var other = Realm.Configuration(fileURL: second, encryptionKey: key, objectTypes: [Dog.self])
-        let error = try #require(throws: Realm.Error.self) { try Realm(configuration: other) }
-        #expect(error.code == .incompatibleLockFile && error.message.contains("one process at a time"))
+        do {
+            let otherWriter = try Realm(configuration: other)
+            try otherWriter.write { otherWriter.add(Dog(value: ["id": 2, "name": "Fido"])) }
+        }
+        #expect(writer.refresh() && writer.objects(Dog.self).count == 2)
         other.readOnly = true
-        #expect(try Realm(configuration: other).objects(Dog.self).count == 1)
+        #expect(try Realm(configuration: other).objects(Dog.self).count == 2)
+        other.encryptionKey = Data(repeating: 8, count: 64)
+        let error = try #require(throws: Realm.Error.self) { try Realm(configuration: other) }
+        #expect(error.code == .invalidDatabase, "\(error)")
     }
 
     @Test func deletingFilesNeedsTheFileToItself() throws {

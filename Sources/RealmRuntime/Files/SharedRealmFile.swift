@@ -154,13 +154,12 @@ package final class SharedRealmFile: Sendable {
         try database.close()
     }
 
-    /// How the runtime opens a file: writable opens of unencrypted files write beside other
-    /// writing processes (`sharesWriting`: write ownership passes between them through the lock
-    /// file). An encrypted file is written by one process at a time: its readers' decrypted pages
-    /// are not yet invalidated across writers.
+    /// How the runtime opens a file: writable opens write beside other writing processes
+    /// (`sharesWriting`: write ownership passes between them through the lock file), encrypted
+    /// or not.
     private static func options(readOnly: Bool, faults: (any IOFaultInjector)?, encryptionKey: [UInt8]?) -> DatabaseOptions {
         var options = DatabaseOptions(readOnly: readOnly, faults: faults, encryptionKey: encryptionKey)
-        options.sharesWriting = !readOnly && encryptionKey == nil
+        options.sharesWriting = !readOnly
         return options
     }
 

@@ -26,9 +26,8 @@ import CRealmSync
 /// turns owning writing (`LockFile+Writing.swift`; the write byte lock). Otherwise a writable
 /// open is refused while another process writing is attached. Read-only processes attach beside each other and beside
 /// the writer, whose durable versions they follow (`LockFile+Versions.swift`; an encrypted file's
-/// too, forgetting decrypted pages the writer rewrites), and a writer may join read-only
-/// processes (a service restarting while a tool reads) — except for an encrypted file, whose
-/// readers that did not follow from the start could hold decrypted pages a new writer reuses.
+/// too, forgetting the decrypted pages each publish wrote), and a writer may join read-only
+/// processes (a service restarting while a tool reads).
 ///
 /// A process that forks shares its open file descriptions, and with them these locks, with the
 /// child until the child's `exec` closes them (every descriptor here is close-on-exec): a file
@@ -211,16 +210,11 @@ package final class LockFile: @unchecked Sendable {
             // the file, a read-only open without write access to the lock file, or a transient one.
             guard !live.isEmpty else { throw outsider() }
             let writers = live.map { lockFile.flags(ofSlot: $0) }.filter { $0.contains(.writer) }
-            let encrypted = lockFile.word(at: LockFileLayout.encryptedOffset) != 0
-            if !readOnly && !writers.isEmpty && !(sharesWriting && !encrypted && writers.allSatisfy { $0.contains(.sharesWriting) }) {
-                throw Conflict(message: encrypted
-                    ? "The encrypted realm file is open in another process, which writes it; an encrypted file is written by one process at a time"
-                    : "The realm file is open in another process, which writes it without sharing writing; RealmActors supports one writing process per file there")
-            }
-            if !readOnly && encrypted {
-                // Readers of an encrypted file keep decrypted pages a writer would reuse (the
-                // several-writers work of issue 39 brings their invalidation).
-                throw Conflict(message: "The encrypted realm file is open in another process; a process can write it only when no other has it open, for now")
+            // Writers take turns only if every one of them shares writing. An encrypted file is
+            // no exception: each process forgets the decrypted pages another process's publish
+            // wrote (the written-pages ring), whether it reads or writes.
+            if !readOnly && !writers.isEmpty && !(sharesWriting && writers.allSatisfy { $0.contains(.sharesWriting) }) {
+                throw Conflict(message: "The realm file is open in another process, which writes it without sharing writing; RealmActors supports one writing process per file there")
             }
             return lockFile
         } catch {

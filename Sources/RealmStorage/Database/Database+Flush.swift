@@ -136,6 +136,8 @@ extension Database {
         guard let lockFile else { return }
         if sharesWriting { lockFile.storeWriterState(nextTransaction: state.nextTransaction, logCursor: log?.sharedCursor) }
         let counter = lockFile.publish(meta, slot: slot, written: written)
+        // This process's cache holds what it wrote: the ring up to here is seen.
+        state.ringSeen = lockFile.ringHead
         state.tipCounter = counter
         if sharesWriting { state.adoptedCounter = counter }
     }

@@ -34,21 +34,29 @@ extension Database {
         guard meta.transaction > state.published.transaction else { return }
         try Self.checkPublished(meta, fileSize: try file?.size(), path: path)
         try map.ensureMapped(pageCount: meta.pageCount)
-        if let decryption = map.decryption {
-            // The writer wrote these pages since: at numbers no version this process pins uses
-            // (the free list's rule, with this process's pins in its slot), so the plaintext cached
-            // for them belongs to versions nobody here reads any more. Forgotten before any reader
-            // can reach them through the new version. A ring that wrapped since: forget all.
-            let (runs, head) = lockFile.writtenRuns(since: state.ringSeen)
-            for run in runs ?? [PageRun(start: 0, count: meta.pageCount)] where run.start < meta.pageCount {
-                decryption.invalidate(run.start, count: min(run.count, meta.pageCount - run.start))
-            }
-            state.ringSeen = head
-        }
+        forgetPagesWrittenElsewhere(upTo: meta, lockFile: lockFile, state: &state)
         state.published = meta
         state.publishedSlot = slot
         state.publishedTip.meta = meta
         state.tip.meta = meta
+    }
+
+    /// In an encrypted file: forgets the decrypted pages that other processes' publishes wrote
+    /// since this database last adopted or published (the written-pages ring), before `meta`, the
+    /// version it adopts, becomes visible here. They were written at numbers no version this
+    /// process pins reaches (the free list's rule, against every process's pins), so their cached
+    /// plaintext belongs to versions nobody here reads any more. A ring that wrapped since: forget
+    /// every page. Precondition: `state` is the locked state, and this process does not own
+    /// writing (only the owner appends to the ring).
+    ///
+    /// - Complexity: O(runs published since, + pages forgotten).
+    func forgetPagesWrittenElsewhere(upTo meta: MetaPage, lockFile: LockFile, state: inout State) {
+        guard let decryption = map.decryption else { return }
+        let (runs, head) = lockFile.writtenRuns(since: state.ringSeen)
+        for run in runs ?? [PageRun(start: 0, count: meta.pageCount)] where run.start < meta.pageCount {
+            decryption.invalidate(run.start, count: min(run.count, meta.pageCount - run.start))
+        }
+        state.ringSeen = head
     }
 
     /// Refuses a published version that the file cannot hold or whose fields disagree: mapping

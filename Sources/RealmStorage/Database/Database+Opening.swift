@@ -116,7 +116,15 @@ extension Database {
             // replayed only into this process's memory, whose pages the file does not hold (they
             // then recover for themselves). Published before the control lock goes: a process
             // attaching next must not find a writer without a version to follow.
-            if !options.readOnly || (lock.isFirst && replayed == 0) { lock.publish(meta, slot: slot) }
+            //
+            // Readers of an encrypted file that this writer joins may hold decrypted pages that
+            // the replay or the recovered version (a dead writer's last commit, durable but never
+            // published) wrote; no ring entry names them, so one run over the whole file makes
+            // every reader forget what it decrypted.
+            let rewroteUnderReaders = joining && cipher != nil && (replayed > 0 || meta.transaction != published?.meta.transaction)
+            if !options.readOnly || (lock.isFirst && replayed == 0) {
+                lock.publish(meta, slot: slot, written: rewroteUnderReaders ? [PageRun(start: 0, count: meta.pageCount)] : [])
+            }
             do {
                 try lock.finishAttaching(dataFile: descriptor, fileID: meta.fileID, encrypted: cipher != nil)
             } catch {
@@ -136,6 +144,7 @@ extension Database {
                 database.state.withLock { state in
                     state.tipCounter = lock.publishCounter
                     state.adoptedCounter = state.tipCounter
+                    state.ringSeen = lock.ringHead  // its own cache holds what it wrote
                 }
             }
             // A reader that published what it opened follows the versions published after it.
@@ -204,6 +213,7 @@ extension Database {
                 state.adoptedCounter = published.counter
                 state.tipCounter = published.counter
                 state.tipIsStale = true
+                state.ringSeen = lock.ringHead  // nothing decrypted yet
             }
             return database
         } catch {

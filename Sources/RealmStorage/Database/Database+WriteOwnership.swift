@@ -106,6 +106,7 @@ extension Database {
         guard meta.transaction != state.published.transaction else { return }
         try Self.checkPublished(meta, fileSize: try file?.size(), path: path)
         try map.ensureMapped(pageCount: meta.pageCount)
+        forgetPagesWrittenElsewhere(upTo: meta, lockFile: lockFile, state: &state)
         state.published = meta
         state.publishedSlot = slot
         state.publishedTip.meta = meta

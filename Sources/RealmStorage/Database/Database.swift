@@ -84,8 +84,9 @@ package final class Database: Sendable {
         /// the lock file's publish counter of the version adopted last (see ``beginRead()``);
         /// nil in a process that makes its own versions.
         var adoptedCounter: UInt64?
-        /// In a follower of an encrypted file: the written-pages ring's head when it last adopted
-        /// a version (its decrypted pages forget what was written since; see `adoptNewest`).
+        /// In an encrypted file other processes use: the written-pages ring's head when this
+        /// database last adopted or published a version (its decrypted pages forget what other
+        /// processes wrote since; see `forgetPagesWrittenElsewhere`).
         var ringSeen: UInt64 = 0
         /// Set after a failed sync: the file's state in the page cache is unknown, so nothing
         /// more may be written through this instance.

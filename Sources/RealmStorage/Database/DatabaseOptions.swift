@@ -17,9 +17,8 @@ package struct DatabaseOptions: Sendable {
     package var writeAheadLog = true
     /// Whether this process writes beside other writing processes (issue 39, step 5: write
     /// ownership handed over through the lock file; see `LockFile+Writing.swift`). Each of them
-    /// must open with it; an encrypted file is still written by one process at a time. Off (the
-    /// public API's setting until the runtime follows other writers' commits), a writable open
-    /// beside another writing process is refused.
+    /// must open with it (the runtime opens every writable file so). Off, a writable open beside
+    /// another writing process is refused.
     package var sharesWriting = false
 
     package enum Durability: Sendable { case full, none }
