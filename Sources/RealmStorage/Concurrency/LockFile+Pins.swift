@@ -67,5 +67,5 @@ extension LockFile {
     }
 
     /// The slots claimed in this session so far: a slot at or past this number was never used.
-    private var slotsInUse: Int { Int(min(word(at: LockFileLayout.slotHighWaterOffset), UInt64(LockFileLayout.slotCount))) }
+    var slotsInUse: Int { Int(min(word(at: LockFileLayout.slotHighWaterOffset), UInt64(LockFileLayout.slotCount))) }
 }

@@ -7,9 +7,20 @@ import CRealmSync
 // next owner needs: the owner's slot (to tell a dead owner from a clean release), the next
 // transaction id, and the write-ahead log's cursor as of the newest published version.
 //
-// Fairness between processes is the kernel's (a blocked `F_OFD_SETLKW` is granted when the lock
-// is released); the ticket pair of §3.6 comes with measurements that show a need (step 9).
+// Fairness between processes. The kernel does not queue byte-lock waiters: a release wakes them
+// all and whoever asks first gets the lock — often the process that just released it, which
+// under steady load would keep writing forever. So a process blocked waiting for the lock says
+// so in its slot (`waitsToWrite`); the owner gives writing up at its first write transaction
+// after holding it for ``Database/writeQuantum`` while one waits; and a process that gave it up
+// while another waited does not ask again until one of them took it (the *ownership epoch*
+// moved; at most ``handoffTimeoutNanoseconds``). Among several waiters
+// the kernel picks one; none waits for more than about one quantum per process ahead of it.
 extension LockFile {
+    /// The longest a process that gave writing up waits for a waiting process to take it before
+    /// it asks again. A waiter that died does not count (its slot's liveness lock went with it),
+    /// so this is reached only when the woken waiter is not scheduled for that long.
+    static let handoffTimeoutNanoseconds: UInt64 = 100_000_000
+
     /// The write-ahead log's cursor in the lock file (see `LockFileLayout.logSaltOffset`).
     package struct LogCursor: Equatable, Sendable {
         package var salt: UInt64
@@ -44,9 +55,25 @@ extension LockFile {
     /// - Throws: when the lock cannot be taken (a descriptor error: it cannot happen on an
     ///   attached lock file).
     package func acquireWriteOwnership(waiting: Bool = true) throws -> Ownership? {
-        let code = realm_lock_byte(descriptor, LockFileLayout.writeLock, 1, waiting ? 1 : 0)
-        if !waiting && (code == EAGAIN || code == EACCES) { return nil }
+        // Processes that were waiting when this one gave writing up go first.
+        if let released = releasedAtEpoch.withLock({ $0 }), ownershipEpoch == released, anotherProcessWaitsToWrite() {
+            guard waiting else { return nil }
+            waitForHandoff(from: released)
+        }
+        var code = realm_lock_byte(descriptor, LockFileLayout.writeLock, 1, 0)
+        if code == EAGAIN || code == EACCES {
+            guard waiting else { return nil }
+            setWaitsToWrite(true)
+            code = realm_lock_byte(descriptor, LockFileLayout.writeLock, 1, 1)
+            setWaitsToWrite(false)
+        }
         guard code == 0 else { throw StorageError.fromErrno(code, "Could not take the realm's write lock", path: path) }
+        releasedAtEpoch.withLock { $0 = nil }
+        if let epoch = sharedAddress(LockFileLayout.ownershipEpochOffset),
+           let waiters = sharedAddress(LockFileLayout.handoffWaitersOffset) {
+            _ = realm_shared_add32(epoch, 1)
+            if realm_shared_load32(waiters) > 0 { realm_shared_wake_all(epoch) }
+        }
         let me = UInt64((ownSlotIndex() ?? -1) + 1)
         let owner = word(at: LockFileLayout.ownerOffset)
         setWord(me, at: LockFileLayout.ownerOffset)
@@ -62,7 +89,57 @@ extension LockFile {
     /// death (its writes since the stored cursor are not to be trusted).
     package func releaseWriteOwnership(asDeadOwner: Bool = false) {
         if !asDeadOwner { setWord(0, at: LockFileLayout.ownerOffset) }
+        // Read before the unlock: a waiter taking the lock right after moves the epoch past it.
+        let epoch = ownershipEpoch
+        releasedAtEpoch.withLock { $0 = epoch }
         _ = realm_unlock_byte(descriptor, LockFileLayout.writeLock)
+    }
+
+    /// Whether another live process is blocked waiting for write ownership (slot flag
+    /// `waitsToWrite`). A flagged slot's liveness is checked (one `fcntl`): a process that died
+    /// waiting leaves its flag until its slot is cleared.
+    ///
+    /// - Complexity: O(slots in use), one shared load each.
+    package func anotherProcessWaitsToWrite() -> Bool {
+        guard hasMapping else { return false }
+        let own = ownSlotIndex()
+        return (0..<slotsInUse).contains { slot in
+            slot != own && flags(ofSlot: slot).contains(.waitsToWrite)
+                && word(at: slotOffset(slot) + LockFileLayout.slotStateOffset) == LockFileLayout.SlotState.attached.rawValue
+                && isHeld(slot: slot)
+        }
+    }
+
+    /// The ownership epoch (see `LockFileLayout.ownershipEpochOffset`); 0 without a mapping.
+    var ownershipEpoch: UInt32 {
+        sharedAddress(LockFileLayout.ownershipEpochOffset).map { realm_shared_load32($0) } ?? 0
+    }
+
+    /// Blocks until another process took write ownership after `released` (the epoch moved), or
+    /// ``handoffTimeoutNanoseconds`` passed.
+    private func waitForHandoff(from released: UInt32) {
+        guard let epoch = sharedAddress(LockFileLayout.ownershipEpochOffset),
+              let waiters = sharedAddress(LockFileLayout.handoffWaitersOffset) else { return }
+        _ = realm_shared_add32(waiters, 1)
+        defer { _ = realm_shared_sub32(waiters, 1) }
+        var clock = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &clock)
+        let deadline = UInt64(clock.tv_sec) * 1_000_000_000 + UInt64(clock.tv_nsec) + Self.handoffTimeoutNanoseconds
+        while realm_shared_load32(epoch) == released {
+            clock_gettime(CLOCK_MONOTONIC, &clock)
+            let now = UInt64(clock.tv_sec) * 1_000_000_000 + UInt64(clock.tv_nsec)
+            guard now < deadline else { return }
+            realm_shared_wait(epoch, released, deadline - now)
+        }
+    }
+
+    /// Sets or clears this process's `waitsToWrite` flag (only this process writes its flags
+    /// once attached).
+    private func setWaitsToWrite(_ waits: Bool) {
+        guard let slot = ownSlotOffset() else { return }
+        var flags = LockFileLayout.SlotFlags(rawValue: word(at: slot + LockFileLayout.slotFlagsOffset))
+        if waits { flags.insert(.waitsToWrite) } else { flags.remove(.waitsToWrite) }
+        setWord(flags.rawValue, at: slot + LockFileLayout.slotFlagsOffset)
     }
 
     /// Stores what the next owner needs: called by the owner before each publish (so every

@@ -63,6 +63,9 @@ package final class LockFile: @unchecked Sendable {
     /// How many watchers of this process the lock file's watcher count holds (see
     /// ``watcherStarted()``); changed only under `phase`'s lock, so detaching takes them out.
     let localWatchers = Lock(0)
+    /// The ownership epoch when this process last gave write ownership up, until it takes it
+    /// again (see ``acquireWriteOwnership(waiting:)``): nil while it owns writing or never did.
+    let releasedAtEpoch = Lock<UInt32?>(nil)
 
     private enum Phase {
         /// Holding the control lock (and, if first, the exclusive `flock`).
@@ -494,13 +497,13 @@ package final class LockFile: @unchecked Sendable {
     }
 
     /// Whether a process (other than through this description) holds slot `slot`'s liveness byte.
-    private func isHeld(slot: Int, probingWith probe: Int32? = nil) -> Bool {
+    func isHeld(slot: Int, probingWith probe: Int32? = nil) -> Bool {
         // An error (it cannot happen on a valid descriptor) counts as held: never clear a slot
         // that may be alive.
         realm_byte_is_locked(probe ?? descriptor, LockFileLayout.livenessLock(ofSlot: slot)) != 0
     }
 
-    private func flags(ofSlot slot: Int) -> LockFileLayout.SlotFlags {
+    func flags(ofSlot slot: Int) -> LockFileLayout.SlotFlags {
         LockFileLayout.SlotFlags(rawValue: word(at: slotOffset(slot) + LockFileLayout.slotFlagsOffset))
     }
 

@@ -69,6 +69,12 @@ package enum LockFileLayout {
     package static let logLastRecordOffset = 552
     /// 1 once a writing process stored the fields above in this session.
     package static let writerStateOffset = 560
+    /// The *ownership epoch* (32 bits): incremented by every process that takes write ownership,
+    /// so a process that gave it up while others waited can wait (futex) until one of them took
+    /// it (see `LockFile.acquireWriteOwnership(waiting:)`); and how many processes wait so (32
+    /// bits): a process taking ownership wakes them only when there are some.
+    package static let ownershipEpochOffset = 568
+    package static let handoffWaitersOffset = 572
 
     // The rest up to 4096 is reserved.
 
@@ -116,6 +122,9 @@ package enum LockFileLayout {
         /// The process writes beside other writing processes (see `DatabaseOptions.sharesWriting`):
         /// a writer joins writing processes only when each has this flag, and has it itself.
         package static let sharesWriting = SlotFlags(rawValue: 2)
+        /// The process is blocked waiting for write ownership: the owner yields to it (see
+        /// `LockFile.anotherProcessWaitsToWrite()`). Set and cleared by the slot's process only.
+        package static let waitsToWrite = SlotFlags(rawValue: 4)
     }
 
     // Byte-range locks (OFD locks on Linux): placed far beyond the mapping, so they never cover

@@ -40,11 +40,34 @@ extension Database {
                     try adoptPublishedForWriting(from: lockFile, into: &state)
                 }
                 state.ownsWrite = true
+                state.ownedSince = .now
             }
         } catch {
             lockFile.releaseWriteOwnership()
             throw error
         }
+        return true
+    }
+
+    /// How long a process keeps writing while another process waits for it, before it gives
+    /// writing up at its next write transaction (see ``yieldToWaitingProcess()``): long enough
+    /// that a hand-over (a wake-up, the next owner's adoption and tip rebuild) costs a small
+    /// part of each turn, short enough that a waiting write sees its turn within milliseconds.
+    package static let writeQuantum = Duration.milliseconds(5)
+
+    /// Gives write ownership up if this process has owned it for ``writeQuantum`` and another
+    /// process waits for it: makes its pending commits durable (group commit's batch ends
+    /// here) and releases; whether it did. The caller then takes ownership again, after the
+    /// waiting process (`LockFile.acquireWriteOwnership(waiting:)`). Called before a write
+    /// transaction begins, the only point where this process holds nothing open.
+    ///
+    /// - Complexity: one clock read while the quantum lasts; then O(slots in use) shared loads.
+    func yieldToWaitingProcess() throws -> Bool {
+        guard sharesWriting, let lockFile,
+              state.withLock({ $0.ownsWrite && ContinuousClock.now - $0.ownedSince >= Self.writeQuantum }),
+              lockFile.anotherProcessWaitsToWrite() else { return false }
+        _ = try flush()
+        releaseWriteOwnershipIfIdle()
         return true
     }
 

@@ -24,6 +24,8 @@ extension Database {
                 // Beside other writing processes: own writing first (it may wait for them), which
                 // brings this database up to their commits.
                 if sharesWriting, try !flushLock.withLock({ _ in try takeOwnershipLocked(waiting: waiting) }) { return nil }
+                // Another process waited a whole quantum: its turn first.
+                if try yieldToWaitingProcess() { continue }
                 while file != nil, state.withLock({ $0.nextID > $0.published.transaction + Self.idReserve && $0.failure == nil }) {
                     if state.withLock({ $0.pending.isEmpty }) {
                         guard try writeCheckpoint(force: true, waiting: waiting) else { return nil }

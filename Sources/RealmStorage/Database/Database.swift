@@ -95,6 +95,8 @@ package final class Database: Sendable {
         /// Whether this process owns writing (see `Database+WriteOwnership.swift`); always false
         /// without `sharesWriting`, where the process is the only writer.
         var ownsWrite = false
+        /// When this process last took write ownership (see ``Database/writeQuantum``).
+        var ownedSince = ContinuousClock.now
         /// The lock file's publish counter at the version `tip` was built on (this process's last
         /// publish, or the version it adopted): another counter there means another process
         /// published since, and a writer rebuilds its tip before writing.
