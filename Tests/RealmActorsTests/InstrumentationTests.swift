@@ -26,6 +26,13 @@ final class EventLog: Sendable {
         }
     }
 
+    /// `configuration` reporting to this log.
+    func instrumenting(_ configuration: Realm.Configuration) -> Realm.Configuration {
+        var configuration = configuration
+        configuration.instrumentation = instrumentation()
+        return configuration
+    }
+
     var all: [Realm.Event] { events.withLock { $0 } }
 
     /// The first event (reported so far or later) that `match` accepts.
@@ -138,6 +145,59 @@ final class EventLog: Sendable {
             return nil
         }
         #expect(lag.map { $0 >= .zero } == true)
+    }
+
+    /// Another process's commit (the pair of `FollowerTests`: two paths to one file, two
+    /// attachments) reaches a read-only process's change stream; its notifier's lag is reported
+    /// there too, measured from the adoption.
+    @Test func theNotifiersLagIsReportedForAnotherProcesssCommit() async throws {
+        let pair = try FollowerTests.pair()
+        let writerLog = EventLog()
+        let writer = try Realm(configuration: writerLog.instrumenting(pair.writer))
+        try writer.write { writer.create(FLItem.self, value: ["id": 0, "value": 0]) }
+        let log = EventLog()
+        let follower = try await Realm.open(configuration: log.instrumenting(pair.follower))
+        var changes = follower.objects(FLItem.self).changes.makeAsyncIterator()
+        _ = await changes.next()  // the initial results
+        let began = ContinuousClock.now
+        try writer.write { writer.create(FLItem.self, value: ["id": 1, "value": 1]) }
+        let committed = try #require(writerLog.committed.last)
+        _ = await changes.next()  // the update
+        let lag = await log.first { event -> Duration? in
+            if case .changesComputed(let version, let lag) = event, version >= committed { return lag }
+            return nil
+        }
+        // Adopted after the commit began, so the lag is less than the time since then.
+        #expect(lag.map { $0 >= .zero && $0 <= ContinuousClock.now - began } == true)
+    }
+
+    /// In a process that writes too, the lag of another process's commit is measured from its
+    /// adoption, not from this process's own last commit (which the notifier's lag of a foreign
+    /// version counted from before).
+    @Test func anotherProcesssCommitsLagIsNotCountedFromThisProcesssLastCommit() async throws {
+        let pair = try FollowerTests.pair()
+        let otherLog = EventLog()
+        let other = try Realm(configuration: otherLog.instrumenting(pair.writer))
+        let log = EventLog()
+        var configuration = log.instrumenting(pair.follower)
+        configuration.readOnly = false
+        let realm = try await Realm.open(configuration: configuration)
+        var changes = realm.objects(FLItem.self).changes.makeAsyncIterator()
+        _ = await changes.next()  // the initial results
+        try await realm.asyncWrite { realm.create(FLItem.self, value: ["id": 0, "value": 0]) }
+        _ = await changes.next()  // this process's commit
+        // Time passes between this process's commit and the other's: a lag counted from the
+        // former holds it. (A gap in time, not a synchronization.)
+        try await Task.sleep(for: .milliseconds(200))
+        let began = ContinuousClock.now
+        try other.write { other.create(FLItem.self, value: ["id": 1, "value": 1]) }
+        let foreign = try #require(otherLog.committed.last)
+        _ = await changes.next()  // the other process's commit
+        let lag = await log.first { event -> Duration? in
+            if case .changesComputed(let version, let lag) = event, version >= foreign { return lag }
+            return nil
+        }
+        #expect(lag.map { $0 >= .zero && $0 <= ContinuousClock.now - began } == true)
     }
 
     @Test func compactionAndMigrationAreReported() throws {

@@ -43,7 +43,18 @@ enum CrossProcessLatency {
         var seqs: [Int] = []
         var receivedAt: [Int] = []
         var stamps: [Int] = []
+        /// Ours: the follower's notifier's `changesComputed` events, in order (nil for SQLite).
+        var notified: [Notified]?
         var error: String?
+
+        /// One `changesComputed` event: the version the notifier processed, when the event was
+        /// reported (ns, `CLOCK_MONOTONIC`: the notifier's work for it done, its consumers woken)
+        /// and its lag (ns: from the commit watcher's adoption of the version to then).
+        struct Notified: Codable, Sendable {
+            var version: Int
+            var at: Int
+            var lag: Int
+        }
 
         /// Records `seq` when it is newer than the last one recorded. An observation can show a
         /// commit already recorded: SQLite's poll may read, after seeing `data_version` change
@@ -80,10 +91,11 @@ enum CrossProcessLatency {
     // MARK: Process A
 
     /// A's part, once the file exists with the object at `seq` 0: starts B, waits for its
-    /// `READY`, makes `operations` paced commits through `commit(seq, stamp)`, and measures what
-    /// B saw. `durability` is the writer's, for the report.
+    /// `READY`, makes `operations` paced commits through `commit(seq, stamp)` (which returns, ours,
+    /// the version it made and when its flush ended, for the parts of the latency: see
+    /// ``parts(_:of:)``), and measures what B saw. `durability` is the writer's, for the report.
     static func measure(_ context: WorkloadContext, side: Side, durability: String,
-                        commit: (_ seq: Int, _ stamp: Int) throws -> Void) throws -> Measured {
+                        commit: (_ seq: Int, _ stamp: Int) throws -> Published?) throws -> Measured {
         let operations = context.size.operations
         let process = Process()
         process.executableURL = ChildProcess.executableURL
@@ -108,12 +120,13 @@ enum CrossProcessLatency {
         // Indexed by seq (0 unused): the stamp stored by each commit and the end of that commit.
         var stamps = [Int](repeating: 0, count: operations + 1)
         var committedAt = [Int](repeating: 0, count: operations + 1)
+        var published = [Published?](repeating: nil, count: operations + 1)
         let interval = Int(1e9 / commitsPerSecond)
         let start = now()
         for seq in 1...operations {
             sleep(until: start + (seq - 1) * interval)
             stamps[seq] = now()
-            try commit(seq, stamps[seq])
+            published[seq] = try commit(seq, stamps[seq])
             committedAt[seq] = now()
         }
         let elapsed = Double(now() - start) / 1e9
@@ -140,9 +153,8 @@ enum CrossProcessLatency {
         let latencies = zip(report.stamps, report.receivedAt).map { Double($1 - $0) / 1e9 }
         let afterCommit = zip(report.seqs, report.receivedAt).map { Double($1 - committedAt[$0]) / 1e9 }
         let commitSeconds = (1...operations).map { Double(committedAt[$0] - stamps[$0]) / 1e9 }
-        return Measured(
-            samples: latencies,
-            extras: [
+        var extras: [String: Quantity] = parts(report, of: published)
+        extras.merge([
                 "p50": .init(Statistics.percentile(50, of: latencies), .seconds),
                 "p99": .init(Statistics.percentile(99, of: latencies), .seconds),
                 "max": .init(latencies.max() ?? 0, .seconds),
@@ -154,8 +166,48 @@ enum CrossProcessLatency {
                 "commitsMade": .init(Double(operations), .count),
                 "commitsSeen": .init(Double(report.seqs.count), .count),
                 "writerCommitsPerSecond": .init(Double(operations) / elapsed, .perSecond),
-            ],
-            durability: durability, checksum: operations)
+            ]) { $1 }
+        return Measured(samples: latencies, extras: extras, durability: durability, checksum: operations)
+    }
+
+    /// Ours, what A knows of a commit: the version it made (its `committed` event) and when the
+    /// flush that made it durable ended (its `flushed` event, reported just after the flush
+    /// published the version to the lock file, ns).
+    struct Published: Sendable {
+        var version: Int
+        var flushedAt: Int
+    }
+
+    /// Ours: the latency after A's flush, split in three at the follower's `changesComputed`
+    /// event for the version holding the observed commit (the first event of a version at least
+    /// the commit's; observations without one are left out, `partsMatched` counts the others).
+    /// `watchAndAdopt…`: from A's `flushed` event to the adoption (event − lag) — the publish's
+    /// futex wake-up of B's commit watcher and its adoption of the version; A's flush publishes,
+    /// gives write ownership back (a `fcntl`) and reports the event, so this runs a few µs low,
+    /// and negative when A loses its core in between. `notifier…`: the lag, from the adoption
+    /// to the end of the notifier's work (the hop to the notifier actor, the versions' diff, the
+    /// trackers, waking the consumer). `delivery…`: from then to the consumer holding the element
+    /// (its task resumed, the element read). Empty for SQLite (no versions, no events).
+    static func parts(_ report: FollowerReport, of published: [Published?]) -> [String: Quantity] {
+        guard let notified = report.notified else { return [:] }
+        var watchAndAdopt: [Double] = [], notifier: [Double] = [], delivery: [Double] = []
+        var next = 0
+        for (seq, receivedAt) in zip(report.seqs, report.receivedAt) {
+            guard let commit = published[seq] else { continue }
+            while next < notified.count && notified[next].version < commit.version { next += 1 }
+            guard next < notified.count else { break }
+            let event = notified[next]
+            watchAndAdopt.append(Double(event.at - event.lag - commit.flushedAt) / 1e9)
+            notifier.append(Double(event.lag) / 1e9)
+            delivery.append(Double(receivedAt - event.at) / 1e9)
+        }
+        guard !notifier.isEmpty else { return ["partsMatched": .init(0, .count)] }
+        var extras: [String: Quantity] = ["partsMatched": .init(Double(notifier.count), .count)]
+        for (name, values) in [("watchAndAdopt", watchAndAdopt), ("notifier", notifier), ("delivery", delivery)] {
+            extras[name + "P50"] = .init(Statistics.percentile(50, of: values), .seconds)
+            extras[name + "P99"] = .init(Statistics.percentile(99, of: values), .seconds)
+        }
+        return extras
     }
 
     // MARK: Process B

@@ -2,6 +2,7 @@ import BenchModel
 import Foundation
 import RealmActors
 import RealmBenchModel
+import Synchronization
 
 /// The RealmActors side ("ours"), through the public API only, as an application would use it.
 ///
@@ -27,6 +28,7 @@ struct RealmActorsSide: BenchmarkSide {
         case .w7: return .measured(try await workload.sequentialDurableCommits())
         case .w7s: return .measured(try await workload.commitsWhileASnapshotIsHeld())
         case .w8: return .measured(try await workload.concurrentDurableCommits())
+        case .w8mp: return .measured(try workload.crossProcessCommits())
         case .w9: return .measured(try await workload.observationLatency())
         case .w13: return .measured(try workload.mediumValues())
         case .w15: return .measured(try await workload.readersDuringDurableWrites())
@@ -41,6 +43,15 @@ struct RealmActorsSide: BenchmarkSide {
         -> CrossProcessLatency.FollowerReport {
         var config = realmConfiguration(in: context, objectTypes: [StampObject.self])
         config.readOnly = true
+        // The notifier's events: when it finished each version, and how long after the commit
+        // watcher adopted it (the parts of the latency, `CrossProcessLatency.parts`).
+        let notified = Recorded<[CrossProcessLatency.FollowerReport.Notified]>([])
+        config.instrumentation = Realm.Instrumentation { event in
+            guard case .changesComputed(let version, let lag) = event else { return }
+            let at = CrossProcessLatency.now()
+            let nanoseconds = Int(lag.components.seconds) * 1_000_000_000 + Int(lag.components.attoseconds / 1_000_000_000)
+            notified.update { $0.append(.init(version: Int(version), at: at, lag: nanoseconds)) }
+        }
         let realm = try Realm(configuration: config)
         var changes = realm.objects(StampObject.self).changes.makeAsyncIterator()
         guard case .initial(let initial) = await changes.next(), initial.first?.seq == 0 else {
@@ -56,7 +67,41 @@ struct RealmActorsSide: BenchmarkSide {
             }
             report.record(seq: stamp.seq, stamp: stamp.sentAt, at: receivedAt)
         }
+        report.notified = notified.current
         return report
+    }
+
+    /// Every commit syncs the file (there is no non-syncing mode in the public API yet), which is
+    /// *more* durable than SQLite's synchronous=NORMAL in these single-transaction workloads.
+    static let durability = "fdatasync on every commit"
+
+    /// W8mp's file of repetition `repetition`, as the coordinator and every worker open it.
+    static func crossProcessConfiguration(_ context: WorkloadContext, repetition: Int) -> Realm.Configuration {
+        realmConfiguration(in: context, "w8mp-\(repetition)")
+    }
+
+    /// A W8mp worker's committer (see `MultiProcessCommits`): each task opens a handle of its own
+    /// and commits one object per `asyncWrite`, as W8's tasks do. The handles' instrumentation
+    /// counts the syncs (`flushed` events of a batch that made commits durable) into `syncs`.
+    static func crossProcessCommitter(_ context: WorkloadContext, repetition: Int,
+                                      syncs: Recorded<Int>) -> MultiProcessCommits.OpenCommitter {
+        var config = crossProcessConfiguration(context, repetition: repetition)
+        config.instrumentation = Realm.Instrumentation { event in
+            if case .flushed(let commits, _, nil) = event, commits > 0 { syncs.update { $0 += 1 } }
+        }
+        return { [config] _ in
+            let realm = try await Realm.open(configuration: config)
+            return { person in try await realm.asyncWrite { realm.add(PersonObject(person)) } }
+        }
+    }
+
+    /// What an instrumentation sink records — it is called on the library's threads — for the
+    /// workload to read.
+    final class Recorded<Value: Sendable>: Sendable {
+        private let value: Mutex<Value>
+        init(_ initial: Value) { value = Mutex(initial) }
+        func update(_ body: (inout Value) -> Void) { value.withLock { body(&$0) } }
+        var current: Value { value.withLock { $0 } }
     }
 
     /// The configuration of the realm file `name` of a run: always inside the run's own
@@ -80,9 +125,7 @@ private struct RealmWorkload {
     let context: WorkloadContext
     var size: WorkloadSize { context.size }
 
-    /// Every commit syncs the file (there is no non-syncing mode in the public API yet), which is
-    /// *more* durable than SQLite's synchronous=NORMAL in these single-transaction workloads.
-    static let durability = "fdatasync on every commit"
+    static var durability: String { RealmActorsSide.durability }
 
     /// A realm file holding rows `1...rows`, created and closed; returns its configuration.
     func makeFilledRealm(rows: Int, name: String = "bench") throws -> Realm.Configuration {
@@ -355,15 +398,43 @@ private struct RealmWorkload {
     /// W16: A's side (see `CrossProcessLatency`): the file with its one object at seq 0, then
     /// durable commits (the default configuration) setting its `seq` and `sentAt`.
     func crossProcessLatency() throws -> Measured {
-        let realm = try Realm(configuration: RealmActorsSide.realmConfiguration(in: context, objectTypes: [StampObject.self]))
+        var config = RealmActorsSide.realmConfiguration(in: context, objectTypes: [StampObject.self])
+        // The version each commit made and when its flush ended (see `CrossProcessLatency.Published`).
+        let version = RealmActorsSide.Recorded<Int?>(nil)
+        let flushedAt = RealmActorsSide.Recorded<Int?>(nil)
+        config.instrumentation = Realm.Instrumentation { event in
+            switch event {
+            case .committed(let committed, _): version.update { $0 = Int(committed) }
+            case .flushed(let commits, _, nil) where commits > 0:
+                let now = CrossProcessLatency.now()
+                flushedAt.update { $0 = now }
+            default: break
+            }
+        }
+        let realm = try Realm(configuration: config)
         try realm.write { realm.add(StampObject()) }
         let stamp = realm.objects(StampObject.self).first!
         return try CrossProcessLatency.measure(context, side: .ours, durability: Self.durability) { seq, sentAt in
+            version.update { $0 = nil }
+            flushedAt.update { $0 = nil }
             try realm.write {
                 stamp.seq = seq
                 stamp.sentAt = sentAt
             }
+            guard let version = version.current, let flushedAt = flushedAt.current else { return nil }
+            return CrossProcessLatency.Published(version: version, flushedAt: flushedAt)
         }
+    }
+
+    /// W8mp's coordinator (see `MultiProcessCommits`): each repetition's file is made here with
+    /// its schema and closed before the workers open it; afterwards its objects are counted.
+    func crossProcessCommits() throws -> Measured {
+        try MultiProcessCommits.measure(context, side: .ours, prepare: { repetition in
+            _ = try Realm(configuration: RealmActorsSide.crossProcessConfiguration(context, repetition: repetition))
+        }, count: { repetition in
+            try Realm(configuration: RealmActorsSide.crossProcessConfiguration(context, repetition: repetition))
+                .objects(PersonObject.self).count
+        })
     }
 
     /// Median latency from commit to delivery on every object sorted by score when each commit

@@ -22,6 +22,7 @@ struct SQLiteSide: BenchmarkSide {
         case .w7: try await workload.sequentialDurableCommits()
         case .w7s: try await workload.commitsWhileASnapshotIsHeld()
         case .w8: try await workload.concurrentDurableCommits()
+        case .w8mp: try workload.crossProcessCommits()
         case .w9: try await workload.observationLatency()
         case .w10: try workload.openAndReadFirst()
         case .w11: try workload.fileSize()
@@ -71,6 +72,50 @@ struct SQLiteSide: BenchmarkSide {
         }
         return report
     }
+
+    /// "journal_mode=wal, synchronous=NORMAL", read from the writer connection.
+    static func durability(of pool: DatabasePool) throws -> String {
+        try pool.writeWithoutTransaction { db in
+            let journal = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?"
+            let level = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1
+            let names = [0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"]
+            return "journal_mode=\(journal), synchronous=\(names[level] ?? String(level))"
+        }
+    }
+
+    /// W8mp's database of repetition `repetition`.
+    static func crossProcessPath(_ context: WorkloadContext, repetition: Int) -> String {
+        context.directory.appendingPathComponent("w8mp-\(repetition).sqlite").path
+    }
+
+    /// A W8mp worker's pool, set up as GRDB's guide "Sharing a Database" has a writing process
+    /// do it: a `DatabasePool` (WAL), a busy timeout (a write that finds another process writing
+    /// waits — SQLite's busy handler, which sleeps 1, 2, 5, 10 … 100 ms between retries — instead
+    /// of failing with SQLITE_BUSY; GRDB begins every write transaction IMMEDIATE, so a writer
+    /// waits there, never half-way), and its writer connection at `synchronous=FULL`, as durable
+    /// as our commits. A pool rather than a `DatabaseQueue`: writes go through one serialized writer
+    /// connection in both, so the write path is the same; the pool is what the guide recommends.
+    static func crossProcessPool(_ context: WorkloadContext, repetition: Int) throws -> DatabasePool {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(MultiProcessCommits.workerTimeoutSeconds)
+        let pool = try DatabasePool(path: crossProcessPath(context, repetition: repetition), configuration: configuration)
+        // After opening: the pool sets its writer to NORMAL (its WAL default) after `prepareDatabase`.
+        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+        return pool
+    }
+
+    /// A W8mp worker's committer: the process's tasks share its pool (GRDB serializes their writes
+    /// on the writer connection; other processes are kept out by SQLite's write lock), one row per
+    /// transaction.
+    static func crossProcessCommitter(_ pool: DatabasePool) -> MultiProcessCommits.OpenCommitter {
+        { _ in
+            { person in
+                try await pool.write { db in
+                    try SQLiteSchema.insert(person, with: db.cachedStatement(sql: SQLiteSchema.insert))
+                }
+            }
+        }
+    }
 }
 
 /// One SQLite workload run; its methods are the workloads, named by what they do.
@@ -116,12 +161,7 @@ private struct SQLiteWorkload {
 
     /// "journal_mode=wal, synchronous=NORMAL", read from the writer connection.
     func durability(of pool: DatabasePool) throws -> String {
-        try pool.writeWithoutTransaction { db in
-            let journal = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?"
-            let level = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1
-            let names = [0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"]
-            return "journal_mode=\(journal), synchronous=\(names[level] ?? String(level))"
-        }
+        try SQLiteSide.durability(of: pool)
     }
 
     func rowCount(_ pool: DatabasePool) throws -> Int {
@@ -385,6 +425,20 @@ private struct SQLiteWorkload {
                         durability: try durability(of: pool), checksum: total)
     }
 
+    /// W8mp's coordinator (see `MultiProcessCommits`): each repetition's database is made here
+    /// (WAL, the schema) and closed before the workers open it; afterwards its rows are counted.
+    func crossProcessCommits() throws -> Measured {
+        try MultiProcessCommits.measure(context, side: .sqlite, prepare: { repetition in
+            let pool = try DatabasePool(path: SQLiteSide.crossProcessPath(context, repetition: repetition))
+            try pool.write { try SQLiteSchema.create(in: $0) }
+            try pool.close()
+        }, count: { repetition in
+            let pool = try DatabasePool(path: SQLiteSide.crossProcessPath(context, repetition: repetition))
+            defer { try? pool.close() }
+            return try rowCount(pool)
+        })
+    }
+
     /// W9: `ValueObservation.tracking { Person.fetchAll }` (all rows, by id) observed through
     /// `values(in:)`; `operations` times, one row's score is updated and the latency from the
     /// end of the commit to the arrival of the first element holding the new score is recorded.
@@ -443,6 +497,7 @@ private struct SQLiteWorkload {
             try pool.write { db in
                 try db.cachedStatement(sql: "UPDATE stamp SET seq = ?, sentAt = ? WHERE id = 1").execute(arguments: [seq, sentAt])
             }
+            return nil
         }
     }
 

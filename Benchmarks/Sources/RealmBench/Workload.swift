@@ -5,7 +5,7 @@ import Foundation
 /// 1M rows, because both sizes have their own target).
 enum WorkloadID: String, CaseIterable, Codable, Sendable, Comparable {
     case w1a = "W1a", w1b = "W1b", w2 = "W2", w3 = "W3", w4 = "W4", w4b = "W4b", w5 = "W5", w6 = "W6"
-    case w7 = "W7", w7s = "W7s", w8 = "W8", w9 = "W9", w10 = "W10", w11 = "W11", w12 = "W12"
+    case w7 = "W7", w7s = "W7s", w8 = "W8", w8mp = "W8mp", w9 = "W9", w10 = "W10", w11 = "W11", w12 = "W12"
     case w13 = "W13", w15 = "W15", w16 = "W16"
 
     /// Declaration order, which is the order of PERFORMANCE.md.
@@ -14,7 +14,7 @@ enum WorkloadID: String, CaseIterable, Codable, Sendable, Comparable {
     }
 
     /// Whether `--filter` token `name` selects this workload: exact id, or an id followed by
-    /// letters ("W1" selects W1a and W1b, "W4" W4 and W4b, "W7" W7 and W7s).
+    /// letters ("W1" selects W1a and W1b, "W4" W4 and W4b, "W7" W7 and W7s, "W8" W8 and W8mp).
     func matches(_ name: String) -> Bool {
         let name = name.uppercased()
         let id = rawValue.uppercased()
@@ -46,13 +46,17 @@ enum Mode: String, Codable, Sendable {
 ///
 /// `rows` is the size of the data set the workload starts from (or inserts, for W1 and W13);
 /// `operations` is how many lookups, transactions or updates it times; `tasks` is the number of
-/// concurrent writers (W8) or readers (W15), 1 elsewhere. W8 times `tasks × operations` writes.
+/// concurrent writers (W8; per process in W8mp) or readers (W15), 1 elsewhere. W8 times
+/// `tasks × operations` writes, W8mp `processes × tasks × operations`.
 /// W15 runs for a fixed time, `seconds`, and its `operations` are the lookups each reader makes
 /// between two advances of its handle.
 struct WorkloadSize: Codable, Sendable, Equatable {
     var rows: Int
     var operations: Int = 0
     var tasks: Int = 1
+    /// How many writer processes run the `tasks` each (W8mp); nil for the in-process workloads.
+    /// (Optional, so JSON files written before it existed still decode.)
+    var processes: Int? = nil
     /// How long a fixed-time workload (W15) runs each repetition; nil for the others, which do a
     /// fixed amount of work. (Optional, so JSON files written before it existed still decode.)
     var seconds: Double? = nil
@@ -123,6 +127,12 @@ struct WorkloadSpec: Sendable {
         .init(id: .w8, what: "concurrent durable 1-row txns", target: "≥ 5×",
               full: .init(rows: 0, operations: 1_000, tasks: 8), quick: .init(rows: 0, operations: 50, tasks: 8),
               fullRepetitions: 3, unit: .seconds),
+        // W8 across processes (issue 39; see MultiProcessCommits): 4 processes × 2 tasks on one
+        // file, against 4 SQLite processes in WAL mode. PERFORMANCE.md sets no target: measured.
+        .init(id: .w8mp, what: "W8 across processes: concurrent durable 1-row txns", target: "measured (issue 39)",
+              full: .init(rows: 0, operations: 1_000, tasks: 2, processes: 4),
+              quick: .init(rows: 0, operations: 50, tasks: 2, processes: 4),
+              fullRepetitions: 3, unit: .seconds),
         .init(id: .w9, what: "commit → observer latency (p50)", target: "> 1×, p99 ≤ 5 ms",
               full: .init(rows: 100_000, operations: 100), quick: .init(rows: 10_000, operations: 20),
               fullRepetitions: 1, unit: .seconds),
@@ -163,6 +173,7 @@ struct WorkloadSpec: Sendable {
         switch id {
         case .w7, .w7s: return "\(Format.count(size.operations)) txns"
         case .w8: return "\(size.tasks) × \(Format.count(size.operations)) txns"
+        case .w8mp: return "\(size.processes ?? 1) processes × \(size.tasks) × \(Format.count(size.operations)) txns"
         case .w2, .w4, .w4b: return "\(Format.count(size.operations)) of \(Format.count(size.rows))"
         case .w9: return "\(Format.count(size.operations)) updates, \(Format.count(size.rows)) rows"
         case .w15:

@@ -15,6 +15,10 @@ struct Options {
     /// `--follower` (with `--child W16`): this process is W16's observing process B, started by
     /// the workload's child A (see `CrossProcessLatency`).
     var follower = false
+    /// `--worker K --repetition R` (with `--child W8mp`): this process is writer K of W8mp's
+    /// repetition R, started by the workload's child (see `MultiProcessCommits`).
+    var worker: Int? = nil
+    var repetition = 0
 
     /// `Benchmarks/results/latest.json`, found from this source file so that it is the same
     /// whether the suite is run from the repository root or from `Benchmarks/`.
@@ -29,7 +33,7 @@ struct Options {
     static let usage = """
         USAGE: realm-bench [--quick] [--filter W3,W7] [--side sqlite|ours|both] [--encrypted] [--output PATH] [--chart PATH]
 
-        Runs the workloads of PERFORMANCE.md (W1a, W1b, W2 … W16) for RealmActors ("ours") and
+        Runs the workloads of PERFORMANCE.md (W1a, W1b, W2 … W8, W8mp, W9 … W16) for RealmActors ("ours") and
         SQLite through GRDB, each workload and side in a child process of its own, then prints a
         side-by-side table (medians, ratio SQLite/ours, peak RSS), writes every number as JSON
         and draws the ratios as an SVG bar chart.
@@ -37,7 +41,8 @@ struct Options {
         OPTIONS:
           --quick            Small sizes and one repetition: a smoke test (seconds).
           --filter LIST      Comma-separated workloads to run, e.g. W3,W7 (an id followed by
-                             letters is included: W1 = W1a and W1b, W4 = W4 and W4b).
+                             letters is included: W1 = W1a and W1b, W4 = W4 and W4b,
+                             W8 = W8 and W8mp).
           --side SIDE        sqlite, ours or both (default both).
           --encrypted        Our realm files are encrypted (Configuration.encryptionKey): the
                              cost of encryption, compared with a run without it.
@@ -97,6 +102,10 @@ struct Options {
                 guard let id = WorkloadID(rawValue: name) else { throw UsageError(description: "unknown workload \(name)") }
                 options.child = id
             case "--follower": options.follower = true
+            case "--worker", "--repetition":
+                let text = try value(for: argument)
+                guard let number = Int(text), number >= 0 else { throw UsageError(description: "\(argument) needs a number") }
+                if argument == "--worker" { options.worker = number } else { options.repetition = number }
             case "--directory": options.childDirectory = URL(fileURLWithPath: try value(for: argument), isDirectory: true)
             default: throw UsageError(description: "unknown argument \(argument)")
             }
@@ -126,6 +135,10 @@ if options.help {
 if let workload = options.child, options.follower {
     exit(await CrossProcessLatency.follow(workload, side: options.sides[0], mode: options.mode,
                                           directory: options.childDirectory!))
+}
+if let workload = options.child, let worker = options.worker {
+    exit(await MultiProcessCommits.work(workload, side: options.sides[0], mode: options.mode,
+                                        directory: options.childDirectory!, worker: worker, repetition: options.repetition))
 }
 if let workload = options.child {
     exit(await Child.run(workload, side: options.sides[0], mode: options.mode, directory: options.childDirectory!))

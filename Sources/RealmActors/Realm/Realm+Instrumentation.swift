@@ -67,7 +67,8 @@ extension Realm {
         /// held for too long. Reported once per version.
         case versionHeld(version: UInt64, age: Duration, pinnedBytes: UInt64)
         /// The notifier computed the changes of `version` for change streams and observers,
-        /// `lag` after it became durable.
+        /// `lag` after it became durable — for another process's commit, after this process
+        /// learnt of it.
         case changesComputed(version: UInt64, lag: Duration)
         /// The file was compacted as it opened (``Configuration/shouldCompactOnLaunch``).
         case compacted(bytesBefore: UInt64, bytesAfter: UInt64, duration: Duration)

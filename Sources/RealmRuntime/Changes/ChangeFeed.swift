@@ -81,6 +81,14 @@ package final class ChangeFeed: Sendable {
         return taken.filter { database.durability(of: $0.transaction) == true }.map(\.changes)
     }
 
+    /// Another process's `version`, which this process's commit watcher adopted: as
+    /// ``versionDidBecomeDurable(_:)``, the notifier's lag (`changesComputed`) measured from here —
+    /// the moment this process learnt of it; the commit's own sync happened in the other process.
+    func versionWasAdopted(_ version: TransactionID) {
+        monitor?.versionBecameDurable(version)
+        versionDidBecomeDurable(version)
+    }
+
     func versionDidBecomeDurable(_ version: TransactionID) {
         if let processor = state.withLock({ $0.processor }) { return processor.versionDidBecomeDurable(version) }
         // Nobody observes: the logs up to here are not needed.

@@ -32,7 +32,7 @@ final class CommitWatcher: Sendable {
                 let adopted: Bool = {
                     guard let database, let feed, !stopped.isStopped else { return false }
                     do {
-                        if let version = try database.adoptPublishedVersion() { feed.versionDidBecomeDurable(version) }
+                        if let version = try database.adoptPublishedVersion() { feed.versionWasAdopted(version) }
                         return true
                     } catch {
                         return false  // closed, or a damaged lock file: readers report it when they begin

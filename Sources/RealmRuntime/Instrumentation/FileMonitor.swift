@@ -37,10 +37,13 @@ package struct FileInstrumentation: Sendable {
 /// Lifecycle: made with the ``SharedRealmFile`` (only if the first handle to open the file gave
 /// an instrumentation); told by ``GroupCommit``, on the flushing thread, when a version becomes
 /// durable (before the feed and the writers are) and after each flush; by ``ChangeFeed`` when
+/// the commit watcher adopted another process's version (before the notifier is told) and when
 /// the notifier has processed a version; never calls back into either.
 ///
-/// State, guarded by `state`'s lock: when each recent version became durable (pruned below the
-/// oldest pinned version), when space was last reported, the newest version alarmed about.
+/// State, guarded by `state`'s lock: when each recent version became durable here (ascending by
+/// version; pruned below the oldest pinned version after a flush, and to the newest 4,096 in a
+/// process that only follows others' commits and never flushes), when space was last reported,
+/// the newest version alarmed about.
 /// The sink is called outside the lock.
 package final class FileMonitor: Sendable {
     private struct State {
@@ -55,6 +58,9 @@ package final class FileMonitor: Sendable {
         var invalidations: [(version: TransactionID, slots: [ReplicationSlot])] = []
     }
 
+    /// The most `durableAt` entries kept.
+    private static let durableEntries = 4_096
+
     private let instrumentation: FileInstrumentation
     private let database: Database
     private let state = Lock(State())
@@ -64,12 +70,17 @@ package final class FileMonitor: Sendable {
         self.database = database
     }
 
-    /// Notes when `version` became durable: called before anyone is told of it, so that the
-    /// notifier's lag is measured from here.
+    /// Notes when `version` became durable, or was adopted from another process: called before
+    /// anyone is told of it, so that the notifier's lag is measured from here.
     func versionBecameDurable(_ version: TransactionID) {
         let now = ContinuousClock.now
         let invalidated = state.withLock { state -> [ReplicationSlot] in
-            state.durableAt.append((version, now))
+            // In order of version: an adopted version can arrive after a newer commit of this
+            // process was flushed (the watcher adopts, then this process writes and flushes before
+            // the watcher gets here).
+            let index = state.durableAt.lastIndex { $0.version < version }.map { $0 + 1 } ?? 0
+            state.durableAt.insert((version, now), at: index)
+            if state.durableAt.count > Self.durableEntries { state.durableAt.removeFirst(state.durableAt.count - Self.durableEntries) }
             guard !state.invalidations.isEmpty else { return [] }
             let durable = state.invalidations.filter { $0.version <= version }.flatMap(\.slots)
             state.invalidations.removeAll { $0.version <= version }
@@ -111,7 +122,7 @@ package final class FileMonitor: Sendable {
             if let firstNeeded = state.durableAt.firstIndex(where: { $0.version > keepFrom }), firstNeeded > 0 {
                 state.durableAt.removeFirst(firstNeeded - 1)
             }
-            if state.durableAt.count > 4_096 { state.durableAt.removeFirst(state.durableAt.count - 4_096) }
+            if state.durableAt.count > Self.durableEntries { state.durableAt.removeFirst(state.durableAt.count - Self.durableEntries) }
             guard state.lastSpaceReport.map({ now - $0 >= instrumentation.statisticsInterval }) ?? true else { return false }
             state.lastSpaceReport = now
             return true
