@@ -42,10 +42,25 @@ import RealmTestSupport
                          standardError: directory.url.appendingPathComponent("\(name).stderr").path)
     }
 
-    /// Every line the child writes, until it exits, and how it ended.
-    static func finish(_ child: ChildProcess) -> (lines: [String], status: ChildProcess.Status) {
-        var lines: [String] = []
-        while let line = child.readLine() { lines.append(line) }
+    /// Every line the child writes, until it exits, and how it ended: read on a thread of its
+    /// own (``BlockingCall``), never a task's. A child still running after 60 s is killed (its
+    /// lines then end early, and the status says so).
+    static func finish(_ child: ChildProcess) async -> (lines: [String], status: ChildProcess.Status) {
+        // The child is used only by the reading thread until the call returns; the test touches
+        // only its immutable pid (to kill it) meanwhile.
+        nonisolated(unsafe) let child = child
+        let pid = child.pid
+        let reading = BlockingCall { () -> [String] in
+            var lines: [String] = []
+            while let line = child.readLine() { lines.append(line) }
+            _ = child.wait()
+            return lines
+        }
+        if await !reading.returns(within: 60) {
+            Issue.record("realm-schema-process \(pid) still runs after 60 s")
+            _ = kill(pid, SIGKILL)
+        }
+        let lines = await reading.value()
         return (lines, child.wait())
     }
 
@@ -77,7 +92,8 @@ import RealmTestSupport
         let children = try (0..<2).map { try Self.spawn(configuration, "added", version: 2, in: directory, "child\($0)") }
         #expect(try await Self.waitForLockWaiters(2, on: configuration), "both children wait for write ownership")
         holder.cancelWrite()
-        let outcomes = children.map(Self.finish)
+        var outcomes: [(lines: [String], status: ChildProcess.Status)] = []
+        for child in children { outcomes.append(await Self.finish(child)) }
         for outcome in outcomes {
             #expect(outcome.status == .exited(0), "\(outcome)")
             #expect(outcome.lines.last == "opened items=3 migrations=1 values=migrated,migrated,migrated", "\(outcome.lines)")
@@ -86,7 +102,7 @@ import RealmTestSupport
         #expect(try schemaVersionAtURL(configuration.fileURL!) == 2)
 
         // An older schema version than the file's, in another process and in this one.
-        let older = Self.finish(try Self.spawn(configuration, "v1", version: 1, in: directory, "older"))
+        let older = await Self.finish(try Self.spawn(configuration, "v1", version: 1, in: directory, "older"))
         #expect(older.status == .exited(1))
         #expect(older.lines == ["error schemaMismatch Provided schema version 1 is less than last set version 2."], "\(older.lines)")
         let refused = try #require(throws: Realm.Error.self) { try Realm(configuration: configuration) }
@@ -101,7 +117,7 @@ import RealmTestSupport
         let (configuration, realm, items, item, stream) = try await Self.reading(in: directory)
         var changes = stream
 
-        let child = Self.finish(try Self.spawn(configuration, "added", version: 2, in: directory))
+        let child = await Self.finish(try Self.spawn(configuration, "added", version: 2, in: directory))
         #expect(child.lines == ["migrating 1", "opened items=3 migrations=1 values=migrated,migrated,migrated"], "\(child)")
         #expect(realm.refresh())
         #expect(items.map(\.value) == [0, 1, 2] && item.value == 1 && item.note == "n1")
@@ -127,7 +143,7 @@ import RealmTestSupport
         let (configuration, realm, items, item, stream) = try await Self.reading(in: directory)
         var changes = stream
 
-        let child = Self.finish(try Self.spawn(configuration, "retyped", version: 2, in: directory))
+        let child = await Self.finish(try Self.spawn(configuration, "retyped", version: 2, in: directory))
         #expect(child.lines == ["migrating 1", "opened items=3 migrations=1 values=v0,v1,v2"], "\(child)")
         #expect(!realm.refresh())
         #expect(items.map(\.value) == [0, 1, 2] && item.value == 1 && item.note == "n1")
@@ -164,7 +180,7 @@ import RealmTestSupport
         let child = try Self.spawn(configuration, "added", version: 2, in: directory)
         #expect(try await Self.waitForLockWaiters(1, on: configuration), "the migration waits for this process's write")
         try realm.commitWrite()
-        let outcome = Self.finish(child)
+        let outcome = await Self.finish(child)
         #expect(outcome.status == .exited(0))
         #expect(outcome.lines == ["migrating 1", "opened items=4 migrations=1 values=migrated,migrated,migrated,migrated"], "\(outcome.lines)")
         #expect(realm.refresh())
