@@ -67,6 +67,9 @@ let package = Package(
                           path: "Benchmarks/Engine", swiftSettings: strictSettings),
         // Writes transactions in a loop and reports each durable commit; the crash tests kill it.
         .executableTarget(name: "realm-crash-writer", dependencies: ["RealmStorage"], swiftSettings: strictSettings),
+        // Opens (and migrates) a realm with one of a few versions of a model; the tests of
+        // migrations beside other processes run it as the other process.
+        .executableTarget(name: "realm-schema-process", dependencies: ["RealmActors"], swiftSettings: strictSettings),
 
         // libFuzzer harnesses for the code that decodes untrusted bytes (`Scripts/fuzz.sh TARGET
         // SECONDS`). A plain build replays the input files named on its command line; built by
@@ -87,7 +90,7 @@ let package = Package(
         .testTarget(name: "RealmObjectStoreTests", dependencies: ["RealmObjectStore", "RealmTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "RealmRuntimeTests", dependencies: ["RealmRuntime", "RealmTestSupport"], swiftSettings: strictSettings),
         // RealmRuntime (which re-exports the lower layers) only for the I/O fault hook, SharedRealmFile.faultInjectors.
-        .testTarget(name: "RealmActorsTests", dependencies: ["RealmActors", "RealmRuntime", "RealmTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "RealmActorsTests", dependencies: ["RealmActors", "RealmRuntime", "RealmTestSupport", "realm-schema-process"], swiftSettings: strictSettings),
         // Runs the built realm-inspect on files written through the public API.
         .testTarget(name: "RealmInspectTests", dependencies: ["RealmActors", "RealmTestSupport", "realm-inspect"], swiftSettings: strictSettings),
         // Realm Swift's documented usage, compiled and never run: each file is code as Realm's

@@ -125,9 +125,18 @@ enum SchemaMigration {
             || (!fileHasSchema && !desired.isEmpty)
     }
 
-    /// At first use of a class (no `objectTypes`): the class must match its stored table.
-    static func checkMatches(_ table: Table, _ schema: ObjectSchemaInfo, configuration: Realm.Configuration) throws {
-        let (breaking, additive) = differences(table.schema, schema)
+    /// At first use of a class (no `objectTypes`): the class must match its stored table, as
+    /// `opened` (its table when the handle opened, if it had one) matched it. Properties another
+    /// handle or process added since the handle opened need not be declared: an open handle
+    /// follows additive changes, as Realm's do (a new object gets their default values).
+    static func checkMatches(_ table: Table, _ schema: ObjectSchemaInfo, opened: ObjectSchemaInfo?,
+                             configuration: Realm.Configuration) throws {
+        var stored = table.schema
+        if let opened, opened != stored {
+            let declared = Set(schema.properties.map(\.name)), known = Set(opened.properties.map(\.name))
+            stored.properties.removeAll { !declared.contains($0.name) && !known.contains($0.name) }
+        }
+        let (breaking, additive) = differences(stored, schema)
         guard !(breaking + additive).isEmpty else { return }
         let all = (additive + breaking).map { "\n- \($0)" }.joined()
         throw Realm.Error(.schemaMismatch,
@@ -138,39 +147,8 @@ enum SchemaMigration {
     /// Differences between the stored and declared class, split into those a version bump
     /// migrates automatically and those that need a migration block.
     static func differences(_ old: ObjectSchemaInfo, _ new: ObjectSchemaInfo) -> (breaking: [String], additive: [String]) {
-        var breaking: [String] = []
-        var additive: [String] = []
-        let className = new.className
-        let oldByName = Dictionary(uniqueKeysWithValues: old.properties.map { ($0.name, $0) })
-        let newByName = Dictionary(uniqueKeysWithValues: new.properties.map { ($0.name, $0) })
-        for property in new.properties where oldByName[property.name] == nil {
-            additive.append("Property '\(className).\(property.name)' has been added.")
-        }
-        for property in old.properties where newByName[property.name] == nil {
-            additive.append("Property '\(className).\(property.name)' has been removed.")
-        }
-        for property in new.properties {
-            guard let previous = oldByName[property.name] else { continue }
-            if previous.kind != property.kind || previous.objectClassName != property.objectClassName
-                || previous.collection != property.collection {
-                breaking.append("Property '\(className).\(property.name)' has been changed from '\(previous.typeName)' to '\(property.typeName)'.")
-            } else if previous.isOptional != property.isOptional {
-                breaking.append("Property '\(className).\(property.name)' has been made \(property.isOptional ? "optional" : "required").")
-            }
-        }
-        if old.isEmbedded != new.isEmbedded {
-            let kinds = old.isEmbedded ? ("Embedded", "TopLevel") : ("TopLevel", "Embedded")
-            breaking.append("Class '\(className)' has been changed from \(kinds.0) to \(kinds.1).")
-        }
-        if old.primaryKey?.name != new.primaryKey?.name {
-            switch (old.primaryKey, new.primaryKey) {
-            case (nil, let key?): breaking.append("Primary Key for class '\(className)' has been added ('\(key.name)').")
-            case (let key?, nil): breaking.append("Primary Key for class '\(className)' has been removed ('\(key.name)').")
-            case (let from?, let to?): breaking.append("Primary Key for class '\(className)' has changed from '\(from.name)' to '\(to.name)'.")
-            default: break
-            }
-        }
-        return (breaking, additive)
+        let differences = SchemaDifferences(from: old, to: new)
+        return (differences.breaking, differences.added + differences.removed)
     }
 
     private static func indexDifferences(_ old: ObjectSchemaInfo, _ new: ObjectSchemaInfo) -> Bool {

@@ -48,7 +48,7 @@ extension Realm {
             do {
                 try schema.validateLinkingObjects { known[$0] }
                 if let table = catalog.tables[schema.className] {
-                    try SchemaMigration.checkMatches(table, schema, configuration: configuration)
+                    try SchemaMigration.checkMatches(table, schema, opened: nil, configuration: configuration)
                     continue
                 }
                 next.tables.append(try write.createTable(schema))

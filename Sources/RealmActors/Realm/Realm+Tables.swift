@@ -19,7 +19,7 @@ extension Realm {
                 ObjectSchemaDiscovery.registeredType(named: name).map(ObjectSchemaDiscovery.schema(for:))
             }
             if let table = catalog.tables[schema.className] {
-                try SchemaMigration.checkMatches(table, schema, configuration: configuration)
+                try SchemaMigration.checkMatches(table, schema, opened: openedCatalog?.tables[schema.className]?.schema, configuration: configuration)
                 if table.schema.linkingObjects != schema.linkingObjects, writer != nil {
                     // A file written before linking objects were recorded: record them now.
                     var next = catalog.stored

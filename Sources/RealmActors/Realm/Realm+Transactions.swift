@@ -41,11 +41,20 @@ extension Realm {
     /// advances the handle to the newest version beside it. Aborts it if that version cannot be
     /// read.
     func didBeginWrite(_ write: WritePipeline.OpenWrite) throws {
+        let followed: Bool
         do {
-            read(try file.beginRead())
+            followed = read(try file.beginRead())
         } catch {
             file.writes.abort(write)
             throw Realm.Error.from(error, configuration: configuration)
+        }
+        guard followed else {
+            // Another process (or handle) changed the schema in a way this handle's classes
+            // cannot follow. (`write.schema` is that of the version `read` was given, or of
+            // this process's own later commits, which its handles made compatibly.)
+            file.writes.abort(write)
+            throw Realm.Error(.schemaMismatch, SchemaCatalog.unsupportedChangesMessage(unfollowableSchema?.changes ?? []),
+                              fileURL: configuration.fileURL)
         }
         openWrite = write
         writer = write.transaction
@@ -148,11 +157,27 @@ extension Realm {
         touch()
     }
 
-    /// Reads `version` from now on: its transaction and its schema, always together.
-    func read(_ version: (reader: ReadTransaction, schema: SchemaCatalog)) {
+    /// Reads `version` from now on: its transaction and its schema, always together. Returns
+    /// false, and stays at its version, if `version`'s schema changes what the handle reads in a
+    /// way it cannot follow (``SchemaCatalog/unsupportedChanges(to:)``): its objects' accessors
+    /// would read retyped columns as their old types. Realm raises "Unsupported schema changes
+    /// were made by another client or process" there; this handle keeps reading the last version
+    /// it can, and its writes throw that error. Before the handle has opened (its schema
+    /// migration) it follows every change: it decides against the newest schema.
+    @discardableResult
+    func read(_ version: (reader: ReadTransaction, schema: SchemaCatalog)) -> Bool {
+        if openedCatalog != nil, version.schema !== readerCatalog {
+            let changes = unfollowableSchema?.catalog === version.schema
+                ? unfollowableSchema!.changes : readerCatalog.unsupportedChanges(to: version.schema)
+            guard changes.isEmpty else {
+                unfollowableSchema = (version.schema, changes)
+                return false
+            }
+        }
         reader = version.reader
         readerCatalog = version.schema
         catalog = version.schema
+        return true
     }
 
     /// Runs `block` in a write transaction and commits it; if `block` throws, everything it did

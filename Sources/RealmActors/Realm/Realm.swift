@@ -112,6 +112,14 @@ public final class Realm {
     /// `asyncWrite`s of this handle waiting for the write lock (a synchronous write then would
     /// deadlock the actor, so it traps instead).
     var asyncWritesWaiting = 0
+    /// The schema this handle's classes were checked against when it opened (see
+    /// ``SchemaMigration``); nil while it opens. Once set, the handle follows only additive schema
+    /// changes made by other handles or processes (``read(_:)``).
+    var openedCatalog: SchemaCatalog?
+    /// The newest schema the handle could not follow (another handle or process removed or
+    /// changed what it reads) with its changes in Realm's words: the handle stays at the version
+    /// before it, and its writes throw.
+    var unfollowableSchema: (catalog: SchemaCatalog, changes: [String])?
     /// Whether a mixed link is read without looking its object up (inside
     /// `withMixedLinksUnchecked(_:)`: reading a damaged file's readable objects).
     var mixedLinksUnchecked = false
@@ -172,6 +180,7 @@ public final class Realm {
         readerCatalog = read.schema
         catalog = read.schema
         try SchemaMigration.prepare(self)
+        openedCatalog = catalog
         if let actor {
             autorefreshToken = file.versionObservers.add(AutorefreshObserver(realm: self, actor: actor))
         }
@@ -260,8 +269,7 @@ public final class Realm {
     @discardableResult
     public func refresh() -> Bool {
         guard !isFrozen, writer == nil, let newest = try? file.beginRead() else { return false }
-        guard newest.reader.transaction != reader.transaction else { return false }
-        read(newest)
+        guard newest.reader.transaction != reader.transaction, read(newest) else { return false }
         touch()
         return true
     }

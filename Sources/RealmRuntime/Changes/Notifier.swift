@@ -175,6 +175,12 @@ package actor Notifier: VersionObserver {
         }
         let version = snapshot.transaction
         guard version > latest.transaction else { return }
+        // A schema change the observers cannot follow (another handle or process removed or
+        // retyped a class or property: a migration) ends every stream with Realm's error, as it
+        // stops the handles that made them (`Realm.read`): their queries and objects would be
+        // evaluated against columns of other types.
+        let unsupported = latest.catalog.unsupportedChanges(to: snapshot.catalog)
+        if !unsupported.isEmpty { fail(RuntimeError(.schemaMismatch, SchemaCatalog.unsupportedChangesMessage(unsupported))) }
         let commits = file.changeFeed.takeChanges(through: version)
         var log = RowChangeLog()
         for commit in commits { log.append(commit.rows) }
