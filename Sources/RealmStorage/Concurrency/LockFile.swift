@@ -66,6 +66,10 @@ package final class LockFile: @unchecked Sendable {
     /// The ownership epoch when this process last gave write ownership up, until it takes it
     /// again (see ``acquireWriteOwnership(waiting:)``): nil while it owns writing or never did.
     let releasedAtEpoch = Lock<UInt32?>(nil)
+    /// Whether a live process writing the file was attached when this one joined (under the
+    /// control lock, which this process holds until it finishes attaching: nobody attaches or
+    /// detaches meanwhile). False for the first process.
+    private let joinedWriters = Lock(false)
 
     private enum Phase {
         /// Holding the control lock (and, if first, the exclusive `flock`).
@@ -213,6 +217,7 @@ package final class LockFile: @unchecked Sendable {
             // the file, a read-only open without write access to the lock file, or a transient one.
             guard !live.isEmpty else { throw outsider() }
             let writers = live.map { lockFile.flags(ofSlot: $0) }.filter { $0.contains(.writer) }
+            lockFile.joinedWriters.withLock { $0 = !writers.isEmpty }
             // Writers take turns only if every one of them shares writing. An encrypted file is
             // no exception: each process forgets the decrypted pages another process's publish
             // wrote (the written-pages ring), whether it reads or writes.
@@ -542,11 +547,10 @@ package final class LockFile: @unchecked Sendable {
         return slot
     }
 
-    /// Whether another live process has the file open for writing. Precondition: attaching
-    /// (the control lock held, so nobody attaches or detaches meanwhile).
+    /// Whether another live process had the file open for writing when this one joined (see
+    /// `join`). Meaningful while attaching: the control lock keeps the answer true until then.
     package func anotherWriterIsAttached() -> Bool {
-        guard mapping != nil, case .attaching = phase.withLock({ $0 }) else { return false }
-        return liveSlots().contains { flags(ofSlot: $0).contains(.writer) }
+        joinedWriters.withLock { $0 }
     }
 
     // MARK: Words
