@@ -116,18 +116,19 @@ package final class SharedRealmFile: Sendable {
     /// newest version, and the slots' consumers need the versions they have not confirmed yet.
     /// Slots a retention limit invalidated keep nothing: they are carried into the copy.
     ///
-    /// A read-only process that attaches while the copy is written follows the old file; once it
-    /// is renamed over, the next writer finds the lock file naming the old file and is refused
-    /// ("replaced") until that reader closes — never a mix of the two files. (Compacting under
-    /// the lock file's control lock, which would shut that window, comes with issue 39's step 8.)
+    /// Runs with the file to itself (`DatabaseOptions.keepsOthersOut`): skipped, as Realm skips
+    /// it, while another process has the file open (the copy would be renamed over a file it
+    /// reads), and another process opening the file meanwhile waits until the copy has replaced
+    /// it, then opens the new file.
     private static func compact(path: String, encryptionKey: [UInt8]?, if shouldCompact: @Sendable (Int, Int) -> Bool,
                                 instrumentation: FileInstrumentation?) throws {
         guard FileManager.default.fileExists(atPath: path) else { return }
-        let database = try Database.open(path: path, options: Self.options(readOnly: false, faults: nil, encryptionKey: encryptionKey))
-        // Another process has the file open (read-only: a writer would have been refused): the
-        // copy would be renamed over a file it reads. Skipped, as Realm skips it.
-        guard database.isAlone else {
-            try database.close()
+        var options = Self.options(readOnly: false, faults: nil, encryptionKey: encryptionKey)
+        options.keepsOthersOut = true
+        let database: Database
+        do {
+            database = try Database.open(path: path, options: options)
+        } catch let error as StorageError where error.code == .alreadyOpen {
             return
         }
         do {

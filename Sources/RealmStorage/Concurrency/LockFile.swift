@@ -70,6 +70,9 @@ package final class LockFile: @unchecked Sendable {
     /// control lock, which this process holds until it finishes attaching: nobody attaches or
     /// detaches meanwhile). False for the first process.
     private let joinedWriters = Lock(false)
+    /// Whether this process keeps the control lock from attaching until it detaches (see
+    /// ``attach(path:readOnly:sharesWriting:keepingOthersOut:)``).
+    private let keepsOthersOut = Lock(false)
 
     private enum Phase {
         /// Holding the control lock (and, if first, the exclusive `flock`).
@@ -103,15 +106,22 @@ package final class LockFile: @unchecked Sendable {
     /// ``finishAttaching(dataFile:fileID:encrypted:)`` or ``abandon()``. If ``isFirst``, the
     /// caller may create, replay and recover the data file alone.
     ///
+    /// `keepingOthersOut`: attaches only as the first process, and keeps the control lock until
+    /// it detaches, so no other process attaches meanwhile (their attaching waits): for work that
+    /// replaces the data file, such as compaction on launch, which a process attaching during it
+    /// would otherwise follow in the file being replaced.
+    ///
     /// - Throws: `.incompatibleLockFile` when another process has the file open in a way this one
     ///   cannot join (a writer, a reader beside this writer, an older library version, a lock
-    ///   file of another layout); `.filePermissionDenied` and the like when the lock file cannot
-    ///   be opened.
-    package static func attach(path: String, readOnly: Bool, sharesWriting: Bool = false) throws -> LockFile {
+    ///   file of another layout); `.alreadyOpen` when `keepingOthersOut` and another process has
+    ///   it open; `.filePermissionDenied` and the like when the lock file cannot be opened.
+    package static func attach(path: String, readOnly: Bool, sharesWriting: Bool = false,
+                               keepingOthersOut: Bool = false) throws -> LockFile {
         var attempts = 0
         while true {
             do {
-                return try attemptAttach(path: path, readOnly: readOnly, sharesWriting: sharesWriting)
+                return try attemptAttach(path: path, readOnly: readOnly, sharesWriting: sharesWriting,
+                                         keepingOthersOut: keepingOthersOut)
             } catch let conflict as Conflict {
                 // Transient holders (a forking process's child between fork and exec, a process
                 // dying) go within milliseconds; a real one is reported after about 100 ms.
@@ -127,7 +137,7 @@ package final class LockFile: @unchecked Sendable {
         var message: String
     }
 
-    private static func attemptAttach(path: String, readOnly: Bool, sharesWriting: Bool) throws -> LockFile {
+    private static func attemptAttach(path: String, readOnly: Bool, sharesWriting: Bool, keepingOthersOut: Bool) throws -> LockFile {
         let descriptor = openDescriptor(path, O_RDWR | O_CREAT, 0o644)
         guard descriptor >= 0 else {
             let code = errno
@@ -154,6 +164,9 @@ package final class LockFile: @unchecked Sendable {
             let lockFile: LockFile
             if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
                 lockFile = try initializeAlone(path: path, descriptor: descriptor, readOnly: readOnly, sharesWriting: sharesWriting)
+                lockFile.keepsOthersOut.withLock { $0 = keepingOthersOut }
+            } else if keepingOthersOut {
+                throw StorageError(.alreadyOpen, "The realm file is open in another process", path: path)
             } else {
                 lockFile = try join(path: path, descriptor: descriptor, readOnly: readOnly, sharesWriting: sharesWriting)
             }
@@ -322,7 +335,7 @@ package final class LockFile: @unchecked Sendable {
         }
         let slot = try claimSlot()
         phase.withLock { $0 = .attached(slot: slot) }
-        _ = realm_unlock_byte(descriptor, LockFileLayout.controlLock)
+        if !keepsOthersOut.withLock({ $0 }) { _ = realm_unlock_byte(descriptor, LockFileLayout.controlLock) }
     }
 
     /// A free slot, or a dead process's, taken for this process.
@@ -362,6 +375,7 @@ package final class LockFile: @unchecked Sendable {
         case .attached(let slot):
             if slot >= 0 { release(slot: slot) }
             _ = flock(descriptor, LOCK_UN)
+            if keepsOthersOut.withLock({ $0 }) { _ = realm_unlock_byte(descriptor, LockFileLayout.controlLock) }
         }
         wakeWaiters()
         if descriptor >= 0 { closeDescriptor(descriptor) }

@@ -6,11 +6,6 @@ extension Database {
     /// that published one): its versions come from elsewhere, with no change log or schema entry.
     package var followsAnotherProcess: Bool { options.readOnly && state.withLock { $0.adoptedCounter != nil } }
 
-    /// Whether this process was the only one with the file when it opened it (in memory, or on
-    /// read-only media without a lock file: true). Work that replaces the file, such as
-    /// compaction, needs it.
-    package var isAlone: Bool { lockFile?.isFirst ?? true }
-
     /// In a database that follows another process (whose free list it never loads: it does not
     /// write): the space usage of the newest version, its free list read from the file — free
     /// pages that no process's reader holds are reusable, the others held. Nil otherwise, or if

@@ -47,7 +47,7 @@ extension Database {
         // Attaching holds the lock file's control lock until the open ends: when this process is
         // the first, nobody else reads the file while it is created, replayed and recovered.
         let lock = try LockFile.attach(path: path + AuxiliaryFile.lock.suffix, readOnly: options.readOnly,
-                                       sharesWriting: options.sharesWriting)
+                                       sharesWriting: options.sharesWriting, keepingOthersOut: options.keepsOthersOut)
         do {
             if !options.readOnly && access(path, F_OK) != 0 && errno == ENOENT {
                 try create(path: path, cipher: options.encryptionKey.flatMap { PageCipher(newFileWithKey: $0) })

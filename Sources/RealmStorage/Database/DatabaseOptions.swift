@@ -20,6 +20,10 @@ package struct DatabaseOptions: Sendable {
     /// must open with it (the runtime opens every writable file so). Off, a writable open beside
     /// another writing process is refused.
     package var sharesWriting = false
+    /// Whether this open is for work that replaces the file (compaction on launch): it opens only
+    /// if no other process has the file open (else `.alreadyOpen`), and no other process attaches
+    /// until it is closed — their opens wait (`LockFile.attach(keepingOthersOut:)`).
+    package var keepsOthersOut = false
 
     package enum Durability: Sendable { case full, none }
 
