@@ -134,6 +134,32 @@ actor WritingProcess {
         #expect(await second.value() == 1)
     }
 
+    /// A replication consumer in one process reads the commits another process makes, each with
+    /// its changes (every writing process stores its commits' change records for the file's
+    /// slots), and its waiting loop wakes for them (the commit watcher tells the file's feed).
+    @Test func aConsumerReadsAnotherProcesssCommits() async throws {
+        let (directory, firstConfiguration, secondConfiguration) = try Self.configurations()
+        defer { withExtendedLifetime(directory) {} }
+        let consumerRealm = try await Realm.open(configuration: firstConfiguration)
+        try await consumerRealm.asyncWrite { try consumerRealm.createReplicationSlot(named: "sink") }
+        let consumer = Task {
+            let reader = try await Realm.open(configuration: firstConfiguration)
+            var keys: [Realm.ObjectKey] = []
+            for try await commit in reader.commits(since: "sink") {
+                keys += commit.changes.flatMap(\.inserted).map(\.key)
+                try await reader.asyncWrite { try reader.confirmReplicationSlot(named: "sink", through: commit.version) }
+                if keys.count == 3 { break }
+            }
+            return keys
+        }
+        let writer = try await Realm.open(configuration: secondConfiguration)
+        for id in 1...3 {
+            try await writer.asyncWrite { writer.create(FLItem.self, value: ["id": id, "value": id]) }
+        }
+        #expect(try await consumer.value == [.int(1), .int(2), .int(3)])
+        withExtendedLifetime(consumerRealm) {}
+    }
+
     /// An encrypted file is written by several processes too: each keeps the plaintext of the
     /// pages it read, and forgets the pages the other process's commits rewrote before it reads
     /// or builds on them (with a read-only process beside them: `EncryptedProcessesTests`). Each commit here rewrites every object (the pages the last one freed
