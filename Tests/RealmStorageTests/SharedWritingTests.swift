@@ -246,11 +246,11 @@ import RealmTestSupport
         try reopened.close()
     }
 
-    /// A process that gives writing up while another waits for it does not take it straight
-    /// back: the kernel wakes a byte lock's waiters but does not queue them, so a process asking
-    /// again at once wins the lock before the woken one runs. Here one process takes and gives
-    /// ownership up in a tight loop while the other waits: once the other's wait shows, the
-    /// looping process's next attempt waits until the other took it.
+    /// A process that hands writing over (its turn is over) while another waits for it does not
+    /// take it straight back: the kernel wakes a byte lock's waiters but does not queue them, so
+    /// a process asking again at once wins the lock before the woken one runs. Here one process
+    /// takes and hands ownership over in a tight loop while the other waits: once the other's
+    /// wait shows, the looping process's next attempt waits until the other took it.
     @Test func aProcessThatGaveWritingUpLetsTheWaitingOneTakeItFirst() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
@@ -268,7 +268,7 @@ import RealmTestSupport
             // Until the other's wait shows (it flags its slot before it blocks).
             while !looping.anotherProcessWaitsToWrite() {}
             for turn in 0..<100_000 {
-                looping.releaseWriteOwnership()
+                looping.releaseWriteOwnership(handingOver: true)
                 guard (try? looping.acquireWriteOwnership(waiting: true)) != nil else { return nil }
                 if !looping.anotherProcessWaitsToWrite() { return turn }
             }

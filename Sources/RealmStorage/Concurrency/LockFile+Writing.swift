@@ -10,11 +10,14 @@ import CRealmSync
 // Fairness between processes. The kernel does not queue byte-lock waiters: a release wakes them
 // all and whoever asks first gets the lock — often the process that just released it, which
 // under steady load would keep writing forever. So a process blocked waiting for the lock says
-// so in its slot (`waitsToWrite`); the owner gives writing up at its first write transaction
-// after holding it for ``Database/writeQuantum`` while one waits; and a process that gave it up
-// while another waited does not ask again until one of them took it (the *ownership epoch*
-// moved; at most ``handoffTimeoutNanoseconds``). Among several waiters
-// the kernel picks one; none waits for more than about one quantum per process ahead of it.
+// so in its slot (`waitsToWrite`). A process's *turn* runs from taking ownership after another
+// process had it, across its own releases and takings-back in between (a process goes idle
+// between two commits of one task; handing writing over at each would cost a hand-over per
+// commit). The owner ends its turn at its first write transaction after ``Database/writeQuantum``
+// while another process waits: it releases *handing over*, and does not ask again until one of
+// the waiters took ownership (the *ownership epoch* moved; at most ``handoffTimeoutNanoseconds``).
+// Among several waiters the kernel picks one; none waits for more than about one quantum per
+// process ahead of it.
 extension LockFile {
     /// The longest a process that gave writing up waits for a waiting process to take it before
     /// it asks again. A waiter that died does not count (its slot's liveness lock went with it),
@@ -45,6 +48,9 @@ extension LockFile {
         package var nextTransaction: TransactionID
         /// The log's cursor as of the newest published version; nil if no writer stored one.
         package var logCursor: LogCursor?
+        /// Nobody else took ownership since this process last gave it up, not handing over: its
+        /// turn goes on (see the fairness notes above).
+        package var continuesTurn: Bool
     }
 
     /// Takes write ownership: waits (blocking the calling thread) until no other process holds
@@ -55,10 +61,11 @@ extension LockFile {
     /// - Throws: when the lock cannot be taken (a descriptor error: it cannot happen on an
     ///   attached lock file).
     package func acquireWriteOwnership(waiting: Bool = true) throws -> Ownership? {
-        // Processes that were waiting when this one gave writing up go first.
-        if let released = releasedAtEpoch.withLock({ $0 }), ownershipEpoch == released, anotherProcessWaitsToWrite() {
+        // Handing over: the processes waiting when this one ended its turn go first.
+        let last = lastRelease.withLock { $0 }
+        if let last, last.handingOver, ownershipEpoch == last.epoch, anotherProcessWaitsToWrite() {
             guard waiting else { return nil }
-            waitForHandoff(from: released)
+            waitForHandoff(from: last.epoch)
         }
         var code = realm_lock_byte(descriptor, LockFileLayout.writeLock, 1, 0)
         if code == EAGAIN || code == EACCES {
@@ -68,10 +75,12 @@ extension LockFile {
             setWaitsToWrite(false)
         }
         guard code == 0 else { throw StorageError.fromErrno(code, "Could not take the realm's write lock", path: path) }
-        releasedAtEpoch.withLock { $0 = nil }
+        lastRelease.withLock { $0 = nil }
+        var continuesTurn = false
         if let epoch = sharedAddress(LockFileLayout.ownershipEpochOffset),
            let waiters = sharedAddress(LockFileLayout.handoffWaitersOffset) {
-            _ = realm_shared_add32(epoch, 1)
+            let now = realm_shared_add32(epoch, 1)
+            continuesTurn = last.map { !$0.handingOver && $0.epoch &+ 1 == now } ?? false
             if realm_shared_load32(waiters) > 0 { realm_shared_wake_all(epoch) }
         }
         let me = UInt64((ownSlotIndex() ?? -1) + 1)
@@ -80,18 +89,20 @@ extension LockFile {
         let stored = word(at: LockFileLayout.writerStateOffset) != 0
         return Ownership(previousOwnerDied: owner != 0 && owner != me,
                          nextTransaction: word(at: LockFileLayout.nextTransactionOffset),
-                         logCursor: stored ? storedLogCursor : nil)
+                         logCursor: stored ? storedLogCursor : nil, continuesTurn: continuesTurn)
     }
 
     /// Gives write ownership up: clears the owner word, then releases the write lock. The
     /// caller stored the log's cursor first (``storeWriterState(nextTransaction:logCursor:)``).
     /// `asDeadOwner` keeps the owner word: the next owner then recovers as after this process's
-    /// death (its writes since the stored cursor are not to be trusted).
-    package func releaseWriteOwnership(asDeadOwner: Bool = false) {
+    /// death (its writes since the stored cursor are not to be trusted). `handingOver` ends this
+    /// process's turn: its next ``acquireWriteOwnership(waiting:)`` lets the processes waiting
+    /// now take ownership first.
+    package func releaseWriteOwnership(asDeadOwner: Bool = false, handingOver: Bool = false) {
         if !asDeadOwner { setWord(0, at: LockFileLayout.ownerOffset) }
         // Read before the unlock: a waiter taking the lock right after moves the epoch past it.
         let epoch = ownershipEpoch
-        releasedAtEpoch.withLock { $0 = epoch }
+        lastRelease.withLock { $0 = (epoch, handingOver) }
         _ = realm_unlock_byte(descriptor, LockFileLayout.writeLock)
     }
 

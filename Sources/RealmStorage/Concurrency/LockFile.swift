@@ -63,9 +63,10 @@ package final class LockFile: @unchecked Sendable {
     /// How many watchers of this process the lock file's watcher count holds (see
     /// ``watcherStarted()``); changed only under `phase`'s lock, so detaching takes them out.
     let localWatchers = Lock(0)
-    /// The ownership epoch when this process last gave write ownership up, until it takes it
-    /// again (see ``acquireWriteOwnership(waiting:)``): nil while it owns writing or never did.
-    let releasedAtEpoch = Lock<UInt32?>(nil)
+    /// The ownership epoch when this process last gave write ownership up, and whether it gave
+    /// it up to a waiting process (its turn was over), until it takes it again (see
+    /// ``acquireWriteOwnership(waiting:)``): nil while it owns writing or never did.
+    let lastRelease = Lock<(epoch: UInt32, handingOver: Bool)?>(nil)
     /// Whether a live process writing the file was attached when this one joined (under the
     /// control lock, which this process holds until it finishes attaching: nobody attaches or
     /// detaches meanwhile). False for the first process.

@@ -40,7 +40,7 @@ extension Database {
                     try adoptPublishedForWriting(from: lockFile, into: &state)
                 }
                 state.ownsWrite = true
-                state.ownedSince = .now
+                if !ownership.continuesTurn { state.ownedSince = .now }
             }
         } catch {
             lockFile.releaseWriteOwnership()
@@ -55,9 +55,9 @@ extension Database {
     /// part of each turn, short enough that a waiting write sees its turn within milliseconds.
     package static let writeQuantum = Duration.milliseconds(5)
 
-    /// Gives write ownership up if this process has owned it for ``writeQuantum`` and another
-    /// process waits for it: makes its pending commits durable (group commit's batch ends
-    /// here) and releases; whether it did. The caller then takes ownership again, after the
+    /// Ends this process's turn if it has lasted ``writeQuantum`` and another process waits for
+    /// writing: makes its pending commits durable (group commit's batch ends here) and releases,
+    /// handing over; whether it did. The caller then takes ownership again, after the
     /// waiting process (`LockFile.acquireWriteOwnership(waiting:)`). Called before a write
     /// transaction begins, the only point where this process holds nothing open.
     ///
@@ -66,6 +66,7 @@ extension Database {
         guard sharesWriting, let lockFile,
               state.withLock({ $0.ownsWrite && ContinuousClock.now - $0.ownedSince >= Self.writeQuantum }),
               lockFile.anotherProcessWaitsToWrite() else { return false }
+        state.withLock { $0.turnEnding = true }
         _ = try flush()
         releaseWriteOwnershipIfIdle()
         return true
@@ -110,9 +111,11 @@ extension Database {
                 lockFile.storeWriterState(nextTransaction: state.nextTransaction, logCursor: log?.sharedCursor)
             }
             state.ownsWrite = false
+            let handingOver = state.turnEnding
+            state.turnEnding = false
             // Under the state lock: a thread of this process taking ownership again (it holds
             // `flushLock`, which this caller holds) cannot interleave.
-            lockFile.releaseWriteOwnership(asDeadOwner: state.failure != nil)
+            lockFile.releaseWriteOwnership(asDeadOwner: state.failure != nil, handingOver: handingOver)
         }
     }
 

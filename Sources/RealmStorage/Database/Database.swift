@@ -95,8 +95,12 @@ package final class Database: Sendable {
         /// Whether this process owns writing (see `Database+WriteOwnership.swift`); always false
         /// without `sharesWriting`, where the process is the only writer.
         var ownsWrite = false
-        /// When this process last took write ownership (see ``Database/writeQuantum``).
+        /// When this process's turn of writing began (see ``Database/writeQuantum``): when it took
+        /// ownership after another process had it.
         var ownedSince = ContinuousClock.now
+        /// Whether this process's turn is over (see ``Database/yieldToWaitingProcess()``): its
+        /// next release hands writing over to the processes waiting.
+        var turnEnding = false
         /// The lock file's publish counter at the version `tip` was built on (this process's last
         /// publish, or the version it adopted): another counter there means another process
         /// published since, and a writer rebuilds its tip before writing.
