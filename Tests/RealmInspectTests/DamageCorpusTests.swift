@@ -216,52 +216,54 @@ final class DCPet: Object {
         _ = try realm.checkIntegrity()
     }
 
-    @Test func everyCommandSurvivesEveryDamagedVariant() throws {
-        let base = workspace.path("base.realm")
-        try Self.makeRealm(at: base)
-        let original = try Data(contentsOf: URL(fileURLWithPath: base))
-        #expect(original.count / Self.pageSize >= 20, "the realm is too small to damage in many places")
-        // The undamaged file: every command succeeds (what the damaged runs are measured against).
-        let clean = try workspace.subdirectory("clean")
-        for arguments in try Self.commands(path: base, scratch: clean) where arguments[0] != "load" {
-            let outcome = try workspace.run(arguments, timeout: Self.timeout)
-            // The file has no slot named "none": drop-slot says so (the run only checks it never traps).
-            #expect(outcome.status == (["drop-slot", "resync-slot"].contains(arguments[0]) ? 1 : 0), "\(arguments): \(outcome.standardError)")
-        }
-
-        var failures: [String] = []
-        var exits: [Int32: Int] = [:]
-        var damageMessages = 0
-        var trappedVariants = Set<Int>()
-        var unnamed: [String] = []  // exits with 1 whose message names no page
-        for variant in 0..<Self.variantCount {
-            let (scratch, path, what) = try damagedCopy(of: original, variant: variant, in: "v\(variant)")
-            for arguments in try Self.commands(path: path, scratch: scratch) {
+    @Test func everyCommandSurvivesEveryDamagedVariant() async throws {
+        try await BlockingCall.offThePool {
+            let base = workspace.path("base.realm")
+            try Self.makeRealm(at: base)
+            let original = try Data(contentsOf: URL(fileURLWithPath: base))
+            #expect(original.count / Self.pageSize >= 20, "the realm is too small to damage in many places")
+            // The undamaged file: every command succeeds (what the damaged runs are measured against).
+            let clean = try workspace.subdirectory("clean")
+            for arguments in try Self.commands(path: base, scratch: clean) where arguments[0] != "load" {
                 let outcome = try workspace.run(arguments, timeout: Self.timeout)
-                if let problem = Self.misbehaviour(outcome) {
-                    failures.append("variant \(variant) (\(what)), \(arguments[0]): \(problem)")
-                    if outcome.crashed { trappedVariants.insert(variant) }
-                    // `REALM_DAMAGE_KEEP=DIR` keeps the files of variants that misbehaved, to replay.
-                    if let keep = ProcessInfo.processInfo.environment["REALM_DAMAGE_KEEP"] {
-                        try? FileManager.default.copyItem(atPath: path, toPath: keep + "/variant-\(variant).realm")
+                // The file has no slot named "none": drop-slot says so (the run only checks it never traps).
+                #expect(outcome.status == (["drop-slot", "resync-slot"].contains(arguments[0]) ? 1 : 0), "\(arguments): \(outcome.standardError)")
+            }
+
+            var failures: [String] = []
+            var exits: [Int32: Int] = [:]
+            var damageMessages = 0
+            var trappedVariants = Set<Int>()
+            var unnamed: [String] = []  // exits with 1 whose message names no page
+            for variant in 0..<Self.variantCount {
+                let (scratch, path, what) = try damagedCopy(of: original, variant: variant, in: "v\(variant)")
+                for arguments in try Self.commands(path: path, scratch: scratch) {
+                    let outcome = try workspace.run(arguments, timeout: Self.timeout)
+                    if let problem = Self.misbehaviour(outcome) {
+                        failures.append("variant \(variant) (\(what)), \(arguments[0]): \(problem)")
+                        if outcome.crashed { trappedVariants.insert(variant) }
+                        // `REALM_DAMAGE_KEEP=DIR` keeps the files of variants that misbehaved, to replay.
+                        if let keep = ProcessInfo.processInfo.environment["REALM_DAMAGE_KEEP"] {
+                            try? FileManager.default.copyItem(atPath: path, toPath: keep + "/variant-\(variant).realm")
+                        }
+                    }
+                    exits[outcome.status, default: 0] += 1
+                    if outcome.status == 1, outcome.standardError.contains("page") { damageMessages += 1 }
+                    if outcome.status == 1, !outcome.standardError.contains("page"), !["load", "drop-slot", "resync-slot"].contains(arguments[0]) {
+                        unnamed.append("variant \(variant) (\(what)), \(arguments[0]): \(outcome.standardError.prefix(200))")
                     }
                 }
-                exits[outcome.status, default: 0] += 1
-                if outcome.status == 1, outcome.standardError.contains("page") { damageMessages += 1 }
-                if outcome.status == 1, !outcome.standardError.contains("page"), !["load", "drop-slot", "resync-slot"].contains(arguments[0]) {
-                    unnamed.append("variant \(variant) (\(what)), \(arguments[0]): \(outcome.standardError.prefix(200))")
-                }
+                try? FileManager.default.removeItem(at: scratch)
             }
-            try? FileManager.default.removeItem(at: scratch)
-        }
-        print("damage corpus: \(Self.variantCount) variants, exits \(exits.sorted { $0.key < $1.key }), "
-              + "\(damageMessages) runs named a page, \(failures.count) misbehaved, \(trappedVariants.count) variants trapped a command")
-        for failure in failures.prefix(40) { print("  " + failure) }
-        print("\(unnamed.count) exits with 1 named no page")
-        for message in unnamed.prefix(20) { print("  " + message) }
-        #expect(unnamed.isEmpty, "\(unnamed.count) exits with 1 named no page; the first: \(unnamed.first ?? "")")
-        if !failures.isEmpty {
-            Issue.record("\(failures.count) runs misbehaved; the first: \(failures.prefix(5).joined(separator: "; "))")
+            print("damage corpus: \(Self.variantCount) variants, exits \(exits.sorted { $0.key < $1.key }), "
+                  + "\(damageMessages) runs named a page, \(failures.count) misbehaved, \(trappedVariants.count) variants trapped a command")
+            for failure in failures.prefix(40) { print("  " + failure) }
+            print("\(unnamed.count) exits with 1 named no page")
+            for message in unnamed.prefix(20) { print("  " + message) }
+            #expect(unnamed.isEmpty, "\(unnamed.count) exits with 1 named no page; the first: \(unnamed.first ?? "")")
+            if !failures.isEmpty {
+                Issue.record("\(failures.count) runs misbehaved; the first: \(failures.prefix(5).joined(separator: "; "))")
+            }
         }
     }
 }

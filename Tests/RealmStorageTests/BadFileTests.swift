@@ -229,74 +229,76 @@ import RealmTestSupport
     ///
     /// The checks run in a child process (`realm-crash-writer check`), so a crash becomes a
     /// recorded finding with its seed instead of ending the whole test run.
-    @Test func damagedPagesNeverCrashAReader() throws {
-        let directory = try TemporaryDirectory()
-        let executable = try CrashWriterExecutable.path()
-        let basePath = directory.path("base.realm")
-        // The file without the checkpoint ("crashed"): open verifies the newest batch.
-        var crashedBytes = Data()
-        try Self.makeDatabase(at: basePath) { crashedBytes = $0 }
-        let bases = [try #require(Self.bytes(basePath)), crashedBytes]
-        #expect(bases[0] != bases[1])
-        #expect(checkOne(executable, directory, bases[0]).hasPrefix("open=ok"), "the undamaged file checks clean")
+    @Test func damagedPagesNeverCrashAReader() async throws {
+        try await BlockingCall.offThePool {
+            let directory = try TemporaryDirectory()
+            let executable = try CrashWriterExecutable.path()
+            let basePath = directory.path("base.realm")
+            // The file without the checkpoint ("crashed"): open verifies the newest batch.
+            var crashedBytes = Data()
+            try Self.makeDatabase(at: basePath) { crashedBytes = $0 }
+            let bases = [try #require(Self.bytes(basePath)), crashedBytes]
+            #expect(bases[0] != bases[1])
+            #expect(checkOne(executable, directory, bases[0]).hasPrefix("open=ok"), "the undamaged file checks clean")
 
-        // REALM_FUZZ_ITERATIONS=<n> runs a longer campaign by hand.
-        let iterations = ProcessInfo.processInfo.environment["REALM_FUZZ_ITERATIONS"].flatMap { Int($0) } ?? 300
-        let batch = 50
-        var crashes: [String] = []
-        var outcomes: [String: Int] = [:]  // outcome shapes (numbers removed) → files
-        for start in stride(from: 0, to: iterations, by: batch) {
-            var descriptions: [String] = []
-            var paths: [String] = []
-            for seed in start..<min(start + batch, iterations) {
-                var generator = SplitMix64(seed: UInt64(seed) &* 0x9E37_79B9 &+ 17)
-                var data = bases[seed % 2]
-                let description = FileMutation.apply(to: &data, &generator)
-                let path = directory.path("fuzz-\(seed - start).realm")
-                try data.write(to: URL(fileURLWithPath: path))
-                paths.append(path)
-                descriptions.append("seed \(seed) (\(seed % 2 == 0 ? "closed" : "crashed") file): \(description)")
-            }
-            var next = 0
-            while next < paths.count {
-                let child = try ChildProcess(executable: executable, arguments: ["check"] + paths[next...],
-                                             standardError: directory.path("check.stderr"))
-                var begun: Int?
-                while let line = child.readLine() {
-                    let parts = line.split(separator: " ", maxSplits: 2)
-                    guard parts.count >= 2, let index = Int(parts[1]) else { continue }
-                    if parts[0] == "begin" { begun = next + index }
-                    if parts[0] == "done" {
-                        begun = nil
-                        let outcome = parts.count > 2 ? String(parts[2]) : ""
-                        var shape = String(outcome.filter { !$0.isNumber && $0 != "(" && $0 != ")" })
-                        while shape.contains("tree=error tree=error") { shape = shape.replacingOccurrences(of: "tree=error tree=error", with: "tree=error") }
-                        outcomes[shape, default: 0] += 1
+            // REALM_FUZZ_ITERATIONS=<n> runs a longer campaign by hand.
+            let iterations = ProcessInfo.processInfo.environment["REALM_FUZZ_ITERATIONS"].flatMap { Int($0) } ?? 300
+            let batch = 50
+            var crashes: [String] = []
+            var outcomes: [String: Int] = [:]  // outcome shapes (numbers removed) → files
+            for start in stride(from: 0, to: iterations, by: batch) {
+                var descriptions: [String] = []
+                var paths: [String] = []
+                for seed in start..<min(start + batch, iterations) {
+                    var generator = SplitMix64(seed: UInt64(seed) &* 0x9E37_79B9 &+ 17)
+                    var data = bases[seed % 2]
+                    let description = FileMutation.apply(to: &data, &generator)
+                    let path = directory.path("fuzz-\(seed - start).realm")
+                    try data.write(to: URL(fileURLWithPath: path))
+                    paths.append(path)
+                    descriptions.append("seed \(seed) (\(seed % 2 == 0 ? "closed" : "crashed") file): \(description)")
+                }
+                var next = 0
+                while next < paths.count {
+                    let child = try ChildProcess(executable: executable, arguments: ["check"] + paths[next...],
+                                                 standardError: directory.path("check.stderr"))
+                    var begun: Int?
+                    while let line = child.readLine() {
+                        let parts = line.split(separator: " ", maxSplits: 2)
+                        guard parts.count >= 2, let index = Int(parts[1]) else { continue }
+                        if parts[0] == "begin" { begun = next + index }
+                        if parts[0] == "done" {
+                            begun = nil
+                            let outcome = parts.count > 2 ? String(parts[2]) : ""
+                            var shape = String(outcome.filter { !$0.isNumber && $0 != "(" && $0 != ")" })
+                            while shape.contains("tree=error tree=error") { shape = shape.replacingOccurrences(of: "tree=error tree=error", with: "tree=error") }
+                            outcomes[shape, default: 0] += 1
+                        }
+                    }
+                    let status = child.wait()
+                    if let crashed = begun {
+                        let errors = (try? String(contentsOfFile: directory.path("check.stderr"), encoding: .utf8)) ?? ""
+                        let reason = errors.split(separator: "\n").first { $0.contains("Fatal error") || $0.contains("Crash") } ?? ""
+                        crashes.append("\(descriptions[crashed]) → \(status) \(reason)")
+                        // REALM_FUZZ_KEEP=<directory> keeps each crashing input for `realm-crash-writer check`.
+                        if let keep = ProcessInfo.processInfo.environment["REALM_FUZZ_KEEP"] {
+                            try? FileManager.default.copyItem(atPath: paths[crashed], toPath: "\(keep)/fuzz-crash-\(start + crashed).realm")
+                        }
+                        next = crashed + 1
+                    } else {
+                        #expect(status == .exited(0))
+                        next = paths.count
                     }
                 }
-                let status = child.wait()
-                if let crashed = begun {
-                    let errors = (try? String(contentsOfFile: directory.path("check.stderr"), encoding: .utf8)) ?? ""
-                    let reason = errors.split(separator: "\n").first { $0.contains("Fatal error") || $0.contains("Crash") } ?? ""
-                    crashes.append("\(descriptions[crashed]) → \(status) \(reason)")
-                    // REALM_FUZZ_KEEP=<directory> keeps each crashing input for `realm-crash-writer check`.
-                    if let keep = ProcessInfo.processInfo.environment["REALM_FUZZ_KEEP"] {
-                        try? FileManager.default.copyItem(atPath: paths[crashed], toPath: "\(keep)/fuzz-crash-\(start + crashed).realm")
-                    }
-                    next = crashed + 1
-                } else {
-                    #expect(status == .exited(0))
-                    next = paths.count
-                }
             }
+            #expect(crashes.isEmpty, "\(crashes.count) of \(iterations) damaged files crashed the reader:\n\(crashes.joined(separator: "\n"))")
+            // The damage must reach the decoders, or this test proves little.
+            let opened = outcomes.filter { $0.key.hasPrefix("open=ok") }.values.reduce(0, +)
+            let caught = outcomes.filter { !$0.key.hasPrefix("open=ok") || $0.key.contains("error") || $0.key.contains("verify=invalidDatabase") }
+                .values.reduce(0, +)
+            #expect(opened >= iterations / 3 && caught >= iterations / 10, "outcomes: \(outcomes)")
+            print("BadFileTests fuzz: \(crashes.count) crashes; outcomes: \(outcomes.sorted { $0.value > $1.value })")
         }
-        #expect(crashes.isEmpty, "\(crashes.count) of \(iterations) damaged files crashed the reader:\n\(crashes.joined(separator: "\n"))")
-        // The damage must reach the decoders, or this test proves little.
-        let opened = outcomes.filter { $0.key.hasPrefix("open=ok") }.values.reduce(0, +)
-        let caught = outcomes.filter { !$0.key.hasPrefix("open=ok") || $0.key.contains("error") || $0.key.contains("verify=invalidDatabase") }
-            .values.reduce(0, +)
-        #expect(opened >= iterations / 3 && caught >= iterations / 10, "outcomes: \(outcomes)")
-        print("BadFileTests fuzz: \(crashes.count) crashes; outcomes: \(outcomes.sorted { $0.value > $1.value })")
     }
 
     // MARK: Crashes found by the fuzz test and by reading the decoders, one input each

@@ -55,38 +55,40 @@ import RealmTestSupport
     }
 
     @Test(arguments: Scenario.allCases, [false, true])
-    func aCommitThatThrowsIsNotInTheFileAndOneThatReturnsIs(scenario: Scenario, encrypted: Bool) throws {
-        let steps = try Self.run(scenario, encrypted: encrypted, failing: nil).steps
-        #expect(steps.contains(.sync) == (scenario != .logged), "the commit syncs the data file (checkpoint, in place): \(steps)")
-        #expect(steps.contains(.logSync) == (scenario != .inPlaceWithoutLog), "\(steps)")
-        var threw = 0
-        var returned = 0
-        var failures = 0
-        // A batch writes a run of pages per system call: of several writes in a row, the
-        // first and the last (the meta page, in place) stand for the others.
-        let chosen = steps.indices.filter { index in
-            index == 0 || index == steps.count - 1 || steps[index - 1] != steps[index] || steps[index + 1] != steps[index]
-        }
-        for index in chosen {
-            let step = steps[index]
-            for fault in Self.faults(for: step) {
-                for failure in [Failure.once(fault), .persistent(fault)] {
-                    let outcome = try Self.run(scenario, encrypted: encrypted, failing: (index, failure))
-                    let context = "\(scenario), \(encrypted ? "encrypted" : "plain"): step \(index) (\(step)) failing: \(failure)"
-                    #expect(outcome.injected, "\(context): the step was not reached")
-                    if outcome.threw { threw += 1 } else { returned += 1 }
-                    if outcome.mismatch != nil { failures += 1 }
-                    #expect(outcome.mismatch == nil, "\(context): \(outcome.mismatch ?? "")")
+    func aCommitThatThrowsIsNotInTheFileAndOneThatReturnsIs(scenario: Scenario, encrypted: Bool) async throws {
+        try await BlockingCall.offThePool {
+            let steps = try Self.run(scenario, encrypted: encrypted, failing: nil).steps
+            #expect(steps.contains(.sync) == (scenario != .logged), "the commit syncs the data file (checkpoint, in place): \(steps)")
+            #expect(steps.contains(.logSync) == (scenario != .inPlaceWithoutLog), "\(steps)")
+            var threw = 0
+            var returned = 0
+            var failures = 0
+            // A batch writes a run of pages per system call: of several writes in a row, the
+            // first and the last (the meta page, in place) stand for the others.
+            let chosen = steps.indices.filter { index in
+                index == 0 || index == steps.count - 1 || steps[index - 1] != steps[index] || steps[index + 1] != steps[index]
+            }
+            for index in chosen {
+                let step = steps[index]
+                for fault in Self.faults(for: step) {
+                    for failure in [Failure.once(fault), .persistent(fault)] {
+                        let outcome = try Self.run(scenario, encrypted: encrypted, failing: (index, failure))
+                        let context = "\(scenario), \(encrypted ? "encrypted" : "plain"): step \(index) (\(step)) failing: \(failure)"
+                        #expect(outcome.injected, "\(context): the step was not reached")
+                        if outcome.threw { threw += 1 } else { returned += 1 }
+                        if outcome.mismatch != nil { failures += 1 }
+                        #expect(outcome.mismatch == nil, "\(context): \(outcome.mismatch ?? "")")
+                    }
                 }
             }
+            // Some steps come before the commit is durable (and must fail it), some only in a
+            // logged batch after it (the meta page's write to its place, the checkpoint).
+            #expect(threw > 0, "no failure failed the commit")
+            if scenario == .logged || scenario == .loggedThenCheckpoint {
+                #expect(returned > 0, "every failure failed the commit, also those after it was durable")
+            }
+            #expect(failures == 0)
         }
-        // Some steps come before the commit is durable (and must fail it), some only in a
-        // logged batch after it (the meta page's write to its place, the checkpoint).
-        #expect(threw > 0, "no failure failed the commit")
-        if scenario == .logged || scenario == .loggedThenCheckpoint {
-            #expect(returned > 0, "every failure failed the commit, also those after it was durable")
-        }
-        #expect(failures == 0)
     }
 
     /// What one run found.

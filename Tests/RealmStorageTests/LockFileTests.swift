@@ -51,6 +51,35 @@ import RealmTestSupport
 
     static func slotWord(_ slot: Int, _ field: Int) -> Int { LockFileLayout.slotsOffset + slot * LockFileLayout.slotSize + field }
 
+    /// The table the table-rewrite tests commit over and over: `rows` rows of one int column.
+    static let layout = [ColumnSpec(.int)]
+
+    /// Creates the table, every row 0, in one commit of `database`.
+    static func makeTable(_ database: Database, rows: UInt64 = 2_000) throws -> TreeID {
+        let setup = try database.beginWrite()
+        let table = try setup.createTree()
+        for key in 0..<rows { try setup.insertRow(table, key: key, values: [.int(0)], layout: layout) }
+        try setup.commit()
+        return table
+    }
+
+    /// Sets every row of the table to `value`, in one commit of `database`.
+    static func rewrite(_ database: Database, _ table: TreeID, rows: UInt64 = 2_000, to value: Int64) throws {
+        let write = try database.beginWrite()
+        for key in 0..<rows { try write.updateValue(table, key: key, column: 0, value: .int(value), layout: layout) }
+        try write.commit()
+    }
+
+    /// The keys whose row `read` finds missing or other than `value`. A page reused under a pin
+    /// reads as damage (checked transaction ids: thrown) or as a later rewrite's value.
+    static func rows(_ read: ReadTransaction, _ table: TreeID, rows: UInt64 = 2_000, notAt value: Int64) throws -> [UInt64] {
+        let root = try read.root(of: table)
+        return try (0..<rows).filter { key in
+            guard let (leaf, row) = try read.row(in: root, key: key) else { return true }
+            return leaf.int(row, 0) != value
+        }
+    }
+
     @Test func readersShareTheFileAndAWriterIsTheOnlyWriter() throws {
         let directory = try TemporaryDirectory()
         let path = try Self.makeFile(directory)
@@ -207,17 +236,11 @@ import RealmTestSupport
         let directory = try TemporaryDirectory()
         let path = try Self.makeFile(directory)
         let database = try Self.writer(path)
-        let layout = [ColumnSpec(.int)]
-        let setup = try database.beginWrite()
-        let table = try setup.createTree()
-        for key in 0..<UInt64(2_000) { try setup.insertRow(table, key: key, values: [.int(0)], layout: layout) }
-        try setup.commit()
+        let table = try Self.makeTable(database)
         var pinned: [MetaPage] = []
         for round in 1...40 {
             if round == 1 || round == 20 || round == 21 { pinned.append(database.state.withLock { $0.published }) }
-            let write = try database.beginWrite()
-            for key in 0..<UInt64(2_000) { try write.updateValue(table, key: key, column: 0, value: .int(Int64(round)), layout: layout) }
-            try write.commit()
+            try Self.rewrite(database, table, to: Int64(round))
             if round == 1 {
                 // Another process attaches (its slot, as it would fill it) and pins the versions
                 // of rounds 1 (exactly) and 20...21 (through its range).
@@ -236,13 +259,7 @@ import RealmTestSupport
             database.pin(meta.transaction)
             let reader = ReadTransaction(database: database, meta: meta)
             let expected: Int64 = index == 0 ? 0 : Int64(index == 1 ? 19 : 20)
-            // A page reused under the pin reads as damage (checked transaction ids) or as a later
-            // round's value.
-            let root = try reader.root(of: table)
-            let mismatches = try (0..<UInt64(2_000)).filter { key in
-                guard let (leaf, row) = try reader.row(in: root, key: key) else { return true }
-                return leaf.int(row, 0) != expected
-            }
+            let mismatches = try Self.rows(reader, table, notAt: expected)
             #expect(mismatches.isEmpty, "version \(meta.transaction): \(mismatches.count) rows changed")
         }
         try database.close()
@@ -258,18 +275,12 @@ import RealmTestSupport
     @Test func aJoiningWriterKeepsThePublishedVersionsPagesForReadersPinningIt() throws {
         let directory = try TemporaryDirectory()
         let path = try Self.makeFile(directory)
-        let layout = [ColumnSpec(.int)]
         let writer = try Database.open(path: path)
-        let setup = try writer.beginWrite()
-        let table = try setup.createTree()
-        for key in 0..<UInt64(2_000) { try setup.insertRow(table, key: key, values: [.int(0)], layout: layout) }
-        try setup.commit()
+        let table = try Self.makeTable(writer)
         let (published, slot) = writer.state.withLock { ($0.published, $0.publishedSlot) }
         // A reader stays attached throughout, so the next writer joins rather than starts alone.
         let reader = try Self.reader(path)
-        let rewrite = try writer.beginWrite()
-        for key in 0..<UInt64(2_000) { try rewrite.updateValue(table, key: key, column: 0, value: .int(1), layout: layout) }
-        try rewrite.commit()
+        try Self.rewrite(writer, table, to: 1)
         try writer.close()
         // The dead writer's last publish: the version before its last durable commit.
         try #require(reader.lockFile).publish(published, slot: slot)
@@ -278,18 +289,8 @@ import RealmTestSupport
         #expect(joining.lockFile?.isFirst == false)
         #expect(joining.latestTransaction > published.transaction, "recovered beyond the published version")
         reader.pin(published.transaction)  // taken in the window: after recovery's scan, before the publish
-        for round in 2...20 {
-            let write = try joining.beginWrite()
-            for key in 0..<UInt64(2_000) { try write.updateValue(table, key: key, column: 0, value: .int(Int64(round)), layout: layout) }
-            try write.commit()
-        }
-        let snapshot = ReadTransaction(database: reader, meta: published)
-        let root = try snapshot.root(of: table)
-        // A reused page reads as damage (checked transaction ids) or as a later round's value.
-        let changed = try (0..<UInt64(2_000)).filter { key in
-            guard let (leaf, row) = try snapshot.row(in: root, key: key) else { return true }
-            return leaf.int(row, 0) != 0
-        }
+        for round in 2...20 { try Self.rewrite(joining, table, to: Int64(round)) }
+        let changed = try Self.rows(ReadTransaction(database: reader, meta: published), table, notAt: 0)
         #expect(changed.isEmpty, "\(changed.count) rows of the pinned version changed")
         reader.unpin(published.transaction)
         try joining.close()
@@ -311,21 +312,13 @@ import RealmTestSupport
         }
         let directory = try TemporaryDirectory()
         let path = try Self.makeFile(directory)
-        let layout = [ColumnSpec(.int)]
         let writer = try Database.open(path: path)
-        let setup = try writer.beginWrite()
-        let table = try setup.createTree()
-        for key in 0..<UInt64(2_000) { try setup.insertRow(table, key: key, values: [.int(0)], layout: layout) }
-        try setup.commit()
+        let table = try Self.makeTable(writer)
         let reader = try Self.reader(path)
         // Small commits: each a record of the log (none checkpointed), each rewriting the table on
         // pages the ones before freed.
         let rounds: Int64 = 12
-        for round in 1...rounds {
-            let write = try writer.beginWrite()
-            for key in 0..<UInt64(2_000) { try write.updateValue(table, key: key, column: 0, value: .int(round), layout: layout) }
-            try write.commit()
-        }
+        for round in 1...rounds { try Self.rewrite(writer, table, to: round) }
         #expect(try reader.beginRead().transaction == writer.latestTransaction)
         // The writing process dies: its locks go, its log stays.
         try #require(writer.lockFile).abandon()
@@ -333,12 +326,7 @@ import RealmTestSupport
         let problems = Mutex<[String]>([])
         let check: @Sendable () -> Void = {
             do {
-                let read = try reader.beginRead()
-                let root = try read.root(of: table)
-                let stale = try (0..<UInt64(2_000)).filter { key in
-                    guard let (leaf, row) = try read.row(in: root, key: key) else { return true }
-                    return leaf.int(row, 0) != rounds
-                }
+                let stale = try Self.rows(reader.beginRead(), table, notAt: rounds)
                 if !stale.isEmpty { problems.withLock { $0.append("\(stale.count) rows not at round \(rounds)") } }
             } catch {
                 problems.withLock { $0.append("\(error)") }
@@ -361,32 +349,19 @@ import RealmTestSupport
         let directory = try TemporaryDirectory()
         let path = try Self.makeFile(directory)
         let writer = try Self.writer(path)
-        let layout = [ColumnSpec(.int)]
-        func values(_ read: ReadTransaction, _ table: TreeID) throws -> Set<Int64> {
-            let root = try read.root(of: table)
-            return Set(try (0..<UInt64(1_000)).map { key in
-                guard let (leaf, row) = try read.row(in: root, key: key) else { return -1 }
-                return leaf.int(row, 0)
-            })
-        }
-        let setup = try writer.beginWrite()
-        let table = try setup.createTree()
-        for key in 0..<UInt64(1_000) { try setup.insertRow(table, key: key, values: [.int(0)], layout: layout) }
-        try setup.commit()
+        let table = try Self.makeTable(writer, rows: 1_000)
 
         let follower = try Self.reader(path)
         #expect(follower.lockFile?.isFirst == false)
         var first: ReadTransaction? = try follower.beginRead()
         let firstVersion = try #require(first).transaction
         #expect(firstVersion == writer.latestTransaction)
-        #expect(try values(#require(first), table) == [0])
+        #expect(try Self.rows(#require(first), table, rows: 1_000, notAt: 0).isEmpty)
         for round in 1...30 {
-            let write = try writer.beginWrite()
-            for key in 0..<UInt64(1_000) { try write.updateValue(table, key: key, column: 0, value: .int(Int64(round)), layout: layout) }
-            try write.commit()
+            try Self.rewrite(writer, table, rows: 1_000, to: Int64(round))
             let newest = try follower.beginRead()
             #expect(newest.transaction == writer.latestTransaction)
-            #expect(try values(newest, table) == [Int64(round)])
+            #expect(try Self.rows(newest, table, rows: 1_000, notAt: Int64(round)).isEmpty)
         }
         #expect(writer.oldestPinnedTransaction == firstVersion, "the follower's pin, seen by the writer")
         // The follower reads the free list from the file (it never loads one to write with):
@@ -395,7 +370,7 @@ import RealmTestSupport
         #expect(ours.fileBytes == theirs.fileBytes && ours.freeBytes + ours.heldBytes == theirs.freeBytes + theirs.heldBytes,
                 "\(ours) against \(theirs)")
         #expect(ours.heldBytes > 0, "the pages of the follower's own snapshot are held")
-        #expect(try values(#require(first), table) == [0], "its pages kept while the writer rewrote the table 30 times")
+        #expect(try Self.rows(#require(first), table, rows: 1_000, notAt: 0).isEmpty, "its pages kept while the writer rewrote the table 30 times")
         first = nil
         #expect(writer.oldestPinnedTransaction == nil)
         try follower.close()
@@ -479,11 +454,7 @@ import RealmTestSupport
         let path = directory.path()
         let key = (0..<64).map { UInt8($0) }
         let writer = try Database.open(path: path, options: DatabaseOptions(durability: .none, encryptionKey: key))
-        let layout = [ColumnSpec(.int)]
-        let setup = try writer.beginWrite()
-        let table = try setup.createTree()
-        for key in 0..<UInt64(3_000) { try setup.insertRow(table, key: key, values: [.int(0)], layout: layout) }
-        try setup.commit()
+        let table = try Self.makeTable(writer, rows: 3_000)
         let follower = try Database.open(path: path, options: DatabaseOptions(readOnly: true, durability: .none, encryptionKey: key))
         #expect(follower.followsAnotherProcess)
         var mismatched: [String] = []
@@ -494,7 +465,7 @@ import RealmTestSupport
             for _ in 0..<commits {
                 let write = try writer.beginWrite()
                 for key in stride(from: UInt64(0), to: 3_000, by: commits > 1 ? 1_000 : 1) {
-                    try write.updateValue(table, key: key, column: 0, value: .int(Int64(round)), layout: layout)
+                    try write.updateValue(table, key: key, column: 0, value: .int(Int64(round)), layout: Self.layout)
                 }
                 try write.commit()
             }

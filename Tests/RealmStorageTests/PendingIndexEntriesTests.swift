@@ -23,20 +23,22 @@ import RealmTestSupport
     }
 
     @Test(arguments: 0..<6)
-    func keysComeOutSortedAndDistinct(seed: UInt64) {
-        var generator = SplitMix64(seed: seed)
-        var pending = PendingIndexEntries()
-        var model = Set<[UInt8]>()
-        let count = [0, 1, 2, 100, 5_000, 40_000][Int(seed)]
-        for _ in 0..<count {
-            let key = Self.randomKey(&generator)
-            _ = pending.append(key)
-            model.insert(key)
-            if generator.next() % 5 == 0 { _ = pending.append(key) }  // a duplicate
+    func keysComeOutSortedAndDistinct(seed: UInt64) async throws {
+        try await BlockingCall.offThePool {
+            var generator = SplitMix64(seed: seed)
+            var pending = PendingIndexEntries()
+            var model = Set<[UInt8]>()
+            let count = [0, 1, 2, 100, 5_000, 40_000][Int(seed)]
+            for _ in 0..<count {
+                let key = Self.randomKey(&generator)
+                _ = pending.append(key)
+                model.insert(key)
+                if generator.next() % 5 == 0 { _ = pending.append(key) }  // a duplicate
+            }
+            var seen: [[UInt8]] = []
+            pending.forEachInOrder { seen.append(Array($0)) }
+            #expect(seen == model.sorted { $0.lexicographicallyPrecedes($1) })
         }
-        var seen: [[UInt8]] = []
-        pending.forEachInOrder { seen.append(Array($0)) }
-        #expect(seen == model.sorted { $0.lexicographicallyPrecedes($1) })
     }
 
     /// `append(value:objectKey:)` buffers exactly the key `IndexKey.key(_:objectKey:)` builds.

@@ -65,105 +65,107 @@ import RealmTestSupport
         #expect(seen == expected, "\(label): \(seen) keys, expected \(expected)")
     }
 
-    @Test func killedWritersLoseNoAcknowledgedCommitOfEitherProcess() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path()
-        let executable = try CrashWriterExecutable.path()
-        var random = SplitMix64(seed: 0x5_4A7E)
-        var options = DatabaseOptions()
-        options.sharesWriting = true
-        let mine = try Database.open(path: path, options: options)
-        do {
-            let setup = try mine.beginWrite()
-            try #require(try setup.createTree() == CrashWorkload.tree)
-            try setup.commit()
-        }
-        let mySeed: UInt64 = 7
-        var own = Lane(lane: 0), other = Lane(lane: 1)
-        var seed: UInt64 = 0
-        var versionsChecked = 0
-
-        /// This process's next commit, in lane 0.
-        func commitMine() throws {
-            let transaction = own.counter + 1
-            let write = try mine.beginWrite()
-            for operation in CrashWorkload.operations(seed: mySeed, transaction: transaction) {
-                let key = CrashWorkload.laneKey(operation.key, lane: 0)
-                if let length = operation.length {
-                    try write.put(CrashWorkload.tree, key: key, value: CrashWorkload.value(key: key, transaction: transaction, seed: mySeed, length: length))
-                } else {
-                    try write.remove(CrashWorkload.tree, key: key)
-                }
+    @Test func killedWritersLoseNoAcknowledgedCommitOfEitherProcess() async throws {
+        try await BlockingCall.offThePool {
+            let directory = try TemporaryDirectory()
+            let path = directory.path()
+            let executable = try CrashWriterExecutable.path()
+            var random = SplitMix64(seed: 0x5_4A7E)
+            var options = DatabaseOptions()
+            options.sharesWriting = true
+            let mine = try Database.open(path: path, options: options)
+            do {
+                let setup = try mine.beginWrite()
+                try #require(try setup.createTree() == CrashWorkload.tree)
+                try setup.commit()
             }
-            try write.put(CrashWorkload.tree, key: CrashWorkload.laneKey(CrashWorkload.counterKey, lane: 0),
-                          value: CrashWorkload.counterValue(transaction: transaction, seed: mySeed))
-            try write.commit()
-            own.advance(to: transaction, seed: mySeed)
-        }
+            let mySeed: UInt64 = 7
+            var own = Lane(lane: 0), other = Lane(lane: 1)
+            var seed: UInt64 = 0
+            var versionsChecked = 0
 
-        /// Reads the newest version, checks it whole, and returns the child's lane counter in it.
-        func checkNewest(_ label: String, acknowledged: UInt64) throws {
-            let read = try mine.beginRead()
-            #expect(try Self.counter(read, lane: 0) == own.counter, "\(label): this process's commits")
-            let theirs = try Self.counter(read, lane: 1)
-            try #require(theirs >= other.counter, "\(label): the other lane went back from \(other.counter) to \(theirs)")
-            #expect(theirs >= acknowledged, "\(label): acknowledged \(acknowledged), read \(theirs)")
-            other.advance(to: theirs, seed: seed)
-            try Self.expectWhole(read, [own, other], label)
-            versionsChecked += 1
-        }
+            /// This process's next commit, in lane 0.
+            func commitMine() throws {
+                let transaction = own.counter + 1
+                let write = try mine.beginWrite()
+                for operation in CrashWorkload.operations(seed: mySeed, transaction: transaction) {
+                    let key = CrashWorkload.laneKey(operation.key, lane: 0)
+                    if let length = operation.length {
+                        try write.put(CrashWorkload.tree, key: key, value: CrashWorkload.value(key: key, transaction: transaction, seed: mySeed, length: length))
+                    } else {
+                        try write.remove(CrashWorkload.tree, key: key)
+                    }
+                }
+                try write.put(CrashWorkload.tree, key: CrashWorkload.laneKey(CrashWorkload.counterKey, lane: 0),
+                              value: CrashWorkload.counterValue(transaction: transaction, seed: mySeed))
+                try write.commit()
+                own.advance(to: transaction, seed: mySeed)
+            }
 
-        let rounds = 10
-        for round in 0..<rounds {
-            seed = 1 + random.next() % 1_000_000
-            let child = try ChildProcess(executable: executable, arguments: ["shared", path, "\(seed)", "1"],
-                                         standardError: directory.path("writer-\(round).stderr"))
-            guard case .start(let resumed)? = child.readWriterLine() else {
-                Issue.record("round \(round): the writer did not start: \(String(decoding: FileManager.default.contents(atPath: directory.path("writer-\(round).stderr")) ?? Data(), as: UTF8.self))")
+            /// Reads the newest version, checks it whole, and returns the child's lane counter in it.
+            func checkNewest(_ label: String, acknowledged: UInt64) throws {
+                let read = try mine.beginRead()
+                #expect(try Self.counter(read, lane: 0) == own.counter, "\(label): this process's commits")
+                let theirs = try Self.counter(read, lane: 1)
+                try #require(theirs >= other.counter, "\(label): the other lane went back from \(other.counter) to \(theirs)")
+                #expect(theirs >= acknowledged, "\(label): acknowledged \(acknowledged), read \(theirs)")
+                other.advance(to: theirs, seed: seed)
+                try Self.expectWhole(read, [own, other], label)
+                versionsChecked += 1
+            }
+
+            let rounds = 10
+            for round in 0..<rounds {
+                seed = 1 + random.next() % 1_000_000
+                let child = try ChildProcess(executable: executable, arguments: ["shared", path, "\(seed)", "1"],
+                                             standardError: directory.path("writer-\(round).stderr"))
+                guard case .start(let resumed)? = child.readWriterLine() else {
+                    Issue.record("round \(round): the writer did not start: \(String(decoding: FileManager.default.contents(atPath: directory.path("writer-\(round).stderr")) ?? Data(), as: UTF8.self))")
+                    child.sendKill()
+                    _ = child.wait()
+                    continue
+                }
+                // What the killed child published is in the model; what it left unpublished was taken
+                // back by the next owner, or is by this child's first write: it resumes exactly there.
+                #expect(resumed == other.counter, "round \(round): resumed at \(resumed) after \(other.counter)")
+
+                var acknowledged: UInt64 = 0
+                for _ in 0..<(2 + Int(random.next() % 8)) {
+                    guard let line = child.readWriterLine() else { break }
+                    guard case .committed(let counter) = line else {
+                        Issue.record("round \(round): unexpected writer output \(line)")
+                        break
+                    }
+                    acknowledged = counter
+                    if random.next() % 2 == 0 { try commitMine() }
+                    try checkNewest("round \(round) while writing", acknowledged: acknowledged)
+                }
+                if random.next() % 2 == 0 { usleep(UInt32(random.next() % 3_000)) }  // spreads the kill point only
                 child.sendKill()
                 _ = child.wait()
-                continue
-            }
-            // What the killed child published is in the model; what it left unpublished was taken
-            // back by the next owner, or is by this child's first write: it resumes exactly there.
-            #expect(resumed == other.counter, "round \(round): resumed at \(resumed) after \(other.counter)")
-
-            var acknowledged: UInt64 = 0
-            for _ in 0..<(2 + Int(random.next() % 8)) {
-                guard let line = child.readWriterLine() else { break }
-                guard case .committed(let counter) = line else {
-                    Issue.record("round \(round): unexpected writer output \(line)")
-                    break
+                while let line = child.readLine() {
+                    if let counter = UInt64(line.split(separator: " ").last ?? "") { acknowledged = max(acknowledged, counter) }
                 }
-                acknowledged = counter
-                if random.next() % 2 == 0 { try commitMine() }
-                try checkNewest("round \(round) while writing", acknowledged: acknowledged)
+                try checkNewest("round \(round) after the kill", acknowledged: acknowledged)
+                // This process writes after the kill half the time (it then recovers from the dead
+                // owner); else the next child does.
+                if random.next() % 2 == 0 {
+                    try commitMine()
+                    try checkNewest("round \(round) after writing past the kill", acknowledged: acknowledged)
+                }
             }
-            if random.next() % 2 == 0 { usleep(UInt32(random.next() % 3_000)) }  // spreads the kill point only
-            child.sendKill()
-            _ = child.wait()
-            while let line = child.readLine() {
-                if let counter = UInt64(line.split(separator: " ").last ?? "") { acknowledged = max(acknowledged, counter) }
+            try mine.close()
+            let reopened = try Database.open(path: path)
+            do {
+                let read = try reopened.beginRead()
+                #expect(try Self.counter(read, lane: 0) == own.counter)
+                #expect(try Self.counter(read, lane: 1) == other.counter)
+                try Self.expectWhole(read, [own, other], "reopened")
             }
-            try checkNewest("round \(round) after the kill", acknowledged: acknowledged)
-            // This process writes after the kill half the time (it then recovers from the dead
-            // owner); else the next child does.
-            if random.next() % 2 == 0 {
-                try commitMine()
-                try checkNewest("round \(round) after writing past the kill", acknowledged: acknowledged)
-            }
+            _ = try reopened.verify()
+            try reopened.close()
+            #expect(versionsChecked > rounds * 2, "only \(versionsChecked) versions checked")
+            print("SharedWriterCrashTests: \(rounds) kills, \(versionsChecked) versions checked whole, counters \(own.counter) and \(other.counter)")
         }
-        try mine.close()
-        let reopened = try Database.open(path: path)
-        do {
-            let read = try reopened.beginRead()
-            #expect(try Self.counter(read, lane: 0) == own.counter)
-            #expect(try Self.counter(read, lane: 1) == other.counter)
-            try Self.expectWhole(read, [own, other], "reopened")
-        }
-        _ = try reopened.verify()
-        try reopened.close()
-        #expect(versionsChecked > rounds * 2, "only \(versionsChecked) versions checked")
-        print("SharedWriterCrashTests: \(rounds) kills, \(versionsChecked) versions checked whole, counters \(own.counter) and \(other.counter)")
     }
 }

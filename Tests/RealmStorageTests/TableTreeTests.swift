@@ -33,88 +33,90 @@ import RealmTestSupport
     }
 
     @Test(arguments: 0..<8)
-    func randomRowOperationsMatchAModel(seed: UInt64) throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path()
-        var generator = SplitMix64(seed: seed)
-        var layout = Self.baseLayout
-        var model: [UInt64: [ColumnValue]] = [:]
-        var table: TreeID = 0
-        var database = try Database.open(path: path, options: DatabaseOptions(durability: .none))
-        // Seeds 6 and 7 draw keys from the whole 64-bit range, extremes included, so frames of
-        // reference of keys wrap and widen; the others from a small range.
-        let keyPool: [UInt64]? = seed >= 6 ? [0, 1, .max, .max - 1, 1 << 63, (1 << 63) - 1] + (0..<300).map { _ in generator.next() } : nil
+    func randomRowOperationsMatchAModel(seed: UInt64) async throws {
+        try await BlockingCall.offThePool {
+            let directory = try TemporaryDirectory()
+            let path = directory.path()
+            var generator = SplitMix64(seed: seed)
+            var layout = Self.baseLayout
+            var model: [UInt64: [ColumnValue]] = [:]
+            var table: TreeID = 0
+            var database = try Database.open(path: path, options: DatabaseOptions(durability: .none))
+            // Seeds 6 and 7 draw keys from the whole 64-bit range, extremes included, so frames of
+            // reference of keys wrap and widen; the others from a small range.
+            let keyPool: [UInt64]? = seed >= 6 ? [0, 1, .max, .max - 1, 1 << 63, (1 << 63) - 1] + (0..<300).map { _ in generator.next() } : nil
 
-        for round in 0..<6 {
-            if round == 3 {  // a migration adds a column; existing rows read its default
-                layout.append(Self.addedColumn)
-                for key in model.keys { model[key]!.append(.null) }
-            }
-            let write = try database.beginWrite()
-            if round == 0 { table = try write.createTree() }
-            let keySpace = UInt64(seed % 2 == 0 ? 300 : 4000)
-            for _ in 0..<800 {
-                let key = keyPool.map { $0[Int(generator.next() % UInt64($0.count))] } ?? generator.next() % keySpace
-                switch generator.next() % 4 {
-                case 0:
-                    #expect(try write.removeRow(table, key: key) == (model.removeValue(forKey: key) != nil))
-                case 1 where model[key] != nil:
-                    let column = Int(generator.next() % UInt64(layout.count))
-                    let value = Self.randomValue(layout[column], &generator)
-                    try write.updateValue(table, key: key, column: column, value: value, layout: layout)
-                    model[key]![column] = value
-                default:
-                    let values = layout.map { Self.randomValue($0, &generator) }
-                    if model[key] == nil {
-                        try write.insertRow(table, key: key, values: values, layout: layout)
-                        model[key] = values
-                    } else {
-                        #expect(throws: StorageError.self) {
+            for round in 0..<6 {
+                if round == 3 {  // a migration adds a column; existing rows read its default
+                    layout.append(Self.addedColumn)
+                    for key in model.keys { model[key]!.append(.null) }
+                }
+                let write = try database.beginWrite()
+                if round == 0 { table = try write.createTree() }
+                let keySpace = UInt64(seed % 2 == 0 ? 300 : 4000)
+                for _ in 0..<800 {
+                    let key = keyPool.map { $0[Int(generator.next() % UInt64($0.count))] } ?? generator.next() % keySpace
+                    switch generator.next() % 4 {
+                    case 0:
+                        #expect(try write.removeRow(table, key: key) == (model.removeValue(forKey: key) != nil))
+                    case 1 where model[key] != nil:
+                        let column = Int(generator.next() % UInt64(layout.count))
+                        let value = Self.randomValue(layout[column], &generator)
+                        try write.updateValue(table, key: key, column: column, value: value, layout: layout)
+                        model[key]![column] = value
+                    default:
+                        let values = layout.map { Self.randomValue($0, &generator) }
+                        if model[key] == nil {
                             try write.insertRow(table, key: key, values: values, layout: layout)
+                            model[key] = values
+                        } else {
+                            #expect(throws: StorageError.self) {
+                                try write.insertRow(table, key: key, values: values, layout: layout)
+                            }
                         }
                     }
                 }
-            }
-            #expect(try write.count(of: table) == UInt64(model.count))
-            try write.commit()
+                #expect(try write.count(of: table) == UInt64(model.count))
+                try write.commit()
 
-            do {
-                let read = try database.beginRead()
-                let root = try read.root(of: table)
-                var seen = 0
-                var previous: UInt64?
-                try read.forEachCluster(in: root) { leaf in
-                    for row in 0..<leaf.count {
-                        let key = leaf.key(row)
-                        if let previous { #expect(previous < key) }
-                        previous = key
-                        let expected = try #require(model[key])
-                        let actual = try layout.indices.map { try read.value(leaf, row: row, column: $0, spec: layout[$0]) }
-                        #expect(actual == expected, "key \(key)")
-                        seen += 1
+                do {
+                    let read = try database.beginRead()
+                    let root = try read.root(of: table)
+                    var seen = 0
+                    var previous: UInt64?
+                    try read.forEachCluster(in: root) { leaf in
+                        for row in 0..<leaf.count {
+                            let key = leaf.key(row)
+                            if let previous { #expect(previous < key) }
+                            previous = key
+                            let expected = try #require(model[key])
+                            let actual = try layout.indices.map { try read.value(leaf, row: row, column: $0, spec: layout[$0]) }
+                            #expect(actual == expected, "key \(key)")
+                            seen += 1
+                        }
+                        return true
                     }
-                    return true
+                    #expect(seen == model.count)
+                    for key in model.keys.prefix(100) {
+                        let (leaf, row) = try #require(try read.row(in: root, key: key))
+                        #expect(try read.value(leaf, row: row, column: 0, spec: layout[0]) == model[key]![0])
+                    }
+                    #expect(try read.row(in: root, key: keySpace + 5) == nil || keyPool?.contains(keySpace + 5) == true)
                 }
-                #expect(seen == model.count)
-                for key in model.keys.prefix(100) {
-                    let (leaf, row) = try #require(try read.row(in: root, key: key))
-                    #expect(try read.value(leaf, row: row, column: 0, spec: layout[0]) == model[key]![0])
+                let report = try database.verify()
+                #expect(report.entries == UInt64(model.count))
+                if round % 2 == 1 {
+                    try database.close()
+                    database = try Database.open(path: path, options: DatabaseOptions(durability: .none))
                 }
-                #expect(try read.row(in: root, key: keySpace + 5) == nil || keyPool?.contains(keySpace + 5) == true)
             }
-            let report = try database.verify()
-            #expect(report.entries == UInt64(model.count))
-            if round % 2 == 1 {
-                try database.close()
-                database = try Database.open(path: path, options: DatabaseOptions(durability: .none))
-            }
+            // Deleting every row frees every table page.
+            let write = try database.beginWrite()
+            for key in model.keys { #expect(try write.removeRow(table, key: key)) }
+            #expect(try write.root(of: table).isEmpty)
+            try write.commit()
+            #expect(try database.verify().entries == 0)
         }
-        // Deleting every row frees every table page.
-        let write = try database.beginWrite()
-        for key in model.keys { #expect(try write.removeRow(table, key: key)) }
-        #expect(try write.root(of: table).isEmpty)
-        try write.commit()
-        #expect(try database.verify().entries == 0)
     }
 
     /// Ascending inserts skip the existence check while the transaction knows the table's
@@ -122,56 +124,58 @@ import RealmTestSupport
     /// still be refused, and ``WriteTransaction/lastRowKey(in:)`` must follow removals of the
     /// greatest key, inserts below it, a second table and a dropped one.
     @Test(arguments: 0..<4)
-    func ascendingInsertsKeepTheirChecks(seed: UInt64) throws {
-        let database = try Database.inMemory()
-        let layout = [ColumnSpec(.int), ColumnSpec(.bytes)]
-        var generator = SplitMix64(seed: seed)
-        for round in 0..<3 {
-            let write = try database.beginWrite()
-            var models: [TreeID: Set<UInt64>] = [:]
-            for _ in 0..<2 { models[try write.createTree()] = [] }
-            if round == 2, let dropped = models.keys.min() {  // a dropped table's right edge is forgotten
-                try write.insertRow(dropped, key: 7, values: [.int(7), .bytes([7])], layout: layout)
-                try write.dropTree(dropped)
-                models[dropped] = nil
-                let recreated = try write.createTree()
-                #expect(try write.lastRowKey(in: recreated) == nil)
-                models[recreated] = []
-            }
-            let tables = models.keys.sorted()
-            for _ in 0..<3_000 {
-                let table = tables[Int(generator.next() % UInt64(tables.count))]
-                let keys = models[table]!
-                let last = keys.max()
-                let key: UInt64 = switch generator.next() % 8 {
-                case 0: last ?? 0  // the greatest key again
-                case 1: keys.isEmpty ? 0 : keys.sorted()[Int(generator.next() % UInt64(keys.count))]  // an older key
-                case 2: generator.next() % 4_000  // anywhere
-                default: (last ?? 0) + 1 + generator.next() % 3  // ascending
+    func ascendingInsertsKeepTheirChecks(seed: UInt64) async throws {
+        try await BlockingCall.offThePool {
+            let database = try Database.inMemory()
+            let layout = [ColumnSpec(.int), ColumnSpec(.bytes)]
+            var generator = SplitMix64(seed: seed)
+            for round in 0..<3 {
+                let write = try database.beginWrite()
+                var models: [TreeID: Set<UInt64>] = [:]
+                for _ in 0..<2 { models[try write.createTree()] = [] }
+                if round == 2, let dropped = models.keys.min() {  // a dropped table's right edge is forgotten
+                    try write.insertRow(dropped, key: 7, values: [.int(7), .bytes([7])], layout: layout)
+                    try write.dropTree(dropped)
+                    models[dropped] = nil
+                    let recreated = try write.createTree()
+                    #expect(try write.lastRowKey(in: recreated) == nil)
+                    models[recreated] = []
                 }
-                if generator.next() % 5 == 0 {
-                    let target = generator.next() % 2 == 0 ? (last ?? 0) : key  // often the greatest
-                    #expect(try write.removeRow(table, key: target) == (models[table]!.remove(target) != nil))
-                } else if keys.contains(key) {
-                    #expect(throws: StorageError.self) {
-                        try write.insertRow(table, key: key, values: [.int(0), .bytes([])], layout: layout)
+                let tables = models.keys.sorted()
+                for _ in 0..<3_000 {
+                    let table = tables[Int(generator.next() % UInt64(tables.count))]
+                    let keys = models[table]!
+                    let last = keys.max()
+                    let key: UInt64 = switch generator.next() % 8 {
+                    case 0: last ?? 0  // the greatest key again
+                    case 1: keys.isEmpty ? 0 : keys.sorted()[Int(generator.next() % UInt64(keys.count))]  // an older key
+                    case 2: generator.next() % 4_000  // anywhere
+                    default: (last ?? 0) + 1 + generator.next() % 3  // ascending
                     }
-                } else {
-                    try write.insertRow(table, key: key, values: [.int(Int64(key)), .bytes(Array("row \(key)".utf8))], layout: layout)
-                    models[table]!.insert(key)
+                    if generator.next() % 5 == 0 {
+                        let target = generator.next() % 2 == 0 ? (last ?? 0) : key  // often the greatest
+                        #expect(try write.removeRow(table, key: target) == (models[table]!.remove(target) != nil))
+                    } else if keys.contains(key) {
+                        #expect(throws: StorageError.self) {
+                            try write.insertRow(table, key: key, values: [.int(0), .bytes([])], layout: layout)
+                        }
+                    } else {
+                        try write.insertRow(table, key: key, values: [.int(Int64(key)), .bytes(Array("row \(key)".utf8))], layout: layout)
+                        models[table]!.insert(key)
+                    }
+                    #expect(try write.lastRowKey(in: table) == models[table]!.max())
                 }
-                #expect(try write.lastRowKey(in: table) == models[table]!.max())
+                for table in tables { #expect(try write.count(of: table) == UInt64(models[table]!.count)) }
+                try write.commit()
+                let read = try database.beginRead()
+                for table in tables {
+                    var keys: [UInt64] = []
+                    try read.forEachCluster(in: read.root(of: table)) { leaf in leaf.appendKeys(to: &keys); return true }
+                    #expect(keys == models[table]!.sorted())
+                }
             }
-            for table in tables { #expect(try write.count(of: table) == UInt64(models[table]!.count)) }
-            try write.commit()
-            let read = try database.beginRead()
-            for table in tables {
-                var keys: [UInt64] = []
-                try read.forEachCluster(in: read.root(of: table)) { leaf in leaf.appendKeys(to: &keys); return true }
-                #expect(keys == models[table]!.sorted())
-            }
+            #expect(try database.verify().usedPages > 0)
         }
-        #expect(try database.verify().usedPages > 0)
     }
 
     @Test func appendedRowsPackLeaves() throws {
@@ -297,57 +301,59 @@ import RealmTestSupport
     /// string to an overflow run), inserted in random order, grown, shrunk and deleted across
     /// commits: the table matches a model and every page passes the integrity check.
     @Test(arguments: 0..<6)
-    func mediumValuesMatchAModel(seed: UInt64) throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path()
-        var generator = SplitMix64(seed: seed)
-        let layout = [ColumnSpec(.bytes), ColumnSpec(.int), ColumnSpec(.bytes, nullable: true)]
-        func body() -> ColumnValue {
-            .bytes((0..<Int(generator.next() % 4_501)).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
-        }
-        var model: [UInt64: [ColumnValue]] = [:]
-        var database = try Database.open(path: path, options: DatabaseOptions(durability: .none))
-        var table: TreeID = 0
-        for round in 0..<5 {
-            let write = try database.beginWrite()
-            if round == 0 { table = try write.createTree() }
-            for _ in 0..<400 {
-                let key = generator.next() % 600
-                switch generator.next() % 5 {
-                case 0:
-                    #expect(try write.removeRow(table, key: key) == (model.removeValue(forKey: key) != nil))
-                case 1 where model[key] != nil, 2 where model[key] != nil:
-                    let column = generator.next() % 2 == 0 ? 0 : 2
-                    let value = column == 2 && generator.next() % 3 == 0 ? ColumnValue.null : body()
-                    try write.updateValue(table, key: key, column: column, value: value, layout: layout)
-                    model[key]![column] = value
-                default:
-                    guard model[key] == nil else { continue }
-                    let values = [body(), .int(Int64(key)), generator.next() % 2 == 0 ? .null : body()]
-                    try write.insertRow(table, key: key, values: values, layout: layout)
-                    model[key] = values
-                }
+    func mediumValuesMatchAModel(seed: UInt64) async throws {
+        try await BlockingCall.offThePool {
+            let directory = try TemporaryDirectory()
+            let path = directory.path()
+            var generator = SplitMix64(seed: seed)
+            let layout = [ColumnSpec(.bytes), ColumnSpec(.int), ColumnSpec(.bytes, nullable: true)]
+            func body() -> ColumnValue {
+                .bytes((0..<Int(generator.next() % 4_501)).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
             }
-            try write.commit()
-            do {
-                let read = try database.beginRead()
-                var seen = 0
-                try read.forEachCluster(in: read.root(of: table)) { leaf in
-                    for row in 0..<leaf.count {
-                        let key = leaf.key(row)
-                        let actual = try layout.indices.map { try read.value(leaf, row: row, column: $0, spec: layout[$0]) }
-                        #expect(actual == model[key], "key \(key)")
-                        seen += 1
+            var model: [UInt64: [ColumnValue]] = [:]
+            var database = try Database.open(path: path, options: DatabaseOptions(durability: .none))
+            var table: TreeID = 0
+            for round in 0..<5 {
+                let write = try database.beginWrite()
+                if round == 0 { table = try write.createTree() }
+                for _ in 0..<400 {
+                    let key = generator.next() % 600
+                    switch generator.next() % 5 {
+                    case 0:
+                        #expect(try write.removeRow(table, key: key) == (model.removeValue(forKey: key) != nil))
+                    case 1 where model[key] != nil, 2 where model[key] != nil:
+                        let column = generator.next() % 2 == 0 ? 0 : 2
+                        let value = column == 2 && generator.next() % 3 == 0 ? ColumnValue.null : body()
+                        try write.updateValue(table, key: key, column: column, value: value, layout: layout)
+                        model[key]![column] = value
+                    default:
+                        guard model[key] == nil else { continue }
+                        let values = [body(), .int(Int64(key)), generator.next() % 2 == 0 ? .null : body()]
+                        try write.insertRow(table, key: key, values: values, layout: layout)
+                        model[key] = values
                     }
-                    return true
                 }
-                #expect(seen == model.count)
+                try write.commit()
+                do {
+                    let read = try database.beginRead()
+                    var seen = 0
+                    try read.forEachCluster(in: read.root(of: table)) { leaf in
+                        for row in 0..<leaf.count {
+                            let key = leaf.key(row)
+                            let actual = try layout.indices.map { try read.value(leaf, row: row, column: $0, spec: layout[$0]) }
+                            #expect(actual == model[key], "key \(key)")
+                            seen += 1
+                        }
+                        return true
+                    }
+                    #expect(seen == model.count)
+                }
+                #expect(try database.verify().entries == UInt64(model.count))
+                try database.close()
+                database = try Database.open(path: path, options: DatabaseOptions(durability: .none))
             }
-            #expect(try database.verify().entries == UInt64(model.count))
             try database.close()
-            database = try Database.open(path: path, options: DatabaseOptions(durability: .none))
         }
-        try database.close()
     }
 
     /// Frames of reference store any 64-bit value at width 8 and wrap consistently at every

@@ -14,60 +14,62 @@ import RealmTestSupport
     /// tears each page written since the data file's last sync. The reopened file holds exactly
     /// the acknowledged commits.
     @Test(arguments: [(1, false), (2, false), (3, false), (4, true), (5, true)] as [(UInt64, Bool)])
-    func everyAcknowledgedCommitSurvivesAPowerCut(seed: UInt64, encrypted: Bool) throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path()
-        let key: [UInt8]? = encrypted ? (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) } : nil
-        let power = PowerCut(path: path)
-        let disk = power.disk
-        var generator = SplitMix64(seed: seed)
-        var model: Model = [:]
-        var torn = 0
-        var direct = 0
-        do {
-            let database = try Database.open(path: path, options: DatabaseOptions(faults: disk, encryptionKey: key))
-            let tree = try Self.createTree(database, &model, &generator, keys: 0)
-            for version in 1...320 as ClosedRange<UInt64> {
-                var scratch = model
-                let event = generator.next() % 40
-                if event == 0 {
-                    // Group commit: three transactions, one batch, one record.
-                    for step in 0..<3 as Range<UInt64> {
-                        let write = try database.beginWrite()
-                        FaultInjectionTests.change(write, tree, &scratch[tree]!, &generator, version: version * 4 + step, keys: 5)
-                        _ = try write.prepare()
+    func everyAcknowledgedCommitSurvivesAPowerCut(seed: UInt64, encrypted: Bool) async throws {
+        try await BlockingCall.offThePool {
+            let directory = try TemporaryDirectory()
+            let path = directory.path()
+            let key: [UInt8]? = encrypted ? (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) } : nil
+            let power = PowerCut(path: path)
+            let disk = power.disk
+            var generator = SplitMix64(seed: seed)
+            var model: Model = [:]
+            var torn = 0
+            var direct = 0
+            do {
+                let database = try Database.open(path: path, options: DatabaseOptions(faults: disk, encryptionKey: key))
+                let tree = try Self.createTree(database, &model, &generator, keys: 0)
+                for version in 1...320 as ClosedRange<UInt64> {
+                    var scratch = model
+                    let event = generator.next() % 40
+                    if event == 0 {
+                        // Group commit: three transactions, one batch, one record.
+                        for step in 0..<3 as Range<UInt64> {
+                            let write = try database.beginWrite()
+                            FaultInjectionTests.change(write, tree, &scratch[tree]!, &generator, version: version * 4 + step, keys: 5)
+                            _ = try write.prepare()
+                        }
+                        try database.flush()
+                        model = scratch
+                        continue
                     }
-                    try database.flush()
+                    let write = try database.beginWrite()
+                    FaultInjectionTests.change(write, tree, &scratch[tree]!, &generator, version: version * 4, keys: 1 + Int(generator.next() % 12))
+                    if event == 1 {
+                        // Larger than a record may be: written in place, after a checkpoint, over
+                        // pages the logged commits freed.
+                        Self.putLargeValues(write, tree, &scratch[tree]!, version: version * 4)
+                        direct += 1
+                    }
+                    if event == 2 {
+                        // A torn append: the commit fails, nothing of it is kept, the database goes on.
+                        disk.tearNextLogWrite(after: Int(generator.next() % 4_000))
+                        #expect(throws: StorageError.self) { try write.commit() }
+                        torn += 1
+                        continue
+                    }
+                    try write.commit()
                     model = scratch
-                    continue
                 }
-                let write = try database.beginWrite()
-                FaultInjectionTests.change(write, tree, &scratch[tree]!, &generator, version: version * 4, keys: 1 + Int(generator.next() % 12))
-                if event == 1 {
-                    // Larger than a record may be: written in place, after a checkpoint, over
-                    // pages the logged commits freed.
-                    Self.putLargeValues(write, tree, &scratch[tree]!, version: version * 4)
-                    direct += 1
-                }
-                if event == 2 {
-                    // A torn append: the commit fails, nothing of it is kept, the database goes on.
-                    disk.tearNextLogWrite(after: Int(generator.next() % 4_000))
-                    #expect(throws: StorageError.self) { try write.commit() }
-                    torn += 1
-                    continue
-                }
-                try write.commit()
-                model = scratch
+                #expect(disk.count([.sync]) >= 3, "checkpoints and in-place batches sync the data file")
+                let cut = try power.cut(&generator)
+                #expect(cut.changedPages > 0, "the cut found unsynced writes to lose")
             }
-            #expect(disk.count([.sync]) >= 3, "checkpoints and in-place batches sync the data file")
-            let cut = try power.cut(&generator)
-            #expect(cut.changedPages > 0, "the cut found unsynced writes to lose")
+            let logBytes = (try? FileManager.default.attributesOfItem(atPath: path + ".log")[.size] as? Int) ?? 0
+            #expect(logBytes <= Int(WriteAheadLog.checkpointBytes) + WriteAheadLog.recordLimit + (1 << 20) + 4096,
+                    "the log stays bounded: \(logBytes) bytes")
+            let reopened = try Database.open(path: path, options: DatabaseOptions(encryptionKey: key))
+            try FaultInjectionTests.expectContent(reopened, model, "seed \(seed) after a power cut (\(torn) torn appends, \(direct) in place)")
         }
-        let logBytes = (try? FileManager.default.attributesOfItem(atPath: path + ".log")[.size] as? Int) ?? 0
-        #expect(logBytes <= Int(WriteAheadLog.checkpointBytes) + WriteAheadLog.recordLimit + (1 << 20) + 4096,
-                "the log stays bounded: \(logBytes) bytes")
-        let reopened = try Database.open(path: path, options: DatabaseOptions(encryptionKey: key))
-        try FaultInjectionTests.expectContent(reopened, model, "seed \(seed) after a power cut (\(torn) torn appends, \(direct) in place)")
     }
 
     /// Creates a tree holding `keys` random entries, in one commit, mirrored in `model`.

@@ -60,6 +60,16 @@ extension LockFile {
         }
     }
 
+    /// The newest published version, for a writer that builds on it (a writer joining another at
+    /// open, an owner adopting another process's commits): finding none whole means another
+    /// program wrote the lock file, and the data file at `path` is refused.
+    package func requirePublishedVersion(path: String?) throws -> (meta: MetaPage, slot: Int, counter: UInt64) {
+        guard let published = publishedVersion(unless: nil) else {
+            throw StorageError(.invalidDatabase, "The lock file's published version fails its checksum: the lock file is damaged", path: path)
+        }
+        return published
+    }
+
     /// The written-pages ring's head now: where a follower starts reading it.
     package var ringHead: UInt64 { word(at: LockFileLayout.ringHeadOffset) }
 

@@ -195,9 +195,7 @@ extension Database {
     /// (`Database+WriteOwnership.swift`).
     private static func writer(beside file: PageFile, lock: LockFile, options: DatabaseOptions) throws -> Database {
         do {
-            guard let published = lock.publishedVersion(unless: nil) else {
-                throw StorageError(.invalidDatabase, "The lock file's published version fails its checksum: the lock file is damaged", path: file.path)
-            }
+            let published = try lock.requirePublishedVersion(path: file.path)
             try lock.finishAttaching(dataFile: file.descriptor, fileID: published.meta.fileID, encrypted: file.cipher != nil)
             try checkPublished(published.meta, fileSize: try file.size(), path: file.path)
             let logPath = file.path + AuxiliaryFile.log.suffix

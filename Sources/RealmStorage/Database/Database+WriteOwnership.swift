@@ -124,9 +124,7 @@ extension Database {
     /// next write transaction, ``rebuildTipIfStale(_:)``). Precondition: `state` is the locked
     /// state; this process does not own writing, or just took ownership.
     func adoptPublishedForWriting(from lockFile: LockFile, into state: inout State) throws {
-        guard let (meta, slot, counter) = lockFile.publishedVersion(unless: nil) else {
-            throw StorageError(.invalidDatabase, "The lock file's published version fails its checksum: the lock file is damaged", path: path)
-        }
+        let (meta, slot, counter) = try lockFile.requirePublishedVersion(path: path)
         state.adoptedCounter = counter
         state.tipCounter = counter
         guard meta.transaction != state.published.transaction else { return }

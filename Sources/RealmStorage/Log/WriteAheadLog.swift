@@ -219,11 +219,7 @@ package final class WriteAheadLog: Sendable {
     /// `shared`'s end — records a dead owner appended but never published, synced or not — and
     /// continues from `shared`. The cut is synced before anything is appended again.
     func cut(to shared: LockFile.LogCursor) throws {
-        if let code = faults?.beforeLogTruncate(length: shared.end) ?? (ftruncate(descriptor, off_t(shared.end)) == 0 ? nil : errno) {
-            throw error(code, "Could not take back a dead process's log records")
-        }
-        adopt(shared)
-        try sync()
+        try truncateAndSync(to: shared.end, failure: "Could not take back a dead process's log records") { adopt(shared) }
     }
 
     /// Calls `apply` with every valid record of the log at `path` for `file` (its header and its
@@ -366,14 +362,23 @@ package final class WriteAheadLog: Sendable {
     func retractLastRecord() throws {
         let (start, sequence) = cursor.withLock { ($0.lastRecordStart, $0.sequence) }
         precondition(sequence > 0, "no record to take back")
-        if let code = faults?.beforeLogTruncate(length: start) ?? (ftruncate(descriptor, off_t(start)) == 0 ? nil : errno) {
-            throw error(code, "Could not take back the realm's last log record")
+        try truncateAndSync(to: start, failure: "Could not take back the realm's last log record") {
+            cursor.withLock { cursor in
+                cursor.end = start
+                cursor.sequence = sequence - 1
+                cursor.allocated = start
+            }
         }
-        cursor.withLock { cursor in
-            cursor.end = start
-            cursor.sequence = sequence - 1
-            cursor.allocated = start
+    }
+
+    /// Cuts the file at `length`, moves the cursor to the cut (`moveCursor`), and syncs: the cut
+    /// is durable before anything is appended again. A failed cut throws `failure` and moves
+    /// nothing; a failed sync throws with the cursor moved (the file is cut, durably or not).
+    private func truncateAndSync(to length: UInt64, failure: String, moveCursor: () -> Void) throws {
+        if let code = faults?.beforeLogTruncate(length: length) ?? (ftruncate(descriptor, off_t(length)) == 0 ? nil : errno) {
+            throw error(code, failure)
         }
+        moveCursor()
         try sync()
     }
 
