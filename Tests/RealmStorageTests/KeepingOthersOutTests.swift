@@ -33,7 +33,11 @@ import RealmTestSupport
         let path = try LockFileTests.makeFile(directory)
         let compacting = try Database.open(path: path, options: Self.keepingOthersOut())
         let opening = BlockingCall { () -> Result<Database, StorageError> in
-            do { return .success(try LockFileTests.reader(path)) } catch { return .failure(error as! StorageError) }
+            do {
+                return .success(try LockFileTests.reader(path))
+            } catch {
+                return .failure(error as? StorageError ?? StorageError(.fail, "\(error)"))
+            }
         }
         // Waits for the control lock the compacting process keeps (without it, it opens at once
         // beside it, on the file about to be replaced).

@@ -15,8 +15,6 @@ package struct SchemaDifferences: Sendable, Equatable {
     /// kind (top-level or embedded) changed.
     package var breaking: [String] = []
 
-    package var isEmpty: Bool { added.isEmpty && removed.isEmpty && breaking.isEmpty }
-
     package init(from old: ObjectSchemaInfo, to new: ObjectSchemaInfo) {
         let className = new.className
         let oldByName = Dictionary(uniqueKeysWithValues: old.properties.map { ($0.name, $0) })

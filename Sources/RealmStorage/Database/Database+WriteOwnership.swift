@@ -67,8 +67,9 @@ extension Database {
               state.withLock({ $0.ownsWrite && ContinuousClock.now - $0.ownedSince >= Self.writeQuantum }),
               lockFile.anotherProcessWaitsToWrite() else { return false }
         state.withLock { $0.turnEnding = true }
+        // A flush ends idle (nothing pending, no transaction open: this one has not begun), and
+        // gives writing up as it ends — handing over, since the turn is ending.
         _ = try flush()
-        releaseWriteOwnershipIfIdle()
         return true
     }
 
